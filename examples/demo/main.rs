@@ -1,0 +1,48 @@
+//! Quick start: the demo origin on 127.0.0.1:8000 and robogate in front of it on :8080 with the
+//! shipped `conf/` (admin on 127.0.0.1:9090).
+//!
+//!     cargo run --example demo
+//!     curl -A 'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0' localhost:8080/
+//!     curl -A GPTBot localhost:8080/blog/      # 403: GPTBot may fetch nothing
+//!     curl -A Wget localhost:8080/private/report.html   # 403: the * group disallows /private/
+
+mod origin;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let origin_addr =
+        std::env::var("ROBOGATE_DEMO_ORIGIN").unwrap_or_else(|_| "127.0.0.1:8000".into());
+    let listener = match std::net::TcpListener::bind(&origin_addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("demo origin: cannot listen on {origin_addr}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        rt.block_on(async move {
+            listener
+                .set_nonblocking(true)
+                .expect("non-blocking listener");
+            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+            origin::serve(listener).await
+        });
+    });
+    eprintln!("demo origin serving on http://{origin_addr}; robogate on http://localhost:8080 (admin http://127.0.0.1:9090/metrics)");
+    let mut args = vec!["robogate".to_string()];
+    args.extend(std::env::args().skip(1));
+    if !args.iter().any(|a| a == "--config" || a == "-c") {
+        args.extend([
+            "--config".into(),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml").into(),
+        ]);
+    }
+    robogate::cli::run(robogate::cli::Cli::parse_from(args))
+}

@@ -1,0 +1,186 @@
+//! `robogate check`: what robots.txt, or the whole live policy, decides for a User-Agent.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use clap::Args;
+
+use crate::classify::Classifier;
+use crate::policy::{Decision, Enforcement, Policy, RequestFacts, RobotsFile, Upstream};
+use crate::robots::{self, Reading};
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["robots", "config"])))]
+pub struct CheckArgs {
+    /// A robots.txt to evaluate on its own (the User-Agent is treated as a robot).
+    #[arg(long)]
+    pub robots: Option<PathBuf>,
+    /// Evaluate with the full live policy of this robogate.toml (class and action too).
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+    /// A crawler catalog for token chains (default: the catalog shipped in the binary).
+    #[arg(long, conflicts_with = "config")]
+    pub agents: Option<PathBuf>,
+    /// The User-Agent header to evaluate.
+    #[arg(long, short = 'A')]
+    pub user_agent: String,
+    /// enforce (both readings must disallow), rfc9309, or 1994.
+    #[arg(long, default_value = "enforce", value_parser = parse_reading)]
+    pub reading: Reading,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Request paths (origin-form, or absolute URLs).
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+}
+
+fn parse_reading(s: &str) -> Result<Reading, String> {
+    s.parse()
+}
+
+/// A policy that evaluates one robots.txt with the default enforcement settings.
+fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy, String> {
+    let body = std::fs::read(robots_path)
+        .map_err(|e| format!("{}: cannot read: {e}", robots_path.display()))?;
+    let catalog = super::catalog_for(None, agents)?;
+    let classifier = Classifier::build(catalog).map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    Ok(Policy {
+        generation: 0,
+        robots: RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH),
+        classifier,
+        enforce: Enforcement::default(),
+        upstream: Upstream {
+            address: String::new(),
+            host: None,
+            connect_timeout: Duration::ZERO,
+            read_timeout: Duration::ZERO,
+            write_timeout: Duration::ZERO,
+            idle_timeout: Duration::ZERO,
+        },
+        fingerprint: 0,
+    })
+}
+
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let (policy, full) = match (&args.robots, &args.config) {
+        (Some(robots), _) => (standalone_policy(robots, args.agents.as_deref()), false),
+        (None, Some(config)) => (
+            crate::config::load(config, 1)
+                .map(|l| l.policy)
+                .map_err(|e| e.to_string()),
+            true,
+        ),
+        (None, None) => unreachable!("clap requires --robots or --config"),
+    };
+    let policy = match policy {
+        Ok(p) => p,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    for path in &args.paths {
+        let facts = RequestFacts {
+            target: path,
+            user_agent: Some(&args.user_agent),
+            is_get_or_head: true,
+        };
+        let (decision, robots) = policy.explain(&facts, args.reading, !full);
+        let line = if args.json {
+            json_line(
+                &policy,
+                path,
+                args.reading,
+                &decision,
+                robots.as_ref(),
+                full,
+            )
+        } else {
+            text_line(&policy, path, &decision, robots.as_ref(), full)
+        };
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn verdict_word(decision: &Decision) -> &'static str {
+    match decision.verdict {
+        Some(v) if v.is_disallowed() => "disallow",
+        _ => "allow",
+    }
+}
+
+fn text_line(
+    policy: &Policy,
+    path: &str,
+    d: &Decision,
+    r: Option<&robots::Decision<'_>>,
+    full: bool,
+) -> String {
+    let group = r.and_then(|r| r.group).unwrap_or("-");
+    let rule = match r.and_then(|r| r.rule.as_ref()) {
+        Some(rule) => format!(
+            "line {} ({}: {})",
+            rule.line,
+            if rule.allow { "Allow" } else { "Disallow" },
+            rule.pattern
+        ),
+        None => "line -".to_string(),
+    };
+    let mut s = format!("{} {path} group {group} {rule}", verdict_word(d));
+    if full {
+        s.push_str(&format!(
+            " class {} agent {} outcome {}",
+            d.class.as_str(),
+            policy.agent_name(d).unwrap_or("-"),
+            d.outcome.as_str()
+        ));
+        if let Some(action) = d.action {
+            match d.action_rule_line {
+                Some(l) => s.push_str(&format!(" action {action} (enforce.rule at line {l})")),
+                None => s.push_str(&format!(" action {action} (enforce.action default)")),
+            }
+        }
+    }
+    s
+}
+
+fn json_line(
+    policy: &Policy,
+    path: &str,
+    reading: Reading,
+    d: &Decision,
+    r: Option<&robots::Decision<'_>>,
+    full: bool,
+) -> String {
+    let rule = r.and_then(|r| r.rule.as_ref());
+    let mut v = serde_json::json!({
+        "path": path,
+        "verdict": verdict_word(d),
+        "reading": reading.to_string(),
+        "group": r.and_then(|r| r.group),
+        "line": rule.map(|r| r.line),
+        "rule": rule.map(|r| format!("{}: {}", if r.allow { "Allow" } else { "Disallow" }, r.pattern)),
+        "agent": policy.agent_name(d),
+        "class": d.class.as_str(),
+    });
+    if full {
+        v["outcome"] = d.outcome.as_str().into();
+        v["action"] = d.action.map(|a| a.as_str()).into();
+        v["action_rule_line"] = d.action_rule_line.into();
+    }
+    v.to_string()
+}

@@ -1,0 +1,172 @@
+//! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`.
+//! robogate owns argv; pingora never parses it.
+
+pub mod check;
+pub mod classify;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::classify::{Catalog, CatalogError};
+
+/// robogate: a reverse proxy that makes robots.txt mean something.
+#[derive(Debug, Parser)]
+#[command(
+    name = "robogate",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the proxy (the default when no subcommand is given).
+    Serve(ServeArgs),
+    /// Work with the configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Show what robots.txt (or the whole live policy) decides for a User-Agent and paths.
+    Check(check::CheckArgs),
+    /// Warn about every questionable line of a robots.txt, with a fix for each.
+    Lint(LintArgs),
+    /// Classify User-Agent strings (one per line) as browser, robot or unknown.
+    Classify(classify::ClassifyArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Load and compile every file the config names; print every problem as file:line: key: message.
+    Check {
+        #[arg(long, short, default_value = "conf/robogate.toml")]
+        config: PathBuf,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// The configuration file; the files it names are relative to its folder.
+    #[arg(long, short, default_value = "conf/robogate.toml")]
+    pub config: PathBuf,
+    /// Log line format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The robots.txt to lint.
+    pub file: PathBuf,
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        None => crate::server::serve(&cli.serve),
+        Some(Command::Serve(args)) => crate::server::serve(&args),
+        Some(Command::Config(ConfigCommand::Check { config })) => config_check(&config),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Lint(args)) => lint(&args.file),
+        Some(Command::Classify(args)) => {
+            match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
+                Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {
+                    eprintln!("robogate classify: {e}");
+                    ExitCode::from(2)
+                }),
+                Err(message) => {
+                    eprintln!("{message}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+/// The catalog named by `--agents`, by `--config`'s `[agents] file`, or the shipped one.
+pub fn catalog_for(config: Option<&Path>, agents: Option<&Path>) -> Result<Catalog, String> {
+    let join = |errors: Vec<CatalogError>| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if let Some(path) = agents {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        return Catalog::parse(&text, &path.display().to_string()).map_err(join);
+    }
+    if let Some(config) = config {
+        if let Some(path) = crate::config::agents_file(config).map_err(|e| e.to_string())? {
+            return catalog_for(None, Some(&path));
+        }
+    }
+    Ok(Catalog::builtin())
+}
+
+fn config_check(path: &Path) -> ExitCode {
+    match crate::config::load(path, 1) {
+        Ok(loaded) => {
+            let p = &loaded.policy;
+            for w in crate::robots::lint(&p.robots.body) {
+                println!(
+                    "warning: {}: {w}",
+                    loaded
+                        .files
+                        .get(1)
+                        .map_or(String::new(), |f| f.display().to_string())
+                );
+            }
+            println!(
+                "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, enforce mode {})",
+                path.display(),
+                loaded.settings.listen,
+                loaded.settings.admin_listen,
+                p.upstream.address,
+                p.robots.body.len(),
+                p.classifier.agents().len(),
+                p.enforce.mode,
+            );
+            ExitCode::SUCCESS
+        }
+        Err(errors) => {
+            eprintln!("{errors}");
+            eprintln!("{} problem(s) found", errors.0.len());
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn lint(path: &Path) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{}: cannot read: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let warnings = crate::robots::lint(&bytes);
+    for w in &warnings {
+        println!("{}: {w}", path.display());
+    }
+    if warnings.is_empty() {
+        println!("{}: no warnings", path.display());
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{} warning(s)", warnings.len());
+        ExitCode::from(1)
+    }
+}

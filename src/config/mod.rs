@@ -1,0 +1,475 @@
+//! Configuration: `raw` reads robogate.toml as written; this module compiles it, with the files it
+//! names, into [`Settings`] (fixed for the process) and a [`Policy`] (reloadable). This is the only
+//! place untrusted configuration becomes trusted values, and it reports every problem at once.
+
+pub mod raw;
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use toml::Spanned;
+
+use crate::classify::{Catalog, Category, Classifier};
+use crate::policy::{
+    fingerprint, Action, ActionRule, Enforcement, Mode, Policy, RobotsFile, RuleTarget,
+    UnknownClients, Upstream,
+};
+use raw::{RawConfig, RawEnforce};
+
+/// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
+/// would be enforced differently from what is served, so it is refused.
+pub const ROBOTS_MAX_BYTES: u64 = 512_000;
+
+/// One configuration problem: `file:line: key: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: ", self.file.display())?,
+            None => write!(f, "{}: ", self.file.display())?,
+        }
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+/// Every problem found in one load, in file order.
+#[derive(Debug, Clone)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+/// Settings fixed for the life of the process (a change is logged as "needs a restart").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    pub admin_listen: SocketAddr,
+    pub threads: usize,
+    pub grace_period: Duration,
+    pub keepalive_timeout: Duration,
+    pub keepalive_requests: u32,
+    pub client_timeout: Duration,
+    pub pid_file: PathBuf,
+}
+
+/// The result of a successful load.
+pub struct Loaded {
+    pub settings: Settings,
+    pub policy: Policy,
+    /// Every file the load read (robogate.toml first); their folders are watched for changes.
+    pub files: Vec<PathBuf>,
+}
+
+/// Collects errors against one file, translating byte spans into line numbers.
+struct Errors<'a> {
+    file: &'a Path,
+    text: &'a str,
+    list: Vec<ConfigError>,
+}
+
+impl<'a> Errors<'a> {
+    fn line_of(&self, span: &std::ops::Range<usize>) -> Option<usize> {
+        (span.end > 0).then(|| {
+            let start = span.start.min(self.text.len());
+            self.text[..start].bytes().filter(|&b| b == b'\n').count() + 1
+        })
+    }
+
+    fn push(
+        &mut self,
+        span: Option<std::ops::Range<usize>>,
+        key: &str,
+        message: impl Into<String>,
+    ) {
+        let line = span.as_ref().and_then(|s| self.line_of(s));
+        self.list.push(ConfigError {
+            file: self.file.to_path_buf(),
+            line,
+            key: key.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// Parses a spanned string value, recording an error and returning `None` when it is invalid.
+    fn parse<T: std::str::FromStr>(&mut self, value: &Spanned<String>, key: &str) -> Option<T>
+    where
+        T::Err: fmt::Display,
+    {
+        match value.get_ref().parse() {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.push(
+                    Some(value.span()),
+                    key,
+                    format!("{:?}: {e}", value.get_ref()),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// Reads a file named by the config, relative to the config's folder.
+fn resolve(base: &Path, name: &str) -> PathBuf {
+    let p = Path::new(name);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// Loads robogate.toml and every file it names, and compiles them. `generation` is stamped on the
+/// policy. All problems are returned at once.
+pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
+    let one = |key: &str, message: String| {
+        ConfigErrors(vec![ConfigError {
+            file: config_path.to_path_buf(),
+            line: None,
+            key: key.into(),
+            message,
+        }])
+    };
+    let bytes =
+        std::fs::read(config_path).map_err(|e| one("config", format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| one("config", format!("not UTF-8: {e}")))?;
+    let base = config_path.parent().unwrap_or(Path::new("."));
+    let mut errors = Errors {
+        file: config_path,
+        text: &text,
+        list: Vec::new(),
+    };
+    let raw = match raw::parse_sections(&text) {
+        Ok(raw) => raw,
+        Err(raw_errors) => {
+            for e in raw_errors {
+                errors.push(e.span, &e.key, e.message);
+            }
+            return Err(ConfigErrors(errors.list));
+        }
+    };
+    let compiled = compile(&raw, base, &mut errors);
+    match compiled {
+        Some((settings, parts)) if errors.list.is_empty() => {
+            let mut files = vec![config_path.to_path_buf()];
+            files.extend(parts.files.iter().cloned());
+            let mut inputs: Vec<&[u8]> = vec![text.as_bytes(), &parts.robots.body];
+            if let Some(a) = &parts.agents_text {
+                inputs.push(a.as_bytes());
+            }
+            let fp = fingerprint(&inputs);
+            Ok(Loaded {
+                settings,
+                policy: Policy {
+                    generation,
+                    robots: parts.robots,
+                    classifier: parts.classifier,
+                    enforce: parts.enforce,
+                    upstream: parts.upstream,
+                    fingerprint: fp,
+                },
+                files,
+            })
+        }
+        _ => Err(ConfigErrors(errors.list)),
+    }
+}
+
+/// The catalog file `[agents] file` names in the config at `config_path`, if any.
+pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> {
+    let text = std::fs::read_to_string(config_path).map_err(|e| {
+        ConfigErrors(vec![ConfigError {
+            file: config_path.to_path_buf(),
+            line: None,
+            key: "config".into(),
+            message: format!("cannot read: {e}"),
+        }])
+    })?;
+    let raw = raw::parse_sections(&text).map_err(|list| {
+        let mut errors = Errors {
+            file: config_path,
+            text: &text,
+            list: Vec::new(),
+        };
+        for e in list {
+            errors.push(e.span, &e.key, e.message);
+        }
+        ConfigErrors(errors.list)
+    })?;
+    let base = config_path.parent().unwrap_or(Path::new("."));
+    Ok(raw.agents.file.map(|f| resolve(base, f.get_ref())))
+}
+
+struct Parts {
+    robots: RobotsFile,
+    classifier: Classifier,
+    agents_text: Option<String>,
+    enforce: Enforcement,
+    upstream: Upstream,
+    files: Vec<PathBuf>,
+}
+
+fn compile(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Option<(Settings, Parts)> {
+    let settings = compile_settings(raw, base, errors);
+    let upstream = compile_upstream(raw, errors);
+    let (robots, robots_path) = load_robots(&raw.robots.file, base, errors).unzip();
+    let (classifier, agents_file, agents_text) = load_agents(raw, base, errors);
+    let enforce = classifier
+        .as_ref()
+        .and_then(|c| compile_enforce(&raw.enforce, c, errors));
+    let mut files: Vec<PathBuf> = robots_path.into_iter().collect();
+    files.extend(agents_file);
+    Some((
+        settings?,
+        Parts {
+            robots: robots?,
+            classifier: classifier?,
+            agents_text,
+            enforce: enforce?,
+            upstream: upstream?,
+            files,
+        },
+    ))
+}
+
+fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Option<Settings> {
+    let listen = errors.parse::<SocketAddr>(&raw.server.listen, "server.listen");
+    let admin_listen = errors.parse::<SocketAddr>(&raw.admin.listen, "admin.listen");
+    if let (Some(l), Some(a)) = (listen, admin_listen) {
+        if l == a {
+            errors.push(
+                Some(raw.admin.listen.span()),
+                "admin.listen",
+                "must differ from server.listen: /metrics is never served on the public listener",
+            );
+        }
+    }
+    let server = &raw.server;
+    let threads = if server.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        server.threads
+    };
+    let pid_file = server
+        .pid_file
+        .as_deref()
+        .map(|p| resolve(base, p))
+        .unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("robogate-{}.pid", std::process::id()))
+        });
+    Some(Settings {
+        listen: listen?,
+        admin_listen: admin_listen?,
+        threads,
+        grace_period: server.grace_period,
+        keepalive_timeout: server.keepalive_timeout,
+        keepalive_requests: server.keepalive_requests.max(1),
+        client_timeout: server.client_timeout,
+        pid_file,
+    })
+}
+
+fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream> {
+    let origin = &raw.origin;
+    let address = origin.address.get_ref().trim();
+    let valid = address
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
+    if !valid {
+        errors.push(
+            Some(origin.address.span()),
+            "origin.address",
+            format!("{address:?} is not host:port (for example \"127.0.0.1:8000\")"),
+        );
+        return None;
+    }
+    Some(Upstream {
+        address: address.to_string(),
+        host: origin.host.clone(),
+        connect_timeout: origin.connect_timeout,
+        read_timeout: origin.read_timeout,
+        write_timeout: origin.write_timeout,
+        idle_timeout: origin.idle_timeout,
+    })
+}
+
+/// Reads and compiles the robots.txt named by `[robots] file`.
+fn load_robots(
+    name: &Spanned<String>,
+    base: &Path,
+    errors: &mut Errors<'_>,
+) -> Option<(RobotsFile, PathBuf)> {
+    let path = resolve(base, name.get_ref());
+    let key = "robots.file";
+    let read = std::fs::metadata(&path).and_then(|m| {
+        if m.len() > ROBOTS_MAX_BYTES {
+            return Err(std::io::Error::other(format!(
+                "{} bytes is over robots.txt's limit of {ROBOTS_MAX_BYTES} bytes (500 KiB): \
+                 robots ignore the rest, so robogate refuses to serve it; shorten the file",
+                m.len()
+            )));
+        }
+        Ok((
+            std::fs::read(&path)?,
+            m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        ))
+    });
+    match read {
+        Ok((bytes, modified)) => Some((RobotsFile::new(Bytes::from(bytes), modified), path)),
+        Err(e) => {
+            errors.push(
+                Some(name.span()),
+                key,
+                format!("cannot use {}: {e}", path.display()),
+            );
+            None
+        }
+    }
+}
+
+/// Builds the classifier from `[agents] file`, or from the catalog shipped in the binary.
+fn load_agents(
+    raw: &RawConfig,
+    base: &Path,
+    errors: &mut Errors<'_>,
+) -> (Option<Classifier>, Option<PathBuf>, Option<String>) {
+    let (catalog, path, text) = match &raw.agents.file {
+        None => (Some(Catalog::builtin()), None, None),
+        Some(name) => {
+            let path = resolve(base, name.get_ref());
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    let catalog = Catalog::parse(&text, &path.display().to_string());
+                    (catalog_or_errors(catalog, errors), Some(path), Some(text))
+                }
+                Err(e) => {
+                    errors.push(
+                        Some(name.span()),
+                        "agents.file",
+                        format!("cannot read {}: {e}", path.display()),
+                    );
+                    (None, Some(path), None)
+                }
+            }
+        }
+    };
+    let classifier = catalog.and_then(|c| catalog_or_errors(Classifier::build(c), errors));
+    (classifier, path, text)
+}
+
+fn catalog_or_errors<T>(
+    result: Result<T, Vec<crate::classify::CatalogError>>,
+    errors: &mut Errors<'_>,
+) -> Option<T> {
+    match result {
+        Ok(v) => Some(v),
+        Err(list) => {
+            errors.list.extend(list.into_iter().map(|e| ConfigError {
+                file: PathBuf::from(e.file),
+                line: Some(e.line as usize),
+                key: e.key,
+                message: e.message,
+            }));
+            None
+        }
+    }
+}
+
+fn compile_enforce(
+    raw: &RawEnforce,
+    classifier: &Classifier,
+    errors: &mut Errors<'_>,
+) -> Option<Enforcement> {
+    let mode = errors.parse::<Mode>(&raw.mode, "enforce.mode");
+    let default_action = errors.parse::<Action>(&raw.action, "enforce.action");
+    if default_action == Some(Action::Allow) {
+        errors.push(
+            Some(raw.action.span()),
+            "enforce.action",
+            "the default action must be block or tarpit (use mode = \"off\" to enforce nothing)",
+        );
+    }
+    let unknown = errors.parse::<UnknownClients>(&raw.unknown, "enforce.unknown");
+    let status = *raw.block_status.get_ref();
+    if ![403, 404, 410].contains(&status) {
+        errors.push(
+            Some(raw.block_status.span()),
+            "enforce.block_status",
+            format!("{status} is not allowed: use 403, 404 or 410"),
+        );
+    }
+    let mut rules = Vec::new();
+    for rule in &raw.rule {
+        rules.extend(compile_action_rule(rule, classifier, errors));
+    }
+    Some(Enforcement {
+        mode: mode?,
+        default_action: default_action?,
+        unknown: unknown?,
+        rules,
+        block_status: status,
+        block_message: raw.block_message.clone(),
+    })
+}
+
+fn compile_action_rule(
+    rule: &raw::RawActionRule,
+    classifier: &Classifier,
+    errors: &mut Errors<'_>,
+) -> Option<ActionRule> {
+    let action = errors.parse::<Action>(&rule.action, "enforce.rule.action");
+    let line = errors.line_of(&rule.action.span()).unwrap_or(0) as u32;
+    let target = match (&rule.agent, &rule.category) {
+        (Some(agent), None) => {
+            if classifier.agent(agent.get_ref()).is_none() {
+                errors.push(
+                    Some(agent.span()),
+                    "enforce.rule.agent",
+                    format!(
+                        "{:?} is not in the agent catalog (see `robogate classify` or conf/agents.toml)",
+                        agent.get_ref()
+                    ),
+                );
+                return None;
+            }
+            RuleTarget::Agent(agent.get_ref().clone())
+        }
+        (None, Some(category)) => {
+            RuleTarget::Category(errors.parse::<Category>(category, "enforce.rule.category")?)
+        }
+        _ => {
+            errors.push(
+                Some(rule.action.span()),
+                "enforce.rule",
+                "each rule needs exactly one of `agent` or `category`",
+            );
+            return None;
+        }
+    };
+    Some(ActionRule {
+        target,
+        action: action?,
+        line,
+    })
+}

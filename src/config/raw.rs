@@ -1,0 +1,249 @@
+//! `robogate.toml` as written: serde structs, unknown keys rejected, nothing validated yet.
+//!
+//! Each section is read on its own (see [`parse_sections`]) so that one bad section does not hide
+//! the problems of the others. Values that [`super::compile`] validates are kept `Spanned` so
+//! every error can name its line.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// `[server]`: the public listener and the process. Changing it needs a restart.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawServer {
+    pub listen: Spanned<String>,
+    /// Worker threads of the proxy service (0: one per CPU core).
+    pub threads: usize,
+    /// How long after SIGTERM connections may still finish.
+    #[serde(with = "humantime_serde")]
+    pub grace_period: Duration,
+    /// Idle time before a client keep-alive connection is closed.
+    #[serde(with = "humantime_serde")]
+    pub keepalive_timeout: Duration,
+    /// Requests served on one client connection before it is closed.
+    pub keepalive_requests: u32,
+    /// Time allowed for a client to send a complete request header or body chunk.
+    #[serde(with = "humantime_serde")]
+    pub client_timeout: Duration,
+    pub pid_file: Option<String>,
+}
+
+impl Default for RawServer {
+    fn default() -> Self {
+        RawServer {
+            listen: Spanned::new(0..0, "0.0.0.0:8080".to_string()),
+            threads: 0,
+            grace_period: Duration::from_secs(5),
+            keepalive_timeout: Duration::from_secs(60),
+            keepalive_requests: 1000,
+            client_timeout: Duration::from_secs(60),
+            pid_file: None,
+        }
+    }
+}
+
+/// `[origin]`: the upstream. Reloads live.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawOrigin {
+    /// `host:port` of the origin server.
+    pub address: Spanned<String>,
+    /// Host header sent upstream; by default the client's is kept.
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default = "default_connect_timeout", with = "humantime_serde")]
+    pub connect_timeout: Duration,
+    #[serde(default = "default_read_timeout", with = "humantime_serde")]
+    pub read_timeout: Duration,
+    #[serde(default = "default_read_timeout", with = "humantime_serde")]
+    pub write_timeout: Duration,
+    /// How long an idle pooled origin connection is kept.
+    #[serde(default = "default_idle_timeout", with = "humantime_serde")]
+    pub idle_timeout: Duration,
+}
+
+fn default_connect_timeout() -> Duration {
+    Duration::from_secs(2)
+}
+fn default_read_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+fn default_idle_timeout() -> Duration {
+    Duration::from_secs(60)
+}
+
+/// `[admin]`: the listener for `/metrics`, `/healthz`, `/readyz`. Changing it needs a restart.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawAdmin {
+    pub listen: Spanned<String>,
+}
+
+impl Default for RawAdmin {
+    fn default() -> Self {
+        RawAdmin {
+            listen: Spanned::new(0..0, "127.0.0.1:9090".to_string()),
+        }
+    }
+}
+
+/// `[robots]`: where the live robots.txt comes from.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawRobots {
+    /// Path of the robots.txt to serve and enforce, relative to the config file's folder.
+    pub file: Spanned<String>,
+}
+
+impl Default for RawRobots {
+    fn default() -> Self {
+        RawRobots {
+            file: Spanned::new(0..0, "robots.txt".to_string()),
+        }
+    }
+}
+
+/// `[agents]`: the crawler catalog.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawAgents {
+    /// Path of a catalog file; without it the catalog shipped inside the binary is used.
+    pub file: Option<Spanned<String>>,
+}
+
+/// `[enforce]`: what happens to robots on disallowed paths.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawEnforce {
+    pub mode: Spanned<String>,
+    pub action: Spanned<String>,
+    pub unknown: Spanned<String>,
+    /// Status of a block: 403, 404 or 410.
+    pub block_status: Spanned<u16>,
+    /// Extra text appended to the block body.
+    pub block_message: Option<String>,
+    pub rule: Vec<RawActionRule>,
+}
+
+impl Default for RawEnforce {
+    fn default() -> Self {
+        RawEnforce {
+            mode: Spanned::new(0..0, "enforce".into()),
+            action: Spanned::new(0..0, "block".into()),
+            unknown: Spanned::new(0..0, "allow".into()),
+            block_status: Spanned::new(0..0, 403),
+            block_message: None,
+            rule: Vec::new(),
+        }
+    }
+}
+
+/// One `[[enforce.rule]]`: an action for an agent or a whole category.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawActionRule {
+    pub agent: Option<Spanned<String>>,
+    pub category: Option<Spanned<String>>,
+    pub action: Spanned<String>,
+}
+
+/// The sections of `robogate.toml`, each read independently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawConfig {
+    pub server: RawServer,
+    pub origin: RawOrigin,
+    pub admin: RawAdmin,
+    pub robots: RawRobots,
+    pub agents: RawAgents,
+    pub enforce: RawEnforce,
+}
+
+/// A problem found while reading the TOML: byte span (if known), dotted key, message.
+#[derive(Debug, Clone)]
+pub struct RawError {
+    pub span: Option<std::ops::Range<usize>>,
+    pub key: String,
+    pub message: String,
+}
+
+impl RawError {
+    fn from_toml(section: &str, e: toml::de::Error) -> Self {
+        RawError {
+            span: e.span(),
+            key: section.to_string(),
+            message: e.message().to_string(),
+        }
+    }
+}
+
+const SECTIONS: &[&str] = &["server", "origin", "admin", "robots", "agents", "enforce"];
+
+macro_rules! read_section {
+    ($text:expr, $errors:expr, $name:ident : $ty:ty) => {{
+        #[derive(Deserialize)]
+        struct Pick {
+            $name: Option<$ty>,
+        }
+        match toml::from_str::<Pick>($text) {
+            Ok(p) => p.$name,
+            Err(e) => {
+                $errors.push(RawError::from_toml(stringify!($name), e));
+                None
+            }
+        }
+    }};
+}
+
+/// Reads every section of `text`, collecting every problem instead of stopping at the first.
+pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
+    // Syntax first: nothing else can be read from a file that is not TOML.
+    let top: toml::Table = match text.parse() {
+        Ok(t) => t,
+        Err(e) => return Err(vec![RawError::from_toml("toml", e)]),
+    };
+    let mut errors = Vec::new();
+    #[derive(Deserialize)]
+    struct Keys(std::collections::BTreeMap<Spanned<String>, serde::de::IgnoredAny>);
+    if let Ok(Keys(keys)) = toml::from_str::<Keys>(text) {
+        for key in keys
+            .keys()
+            .filter(|k| !SECTIONS.contains(&k.get_ref().as_str()))
+        {
+            errors.push(RawError {
+                span: Some(key.span()),
+                key: key.get_ref().clone(),
+                message: format!(
+                    "unknown section `{}`, expected one of: {}",
+                    key.get_ref(),
+                    SECTIONS.join(", ")
+                ),
+            });
+        }
+    }
+    let server = read_section!(text, errors, server: RawServer);
+    let origin = read_section!(text, errors, origin: RawOrigin);
+    let admin = read_section!(text, errors, admin: RawAdmin);
+    let robots = read_section!(text, errors, robots: RawRobots);
+    let agents = read_section!(text, errors, agents: RawAgents);
+    let enforce = read_section!(text, errors, enforce: RawEnforce);
+    if origin.is_none() && !top.contains_key("origin") {
+        errors.push(RawError {
+            span: None,
+            key: "origin.address".into(),
+            message: "missing: robogate needs `[origin] address = \"host:port\"`".into(),
+        });
+    }
+    match (errors.is_empty(), origin) {
+        (true, Some(origin)) => Ok(RawConfig {
+            server: server.unwrap_or_default(),
+            origin,
+            admin: admin.unwrap_or_default(),
+            robots: robots.unwrap_or_default(),
+            agents: agents.unwrap_or_default(),
+            enforce: enforce.unwrap_or_default(),
+        }),
+        _ => Err(errors),
+    }
+}

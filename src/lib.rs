@@ -1,0 +1,16 @@
+//! robogate: a reverse proxy that makes robots.txt mean something.
+//!
+//! The pure core — [`robots`] (parse, canonicalize, match), [`classify`] (who is asking) and
+//! [`policy`] (one immutable snapshot, one `decide`) — knows nothing of sockets. [`config`]
+//! compiles files into a policy, [`reload`] swaps it live, [`proxy`] is the pingora glue, and
+//! [`metrics`] names every counter.
+
+pub mod classify;
+pub mod cli;
+pub mod config;
+pub mod metrics;
+pub mod policy;
+pub mod proxy;
+pub mod reload;
+pub mod robots;
+pub mod server;

@@ -1,0 +1,495 @@
+//! The compiled policy and the one decision function. PURE: no I/O, no clock, no pingora.
+//!
+//! A [`Policy`] is an immutable snapshot (robots.txt, classifier, enforcement rules, upstream
+//! settings, generation) published through one `ArcSwap`; [`Policy::decide`] turns the facts of a
+//! request into a [`Decision`] that `proxy::respond` turns into bytes.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+
+use crate::classify::{Category, Class, Classifier};
+use crate::robots::{self, Reading, Robots, Verdict};
+
+/// What enforcement does at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Act on disallowed robot requests.
+    Enforce,
+    /// Only count and log what enforcement would do.
+    Shadow,
+    /// Pass everything (robots.txt is still served).
+    Off,
+}
+
+/// What to do with a robot on a disallowed path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Block,
+    Tarpit,
+    Allow,
+}
+
+/// How clients the classifier cannot place are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownClients {
+    /// Not enforced (the default: blocking a mobile app by mistake is an outage).
+    Allow,
+    /// Treated like robots that no group names.
+    Enforce,
+}
+
+macro_rules! keyword_enum {
+    ($ty:ident { $($word:literal => $variant:ident),+ $(,)? }) => {
+        impl FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($word => Ok($ty::$variant),)+
+                    _ => Err(format!(
+                        "unknown value {s:?}, expected one of: {}",
+                        [$($word),+].join(", ")
+                    )),
+                }
+            }
+        }
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $($ty::$variant => $word,)+ }
+            }
+        }
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+keyword_enum!(Mode { "enforce" => Enforce, "shadow" => Shadow, "off" => Off });
+keyword_enum!(Action { "block" => Block, "tarpit" => Tarpit, "allow" => Allow });
+keyword_enum!(UnknownClients { "allow" => Allow, "enforce" => Enforce });
+
+/// Which requests an [`ActionRule`] applies to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleTarget {
+    /// A catalog agent, by name (case-insensitive).
+    Agent(String),
+    Category(Category),
+}
+
+/// One `[[enforce.rule]]`: first match wins.
+#[derive(Clone, Debug)]
+pub struct ActionRule {
+    pub target: RuleTarget,
+    pub action: Action,
+    /// Line of the rule in robogate.toml, for `check` and the access log.
+    pub line: u32,
+}
+
+/// The operator's enforcement settings.
+#[derive(Clone, Debug)]
+pub struct Enforcement {
+    pub mode: Mode,
+    pub default_action: Action,
+    pub unknown: UnknownClients,
+    pub rules: Vec<ActionRule>,
+    pub block_status: u16,
+    pub block_message: Option<String>,
+}
+
+impl Default for Enforcement {
+    fn default() -> Self {
+        Enforcement {
+            mode: Mode::Enforce,
+            default_action: Action::Block,
+            unknown: UnknownClients::Allow,
+            rules: Vec::new(),
+            block_status: 403,
+            block_message: None,
+        }
+    }
+}
+
+/// The robots.txt being served and enforced: the same bytes, compiled once.
+pub struct RobotsFile {
+    pub robots: Robots,
+    /// Exactly the bytes served at `/robots.txt`.
+    pub body: Bytes,
+    /// Strong validator of `body`, quoted.
+    pub etag: String,
+    /// `Last-Modified` of the file, already formatted as an HTTP date.
+    pub last_modified: String,
+}
+
+impl RobotsFile {
+    pub fn new(body: Bytes, modified: SystemTime) -> Self {
+        RobotsFile {
+            robots: Robots::parse(&body),
+            etag: format!("\"{:016x}\"", fingerprint(&[&body])),
+            last_modified: httpdate::fmt_http_date(modified),
+            body,
+        }
+    }
+
+    /// The text of 1-based line `n` of the served file (CR, LF or CRLF terminated), for messages.
+    pub fn line_text(&self, n: u32) -> Option<String> {
+        let text = String::from_utf8_lossy(&self.body);
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        text.lines()
+            .nth(n.checked_sub(1)? as usize)
+            .map(|l| l.trim().to_string())
+    }
+}
+
+/// Where and how to reach the origin (reloadable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Upstream {
+    pub address: String,
+    pub host: Option<String>,
+    pub connect_timeout: Duration,
+    pub read_timeout: Duration,
+    pub write_timeout: Duration,
+    pub idle_timeout: Duration,
+}
+
+/// One immutable policy snapshot.
+pub struct Policy {
+    pub generation: u64,
+    pub robots: RobotsFile,
+    pub classifier: Classifier,
+    pub enforce: Enforcement,
+    pub upstream: Upstream,
+    /// Hash of every input byte; equal fingerprints mean a reload would change nothing.
+    pub fingerprint: u64,
+}
+
+/// What the proxy knows about a request, borrowed from it.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestFacts<'a> {
+    /// Request target as received (origin-form or absolute-form), not yet canonical.
+    pub target: &'a str,
+    /// The User-Agent header; `None` when absent.
+    pub user_agent: Option<&'a str>,
+    /// GET or HEAD (only those are answered with robots.txt).
+    pub is_get_or_head: bool,
+}
+
+/// What robogate does with a request; `as_str` is the `action` metric label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Pass,
+    RobotsTxt,
+    Block,
+    Tarpit,
+    ShadowBlock,
+    ShadowTarpit,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::RobotsTxt => "robots_txt",
+            Outcome::Block => "block",
+            Outcome::Tarpit => "tarpit",
+            Outcome::ShadowBlock => "shadow_block",
+            Outcome::ShadowTarpit => "shadow_tarpit",
+        }
+    }
+}
+
+/// The decision for one request, with its provenance. `Copy` and free of borrows so the proxy
+/// can keep it in the request context; names are looked up in the policy it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub class: Class,
+    /// Index of the catalog agent in `policy.classifier.agents()`.
+    pub agent: Option<usize>,
+    /// robots.txt verdict (enforce reading); `None` when robots.txt was not consulted.
+    pub verdict: Option<Verdict>,
+    /// 1-based robots.txt line of the deciding rule.
+    pub robots_line: Option<u32>,
+    /// The action the operator configured for this robot (before mode is applied).
+    pub action: Option<Action>,
+    /// Line of the `[[enforce.rule]]` that chose `action`; `None` for the default action.
+    pub action_rule_line: Option<u32>,
+    pub outcome: Outcome,
+}
+
+impl Decision {
+    fn pass(class: Class) -> Self {
+        Decision {
+            class,
+            agent: None,
+            verdict: None,
+            robots_line: None,
+            action: None,
+            action_rule_line: None,
+            outcome: Outcome::Pass,
+        }
+    }
+}
+
+/// The path part of a request target (absolute-form or origin-form), without the query.
+fn path_only(target: &str) -> &str {
+    let rest = match target.find("://") {
+        Some(i) if !target.starts_with('/') => {
+            let after = &target[i + 3..];
+            after.find('/').map_or("/", |j| &after[j..])
+        }
+        _ => target,
+    };
+    rest.split(['?', '#']).next().unwrap_or(rest)
+}
+
+impl Policy {
+    /// Decides what to do with one request. Pure: the same facts give the same decision.
+    pub fn decide(&self, facts: &RequestFacts<'_>) -> Decision {
+        self.evaluate(facts, Reading::Enforce, false).0
+    }
+
+    /// [`Policy::decide`] with its robots.txt provenance, under any reading; `as_robot` evaluates
+    /// robots.txt even for browsers and unknown clients (for `robogate check`).
+    pub fn explain(
+        &self,
+        facts: &RequestFacts<'_>,
+        reading: Reading,
+        as_robot: bool,
+    ) -> (Decision, Option<robots::Decision<'_>>) {
+        self.evaluate(facts, reading, as_robot)
+    }
+
+    fn evaluate(
+        &self,
+        facts: &RequestFacts<'_>,
+        reading: Reading,
+        as_robot: bool,
+    ) -> (Decision, Option<robots::Decision<'_>>) {
+        let (class, agent, header_token) = self.classify(facts.user_agent);
+        if facts.is_get_or_head && path_only(facts.target) == "/robots.txt" {
+            let d = Decision {
+                agent,
+                outcome: Outcome::RobotsTxt,
+                ..Decision::pass(class)
+            };
+            return (d, None);
+        }
+        let enforced = as_robot
+            || match class {
+                Class::Robot => self.enforce.mode != Mode::Off,
+                Class::Unknown => {
+                    self.enforce.mode != Mode::Off
+                        && self.enforce.unknown == UnknownClients::Enforce
+                }
+                Class::Browser => false,
+            };
+        if !enforced {
+            return (
+                Decision {
+                    agent,
+                    ..Decision::pass(class)
+                },
+                None,
+            );
+        }
+        let catalog_agent = agent.map(|i| &self.classifier.agents()[i]);
+        let robots = &self.robots.robots;
+        let verdict = match (catalog_agent, header_token) {
+            (Some(a), _) => robots.decide(&a.tokens, a.ignores_star, facts.target, reading),
+            (None, Some(token)) => robots.decide(&[token], false, facts.target, reading),
+            (None, None) => robots.decide::<&str>(&[], false, facts.target, reading),
+        };
+        let mut out = Decision {
+            agent,
+            verdict: Some(verdict.verdict),
+            robots_line: verdict.rule.as_ref().map(|r| r.line),
+            ..Decision::pass(class)
+        };
+        if verdict.verdict.is_disallowed() {
+            let (action, rule_line) = self.action_for(catalog_agent);
+            out.action = Some(action);
+            out.action_rule_line = rule_line;
+            out.outcome = match (self.enforce.mode, action) {
+                (_, Action::Allow) | (Mode::Off, _) => Outcome::Pass,
+                (Mode::Enforce, Action::Block) => Outcome::Block,
+                (Mode::Enforce, Action::Tarpit) => Outcome::Tarpit,
+                (Mode::Shadow, Action::Block) => Outcome::ShadowBlock,
+                (Mode::Shadow, Action::Tarpit) => Outcome::ShadowTarpit,
+            };
+        }
+        (out, Some(verdict))
+    }
+
+    /// Class, catalog agent index and (for robots the catalog does not know) the User-Agent
+    /// product token that names a group in the live robots.txt.
+    fn classify<'u>(&self, user_agent: Option<&'u str>) -> (Class, Option<usize>, Option<&'u str>) {
+        let ua = user_agent.unwrap_or("");
+        let c = self.classifier.classify(ua);
+        if let Some(agent) = c.agent {
+            return (c.class, Some(self.agent_index(agent)), None);
+        }
+        // robots-spec §7: a UA that names a group in the file is a robot. Browsers keep their
+        // class: their product tokens (Mozilla, Safari, ...) are not robot names.
+        match (c.class, self.robots.robots.group_from_header(ua)) {
+            (Class::Browser, _) => (Class::Browser, None, None),
+            (_, Some(token)) => (Class::Robot, None, Some(token)),
+            (class, None) => (class, None, None),
+        }
+    }
+
+    fn agent_index(&self, agent: &crate::classify::Agent) -> usize {
+        let agents = self.classifier.agents();
+        let offset = (agent as *const _ as usize).wrapping_sub(agents.as_ptr() as usize);
+        let index = offset / std::mem::size_of::<crate::classify::Agent>().max(1);
+        debug_assert!(std::ptr::eq(&agents[index], agent));
+        index
+    }
+
+    /// The configured action for a robot and the line of the rule that chose it.
+    pub fn action_for(&self, agent: Option<&crate::classify::Agent>) -> (Action, Option<u32>) {
+        let rule = self
+            .enforce
+            .rules
+            .iter()
+            .find(|r| match (&r.target, agent) {
+                (RuleTarget::Agent(name), Some(a)) => a.name.eq_ignore_ascii_case(name),
+                (RuleTarget::Category(cat), Some(a)) => a.category == *cat,
+                (_, None) => false,
+            });
+        match rule {
+            Some(r) => (r.action, Some(r.line)),
+            None => (self.enforce.default_action, None),
+        }
+    }
+
+    /// The catalog name of the decision's agent, for labels and logs.
+    pub fn agent_name(&self, decision: &Decision) -> Option<&str> {
+        decision
+            .agent
+            .and_then(|i| self.classifier.agents().get(i))
+            .map(|a| a.name.as_str())
+    }
+
+    /// The catalog category of the decision's agent.
+    pub fn agent_category(&self, decision: &Decision) -> Option<Category> {
+        decision
+            .agent
+            .and_then(|i| self.classifier.agents().get(i))
+            .map(|a| a.category)
+    }
+}
+
+/// A stable 64-bit hash over several byte strings (FNV-1a; for change detection and ETags).
+pub fn fingerprint(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in part.iter().chain((part.len() as u64).to_le_bytes().iter()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::Catalog;
+
+    fn policy(robots: &str, enforce: Enforcement) -> Policy {
+        Policy {
+            generation: 1,
+            robots: RobotsFile::new(Bytes::from(robots.to_string()), SystemTime::UNIX_EPOCH),
+            classifier: Classifier::build(Catalog::builtin()).unwrap_or_else(|_| unreachable!()),
+            enforce,
+            upstream: Upstream {
+                address: "127.0.0.1:1".into(),
+                host: None,
+                connect_timeout: Duration::from_secs(1),
+                read_timeout: Duration::from_secs(1),
+                write_timeout: Duration::from_secs(1),
+                idle_timeout: Duration::from_secs(1),
+            },
+            fingerprint: 0,
+        }
+    }
+
+    const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n";
+    const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+
+    fn facts<'a>(target: &'a str, ua: Option<&'a str>) -> RequestFacts<'a> {
+        RequestFacts {
+            target,
+            user_agent: ua,
+            is_get_or_head: true,
+        }
+    }
+
+    macro_rules! outcome_cases {
+        ($($name:ident: $mode:expr, $target:expr, $ua:expr => $outcome:ident;)+) => {$(
+            #[test]
+            fn $name() {
+                let p = policy(ROBOTS, Enforcement { mode: $mode, ..Enforcement::default() });
+                assert_eq!(p.decide(&facts($target, $ua)).outcome, Outcome::$outcome);
+            }
+        )+};
+    }
+
+    outcome_cases! {
+        browser_passes_on_disallowed_path: Mode::Enforce, "/private/x", Some(CHROME) => Pass;
+        robot_blocked_on_disallowed_path: Mode::Enforce, "/private/x", Some("Wget/1.21") => Block;
+        robot_passes_on_allowed_path: Mode::Enforce, "/public", Some("Wget/1.21") => Pass;
+        named_group_blocks_everything: Mode::Enforce, "/public", Some(GPTBOT) => Block;
+        robots_txt_always_served: Mode::Enforce, "/robots.txt", Some(GPTBOT) => RobotsTxt;
+        robots_txt_absolute_form: Mode::Enforce, "http://x.test/robots.txt", None => RobotsTxt;
+        empty_user_agent_is_robot: Mode::Enforce, "/private/", Some("") => Block;
+        missing_user_agent_is_robot: Mode::Enforce, "/private/", None => Block;
+        shadow_only_counts: Mode::Shadow, "/private/x", Some("Wget/1.21") => ShadowBlock;
+        off_passes: Mode::Off, "/private/x", Some("Wget/1.21") => Pass;
+    }
+
+    #[test]
+    fn rule_picks_action_and_records_its_line() {
+        let enforce = Enforcement {
+            rules: vec![ActionRule {
+                target: RuleTarget::Agent("gptbot".into()),
+                action: Action::Tarpit,
+                line: 7,
+            }],
+            ..Enforcement::default()
+        };
+        let p = policy(ROBOTS, enforce);
+        let d = p.decide(&facts("/", Some(GPTBOT)));
+        assert_eq!(d.outcome, Outcome::Tarpit);
+        assert_eq!(d.action_rule_line, Some(7));
+        assert_eq!(d.robots_line, Some(5));
+        assert_eq!(p.agent_name(&d), Some("GPTBot"));
+    }
+
+    #[test]
+    fn unknown_client_named_in_robots_txt_is_a_robot() {
+        let p = policy(
+            "User-agent: frobnicator\nDisallow: /\n",
+            Enforcement::default(),
+        );
+        let d = p.decide(&facts("/x", Some("Frobnicator/2.0")));
+        assert_eq!((d.class, d.outcome), (Class::Robot, Outcome::Block));
+    }
+
+    #[test]
+    fn line_text_quotes_the_served_file() {
+        let f = RobotsFile::new(Bytes::from_static(b"a\r\nb\rc\n"), SystemTime::UNIX_EPOCH);
+        assert_eq!(
+            (
+                f.line_text(2).as_deref(),
+                f.line_text(3).as_deref(),
+                f.line_text(0)
+            ),
+            (Some("b"), Some("c"), None)
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! The pingora glue: build the facts of a request, ask the policy, act on the decision, forward
+//! the rest. Nothing clever lives here; [`respond`] is where decisions become responses.
+
+pub mod admin;
+pub mod respond;
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arc_swap::ArcSwap;
+use async_trait::async_trait;
+use http::header;
+use pingora_core::upstreams::peer::HttpPeer;
+use pingora_error::{Error, Result};
+use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_proxy::{FailToProxy, ProxyHttp, Session};
+
+use crate::config::Settings;
+use crate::metrics::{self, METRICS};
+use crate::policy::{Decision, Outcome, Policy, RequestFacts};
+
+/// The proxy service: one shared pointer to the live policy, and the fixed settings.
+pub struct Gate {
+    live: Arc<ArcSwap<Policy>>,
+    settings: Arc<Settings>,
+}
+
+impl Gate {
+    pub fn new(live: Arc<ArcSwap<Policy>>, settings: Arc<Settings>) -> Self {
+        Gate { live, settings }
+    }
+}
+
+/// Per-request state: the policy snapshot the request started with, and its decision.
+pub struct RequestCtx {
+    policy: Option<Arc<Policy>>,
+    decision: Option<Decision>,
+    started: Instant,
+    upstream_error: Option<&'static str>,
+}
+
+/// The User-Agent header as text (lossy for the rare non-UTF-8 header).
+fn user_agent(req: &RequestHeader) -> Option<Cow<'_, str>> {
+    req.headers
+        .get(header::USER_AGENT)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()))
+}
+
+#[async_trait]
+impl ProxyHttp for Gate {
+    type CTX = RequestCtx;
+
+    fn new_ctx(&self) -> RequestCtx {
+        RequestCtx {
+            policy: None,
+            decision: None,
+            started: Instant::now(),
+            upstream_error: None,
+        }
+    }
+
+    async fn early_request_filter(
+        &self,
+        session: &mut Session,
+        _ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        let s = &self.settings;
+        session.set_keepalive(Some(s.keepalive_timeout.as_secs()));
+        session.set_read_timeout(Some(s.client_timeout));
+        session.set_write_timeout(Some(s.client_timeout));
+        // A client that half-closes after its request still gets the answer.
+        session.set_abort_on_close(false);
+        Ok(())
+    }
+
+    async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
+        let policy = self.live.load_full();
+        let req = session.req_header();
+        let target = req.uri.path_and_query().map_or("/", |pq| pq.as_str());
+        let ua = user_agent(req);
+        let facts = RequestFacts {
+            target,
+            user_agent: ua.as_deref(),
+            is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
+        };
+        let decision = policy.decide(&facts);
+        ctx.decision = Some(decision);
+        let answered = respond::act(session, &policy, &decision).await;
+        ctx.policy = Some(policy);
+        answered
+    }
+
+    async fn upstream_peer(
+        &self,
+        _session: &mut Session,
+        ctx: &mut RequestCtx,
+    ) -> Result<Box<HttpPeer>> {
+        let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
+        let up = &policy.upstream;
+        let mut peer = HttpPeer::new(up.address.as_str(), false, String::new());
+        let o = &mut peer.options;
+        o.connection_timeout = Some(up.connect_timeout);
+        o.total_connection_timeout = Some(up.connect_timeout);
+        o.read_timeout = Some(up.read_timeout);
+        o.write_timeout = Some(up.write_timeout);
+        o.idle_timeout = Some(up.idle_timeout);
+        Ok(Box::new(peer))
+    }
+
+    async fn upstream_request_filter(
+        &self,
+        session: &mut Session,
+        upstream: &mut RequestHeader,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        // Origin-form towards the origin, whatever form the client used.
+        let origin_form = upstream
+            .uri
+            .path_and_query()
+            .map_or("/", |pq| pq.as_str())
+            .parse::<http::Uri>()
+            .map_err(|e| {
+                Error::because(
+                    pingora_error::ErrorType::InvalidHTTPHeader,
+                    "request target",
+                    e,
+                )
+            })?;
+        let authority = upstream.uri.authority().map(|a| a.to_string());
+        upstream.set_uri(origin_form);
+        let configured = ctx.policy.as_ref().and_then(|p| p.upstream.host.clone());
+        match (
+            configured,
+            upstream.headers.contains_key(header::HOST),
+            authority,
+        ) {
+            (Some(host), _, _) => upstream.insert_header(header::HOST, host)?,
+            (None, false, Some(auth)) => upstream.insert_header(header::HOST, auth)?,
+            (None, false, None) => {
+                let host = ctx
+                    .policy
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.upstream.address.clone());
+                upstream.insert_header(header::HOST, host)?
+            }
+            (None, true, _) => {}
+        }
+        upstream.set_version(http::Version::HTTP_11);
+        if let Some(addr) = session.client_addr().and_then(|a| a.as_inet()) {
+            let ip = addr.ip().to_string();
+            let xff = match upstream.headers.get("x-forwarded-for").map(|v| v.to_str()) {
+                Some(Ok(prior)) if !prior.trim().is_empty() => format!("{prior}, {ip}"),
+                _ => ip,
+            };
+            upstream.insert_header("x-forwarded-for", xff)?;
+        }
+        upstream.insert_header("x-forwarded-proto", "http")?;
+        Ok(())
+    }
+
+    async fn response_filter(
+        &self,
+        _session: &mut Session,
+        upstream_response: &mut ResponseHeader,
+        _ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        // Speak HTTP/1.1 to clients even behind an HTTP/1.0 origin.
+        upstream_response.set_version(http::Version::HTTP_11);
+        Ok(())
+    }
+
+    async fn fail_to_proxy(
+        &self,
+        session: &mut Session,
+        e: &Error,
+        ctx: &mut RequestCtx,
+    ) -> FailToProxy {
+        ctx.upstream_error = respond::upstream_error_kind(e);
+        let status = respond::proxy_failure(session, e).await;
+        FailToProxy {
+            error_code: status,
+            can_reuse_downstream: false,
+        }
+    }
+
+    async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        record(session, e, ctx);
+    }
+}
+
+/// Counts the request once and writes its access-log line.
+fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
+    let elapsed = ctx.started.elapsed();
+    let (Some(policy), Some(d)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) else {
+        return;
+    };
+    let class = d.class.as_str();
+    let action = match (e, d.outcome) {
+        (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit) => "error",
+        (_, outcome) => outcome.as_str(),
+    };
+    let agent = policy.agent_name(d);
+    let agent_label = agent.unwrap_or(metrics::OTHER_AGENT);
+    METRICS.requests.with_label_values(&[class, action]).inc();
+    metrics::observe_duration(class, action, elapsed.as_secs_f64());
+    if let Some(kind) = ctx.upstream_error {
+        METRICS.upstream_errors.with_label_values(&[kind]).inc();
+    }
+    if d.outcome == Outcome::RobotsTxt {
+        METRICS
+            .robots_txt_fetches
+            .with_label_values(&[agent_label])
+            .inc();
+    }
+    if let Some(verdict) = d.verdict {
+        let category = policy.agent_category(d).map_or("other", |c| c.as_str());
+        METRICS
+            .robot_requests
+            .with_label_values(&[agent_label, category, &verdict.to_string()])
+            .inc();
+    }
+    let req = session.req_header();
+    let status = session.response_written().map_or(0, |r| r.status.as_u16());
+    let client = session
+        .client_addr()
+        .and_then(|a| a.as_inet())
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default();
+    tracing::info!(
+        target: "access",
+        client = %client,
+        method = %req.method,
+        path = %req.uri,
+        status,
+        class,
+        agent = agent.unwrap_or("-"),
+        verdict = d.verdict.map_or("-", |v| if v.is_disallowed() { "disallow" } else { "allow" }),
+        action,
+        robots_line = d.robots_line.unwrap_or(0),
+        generation = policy.generation,
+        duration_ms = elapsed.as_secs_f64() * 1000.0,
+    );
+}

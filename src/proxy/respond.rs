@@ -1,0 +1,178 @@
+//! The one place where a [`Decision`] or an error becomes an HTTP response.
+
+use bytes::Bytes;
+use http::header;
+use pingora_error::{Error, ErrorSource, ErrorType, Result};
+use pingora_http::ResponseHeader;
+use pingora_proxy::Session;
+
+use crate::policy::{Decision, Outcome, Policy};
+
+/// Answers the request locally when the decision says so. Returns `Ok(true)` when a response was
+/// written (the request ends here) and `Ok(false)` when it goes on to the origin.
+pub async fn act(session: &mut Session, policy: &Policy, decision: &Decision) -> Result<bool> {
+    match decision.outcome {
+        Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Ok(false),
+        Outcome::RobotsTxt => robots_txt(session, policy).await.map(|_| true),
+        // Tarpits are their own issue; until they land a tarpit decision blocks.
+        Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await.map(|_| true),
+    }
+}
+
+/// Writes a complete local response with Content-Length (HEAD gets the headers only).
+async fn local(
+    session: &mut Session,
+    status: u16,
+    headers: &[(header::HeaderName, &str)],
+    body: Bytes,
+) -> Result<()> {
+    let mut resp = ResponseHeader::build(status, Some(headers.len() + 2))?;
+    for (name, value) in headers {
+        resp.insert_header(name.clone(), *value)?;
+    }
+    resp.insert_header(header::CONTENT_LENGTH, body.len().to_string())?;
+    let head_only = session.req_header().method == http::Method::HEAD || status == 304;
+    session
+        .write_response_header(Box::new(resp), head_only)
+        .await?;
+    if !head_only {
+        session.write_response_body(Some(body), true).await?;
+    }
+    Ok(())
+}
+
+/// `/robots.txt`: the exact bytes being enforced, with validators and 304 on revalidation.
+async fn robots_txt(session: &mut Session, policy: &Policy) -> Result<()> {
+    let file = &policy.robots;
+    let req = session.req_header();
+    let not_modified = match req.headers.get(header::IF_NONE_MATCH) {
+        // If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2).
+        Some(inm) => inm.to_str().is_ok_and(|v| etag_matches(v, &file.etag)),
+        None => req
+            .headers
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok())
+            .zip(httpdate::parse_http_date(&file.last_modified).ok())
+            .is_some_and(|(since, modified)| modified <= since),
+    };
+    let headers = [
+        (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+        (header::ETAG, file.etag.as_str()),
+        (header::LAST_MODIFIED, file.last_modified.as_str()),
+        (header::CACHE_CONTROL, "public, max-age=60"),
+    ];
+    if not_modified {
+        return local(session, 304, &headers[1..], Bytes::new()).await;
+    }
+    local(session, 200, &headers, file.body.clone()).await
+}
+
+/// Does an `If-None-Match` value match our strong ETag (weak comparison, `*` included)?
+fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    if_none_match
+        .split(',')
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t == etag)
+}
+
+/// A short text body naming the robot and the robots.txt line that disallows the path.
+pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String {
+    let who = policy.agent_name(decision).unwrap_or("this robot");
+    let mut body = format!("403 Forbidden: {who} may not fetch {target}");
+    match decision.robots_line {
+        Some(line) => {
+            let text = policy.robots.line_text(line).unwrap_or_default();
+            body.push_str(&format!(" (robots.txt line {line}: {text})"));
+        }
+        None => body.push_str(" (robots.txt)"),
+    }
+    body.push_str(".\nRead /robots.txt and follow it.\n");
+    if let Some(extra) = &policy.enforce.block_message {
+        body.push_str(extra);
+        body.push('\n');
+    }
+    body
+}
+
+async fn block(session: &mut Session, policy: &Policy, decision: &Decision) -> Result<()> {
+    let target = session.req_header().uri.to_string();
+    let mut body = block_body(policy, decision, &target);
+    let status = policy.enforce.block_status;
+    if status != 403 {
+        body = body.replacen("403 Forbidden", status_text(status), 1);
+    }
+    local(
+        session,
+        status,
+        &[
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        Bytes::from(body),
+    )
+    .await
+}
+
+fn status_text(status: u16) -> &'static str {
+    match status {
+        404 => "404 Not Found",
+        410 => "410 Gone",
+        _ => "403 Forbidden",
+    }
+}
+
+/// The `kind` label of `robogate_upstream_errors_total` for a proxy error.
+pub fn upstream_error_kind(e: &Error) -> Option<&'static str> {
+    if e.esource() != &ErrorSource::Upstream {
+        return None;
+    }
+    Some(match e.etype() {
+        ErrorType::ConnectTimedout | ErrorType::ConnectRefused | ErrorType::ConnectNoRoute => {
+            "connect"
+        }
+        ErrorType::ConnectError | ErrorType::BindError | ErrorType::SocketError => "connect",
+        ErrorType::ReadTimedout | ErrorType::WriteTimedout => "timeout",
+        ErrorType::ConnectionClosed | ErrorType::ReadError | ErrorType::WriteError => "reset",
+        _ => "other",
+    })
+}
+
+/// Answers a request that could not be proxied. Returns the status written (0 when the client
+/// is already gone).
+pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
+    let status = match e.etype() {
+        ErrorType::HTTPStatus(code) => *code,
+        _ => match e.esource() {
+            ErrorSource::Upstream => 502,
+            ErrorSource::Downstream => match e.etype() {
+                ErrorType::WriteError | ErrorType::ReadError | ErrorType::ConnectionClosed => {
+                    return 0
+                }
+                _ => 400,
+            },
+            ErrorSource::Internal | ErrorSource::Unset => 500,
+        },
+    };
+    let body = match status {
+        502 => "502 Bad Gateway: robogate could not get an answer from the origin server.\n\
+                The site may be restarting; try again in a moment.\n"
+            .to_string(),
+        504 => "504 Gateway Timeout: the origin server did not answer in time.\n".to_string(),
+        _ => format!("{status} error\n"),
+    };
+    let written = local(
+        session,
+        status,
+        &[
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        Bytes::from(body),
+    )
+    .await;
+    if written.is_err() {
+        return 0;
+    }
+    status
+}

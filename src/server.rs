@@ -1,0 +1,138 @@
+//! `robogate serve`: load the policy, build the pingora server (proxy, admin, reloader), run.
+
+use std::net::{SocketAddr, TcpListener};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use pingora_core::apps::HttpServerOptions;
+use pingora_core::server::configuration::ServerConf;
+use pingora_core::server::{RunArgs, Server};
+use pingora_core::services::background::background_service;
+use pingora_core::services::listening::Service;
+
+use crate::cli::{LogFormat, ServeArgs};
+use crate::config::{self, Settings};
+use crate::proxy::admin::Admin;
+use crate::proxy::Gate;
+use crate::reload::{self, Reloader};
+
+/// How often the conf files are re-checked even without a file event.
+pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Sets up `tracing` (with pingora's `log` output bridged into it). The returned guard flushes
+/// the non-blocking writer on drop.
+fn init_logging(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuard {
+    let (writer, guard) = tracing_appender::non_blocking(std::io::stdout());
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(false);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+    let _ = tracing_log::LogTracer::init();
+    guard
+}
+
+/// Fails fast with a clear message when a listen address cannot be bound (pingora itself would
+/// retry for 30 s and then panic in a service thread while the process lives on).
+fn check_bindable(what: &str, addr: SocketAddr) -> Result<(), String> {
+    TcpListener::bind(addr)
+        .map(drop)
+        .map_err(|e| format!("cannot listen on {addr} ({what}): {e}"))
+}
+
+fn server_conf(settings: &Settings) -> ServerConf {
+    let pid = settings.pid_file.display().to_string();
+    ServerConf {
+        threads: settings.threads,
+        grace_period_seconds: Some(settings.grace_period.as_secs()),
+        graceful_shutdown_timeout_seconds: Some(1),
+        upgrade_sock: format!("{pid}.upgrade.sock"),
+        pid_file: pid,
+        ..ServerConf::default()
+    }
+}
+
+/// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
+pub fn serve(args: &ServeArgs) -> ExitCode {
+    let _guard = init_logging(args.log_format);
+    let loaded = match config::load(&args.config, 1) {
+        Ok(l) => l,
+        Err(errors) => {
+            eprintln!("{errors}");
+            eprintln!(
+                "robogate: not starting: {} configuration problem(s)",
+                errors.0.len()
+            );
+            return ExitCode::from(1);
+        }
+    };
+    let settings = loaded.settings;
+    for (what, addr) in [
+        ("server.listen", settings.listen),
+        ("admin.listen", settings.admin_listen),
+    ] {
+        if let Err(message) = check_bindable(what, addr) {
+            eprintln!("robogate: {message}");
+            return ExitCode::from(1);
+        }
+    }
+    reload::mark_success(loaded.policy.generation);
+    let live = Arc::new(ArcSwap::from_pointee(loaded.policy));
+    let ready = Arc::new(AtomicBool::new(false));
+
+    let mut server = Server::new_with_opt_and_conf(None, server_conf(&settings));
+    server.bootstrap();
+
+    let shared = Arc::new(settings.clone());
+    let mut proxy = pingora_proxy::http_proxy_service_with_name(
+        &server.configuration,
+        Gate::new(live.clone(), shared),
+        "robogate proxy",
+    );
+    let mut options = HttpServerOptions::default();
+    options.keepalive_request_limit = Some(settings.keepalive_requests);
+    if let Some(app) = proxy.app_logic_mut() {
+        app.server_options = Some(options);
+    }
+    proxy.add_tcp(&settings.listen.to_string());
+
+    let mut admin = Service::new(
+        "robogate admin".to_string(),
+        Admin {
+            ready: ready.clone(),
+        },
+    );
+    admin.add_tcp(&settings.admin_listen.to_string());
+
+    let reloader = background_service(
+        "robogate reload",
+        Reloader {
+            config_path: args.config.clone(),
+            live,
+            running: settings.clone(),
+            files: loaded.files,
+            interval: RECHECK_INTERVAL,
+            ready,
+        },
+    );
+
+    server.add_service(proxy);
+    server.add_service(admin);
+    server.add_service(reloader);
+    tracing::info!(
+        listen = %settings.listen,
+        admin = %settings.admin_listen,
+        config = %args.config.display(),
+        "robogate starting"
+    );
+    server.run(RunArgs::default());
+    ExitCode::SUCCESS
+}
