@@ -330,10 +330,13 @@ fn load_robots(
                 m.len()
             )));
         }
-        Ok((
-            std::fs::read(&path)?,
-            m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-        ))
+        let bytes = std::fs::read(&path)?;
+        if let Some(at) = bytes.iter().take(8192).position(|&b| b == 0) {
+            return Err(std::io::Error::other(format!(
+                "looks like a binary file (NUL byte at offset {at}), not a robots.txt"
+            )));
+        }
+        Ok((bytes, m.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
     });
     match read {
         Ok((bytes, modified)) => Some((RobotsFile::new(Bytes::from(bytes), modified), path)),

@@ -1,0 +1,202 @@
+//! The command line: config check, startup errors, check, lint, --version.
+
+use std::process::Output;
+
+use crate::support::*;
+
+fn run(args: &[&str]) -> Output {
+    robogate_cmd().args(args).output().expect("run robogate")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn shipped_conf_passes_config_check() {
+    let conf = repo().join("conf/robogate.toml");
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(": ok"), "{}", stdout(&o));
+}
+
+#[test]
+fn config_check_reports_every_problem_with_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        "[server]\nlisten = \"not an address\"\n\n[origin]\naddress = \"nohost\"\n\n[robots]\nfile = \"missing.txt\"\n\n[enforce]\nmode = \"loud\"\nblock_status = 500\n",
+    )
+    .unwrap();
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let file = conf.display().to_string();
+    for expected in [
+        format!("{file}:2: server.listen: "),
+        format!("{file}:5: origin.address: "),
+        format!("{file}:8: robots.file: cannot use "),
+        format!("{file}:11: enforce.mode: \"loud\""),
+        format!("{file}:12: enforce.block_status: 500"),
+    ] {
+        assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
+    }
+}
+
+#[test]
+fn config_check_rejects_unknown_keys_and_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        "[origin]\naddress = \"127.0.0.1:1\"\nadress = \"x\"\n\n[bogus]\nx = 1\n",
+    )
+    .unwrap();
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains(":3: origin: unknown field `adress`"), "{err}");
+    assert!(err.contains(":5: bogus: unknown section `bogus`"), "{err}");
+}
+
+#[test]
+fn serve_refuses_to_start_without_its_robots_txt() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        "[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nfile = \"gone.txt\"\n",
+    )
+    .unwrap();
+    let o = run(&["--config", conf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("robots.file: cannot use"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("gone.txt"), "{}", stderr(&o));
+}
+
+#[test]
+fn serve_fails_fast_when_the_port_is_taken() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        format!("[server]\nlisten = \"{}\"\n[admin]\nlisten = \"127.0.0.1:{}\"\n[origin]\naddress = \"127.0.0.1:1\"\n", taken.local_addr().unwrap(), free_port()),
+    )
+    .unwrap();
+    let o = run(&["--config", conf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot listen on"), "{}", stderr(&o));
+}
+
+#[test]
+fn version_and_help() {
+    let v = run(&["--version"]);
+    assert!(v.status.success());
+    assert_eq!(
+        stdout(&v).trim(),
+        format!("robogate {}", env!("CARGO_PKG_VERSION"))
+    );
+    let h = run(&["--help"]);
+    for word in ["serve", "check", "lint", "classify", "config", "--config"] {
+        assert!(stdout(&h).contains(word), "help lacks {word}");
+    }
+}
+
+#[test]
+fn check_prints_verdict_group_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, DEFAULT_ROBOTS).unwrap();
+    let o = run(&[
+        "check",
+        "--robots",
+        robots.to_str().unwrap(),
+        "--user-agent",
+        "Wget/1.21",
+        "/private/x",
+        "/blog/",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(
+        lines[0].starts_with("disallow /private/x group * line 6"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("allow /blog/ group * line -"), "{out}");
+
+    let json = run(&[
+        "check",
+        "--robots",
+        robots.to_str().unwrap(),
+        "-A",
+        GPTBOT,
+        "--json",
+        "/x",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(v["verdict"], "disallow");
+    assert_eq!(v["reading"], "enforce");
+    assert_eq!(v["group"], "gptbot");
+    assert_eq!(v["line"], 2);
+    assert_eq!(v["path"], "/x");
+
+    let missing = run(&[
+        "check",
+        "--robots",
+        "/nonexistent/robots.txt",
+        "-A",
+        "x",
+        "/",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn check_with_config_shows_class_and_action() {
+    let conf = repo().join("conf/robogate.toml");
+    let o = run(&[
+        "check",
+        "--config",
+        conf.to_str().unwrap(),
+        "-A",
+        FIREFOX,
+        "--json",
+        "/private/report.html",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (v["class"].as_str(), v["outcome"].as_str()),
+        (Some("browser"), Some("pass"))
+    );
+    let o = run(&[
+        "check",
+        "--config",
+        conf.to_str().unwrap(),
+        "-A",
+        GPTBOT,
+        "/blog/",
+    ]);
+    let out = stdout(&o);
+    assert!(out.starts_with("disallow /blog/ group gptbot"), "{out}");
+    assert!(
+        out.contains(
+            "class robot agent GPTBot outcome block action block (enforce.action default)"
+        ),
+        "{out}"
+    );
+}

@@ -1,0 +1,8 @@
+//! robogate's one integration test binary: the real server, real origins, real clients.
+
+mod support;
+
+mod cli;
+mod clients;
+mod proxy;
+mod reload;

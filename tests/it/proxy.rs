@@ -1,0 +1,257 @@
+//! The proxy end to end: pass-through, /robots.txt, blocking on canonical paths, HTTP hygiene,
+//! origin failures and shutdown.
+
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+fn gate() -> (Origin, Robogate) {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    (origin, rg)
+}
+
+#[test]
+fn passes_status_headers_and_body_through() {
+    let (_origin, rg) = gate();
+    let r = get(rg.addr, "/about.html", Some(FIREFOX)).unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("x-origin"), Some("demo"));
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    assert!(r.text().contains("<h1>About</h1>"), "{}", r.text());
+    let missing = get(rg.addr, "/no-such-page", Some(FIREFOX)).unwrap();
+    assert_eq!(
+        (missing.status, missing.header("x-origin")),
+        (404, Some("demo"))
+    );
+}
+
+#[test]
+fn serves_robots_txt_from_the_conf_file_with_validators() {
+    let (_origin, rg) = gate();
+    let r = get(rg.addr, "/robots.txt", Some(GPTBOT)).unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.body,
+        DEFAULT_ROBOTS.as_bytes(),
+        "serves exactly the file it enforces"
+    );
+    assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(
+        r.header("content-length"),
+        Some(DEFAULT_ROBOTS.len().to_string().as_str())
+    );
+    let etag = r.header("etag").expect("ETag").to_string();
+    let modified = r
+        .header("last-modified")
+        .expect("Last-Modified")
+        .to_string();
+
+    let by_etag = request(
+        rg.addr,
+        "GET",
+        "/robots.txt",
+        Some(GPTBOT),
+        &[("If-None-Match", &etag)],
+    )
+    .unwrap();
+    assert_eq!((by_etag.status, by_etag.body.len()), (304, 0));
+    let by_date = request(
+        rg.addr,
+        "GET",
+        "/robots.txt",
+        None,
+        &[("If-Modified-Since", &modified)],
+    )
+    .unwrap();
+    assert_eq!(by_date.status, 304);
+    let stale = request(
+        rg.addr,
+        "GET",
+        "/robots.txt",
+        None,
+        &[("If-None-Match", "\"other\"")],
+    )
+    .unwrap();
+    assert_eq!(stale.status, 200);
+    let head = request(rg.addr, "HEAD", "/robots.txt", None, &[]).unwrap();
+    assert_eq!(
+        (head.status, head.header("content-length")),
+        (200, Some(DEFAULT_ROBOTS.len().to_string().as_str()))
+    );
+}
+
+#[test]
+fn blocks_robots_on_disallowed_paths_and_never_browsers() {
+    let (_origin, rg) = gate();
+    let blocked = get(rg.addr, "/blog/", Some(GPTBOT)).unwrap();
+    assert_eq!(blocked.status, 403);
+    let body = blocked.text();
+    assert!(
+        body.contains("GPTBot") && body.contains("robots.txt line 2: Disallow: /"),
+        "{body}"
+    );
+
+    let star = get(rg.addr, "/private/report.html", Some(WGET)).unwrap();
+    assert_eq!(star.status, 403);
+    assert!(
+        star.text().contains("line 6: Disallow: /private/"),
+        "{}",
+        star.text()
+    );
+    assert_eq!(
+        get(rg.addr, "/private/press/release.html", Some(WGET))
+            .unwrap()
+            .status,
+        200
+    );
+    assert_eq!(get(rg.addr, "/blog/", Some(WGET)).unwrap().status, 200);
+
+    for ua in [FIREFOX, CHROME] {
+        let r = get(rg.addr, "/private/report.html", Some(ua)).unwrap();
+        assert_eq!(r.status, 200, "browsers are never blocked");
+        assert!(r.text().contains("Private report"));
+    }
+    assert_eq!(
+        get(rg.addr, "/private/report.html", None).unwrap().status,
+        403,
+        "no User-Agent is a robot"
+    );
+}
+
+#[test]
+fn decides_on_the_canonical_path_whatever_the_spelling() {
+    let (_origin, rg) = gate();
+    for target in [
+        "/private/report.html",
+        "/%70rivate/report.html",
+        "/%70%72ivate/report.html",
+        "//private/report.html",
+        "/./private/report.html",
+        "/blog/../private/report.html",
+        "/blog/%2e%2e/private/report.html",
+        "/admin/",
+        "/search?q=robots",
+    ] {
+        let r = get(rg.addr, target, Some(WGET)).unwrap();
+        assert_eq!(r.status, 403, "{target} must be blocked");
+    }
+    let absolute = format!("GET http://{}/private/report.html HTTP/1.1\r\nHost: {}\r\nUser-Agent: {WGET}\r\nConnection: close\r\n\r\n", rg.addr, rg.addr);
+    assert_eq!(
+        send_raw(rg.addr, absolute.as_bytes(), false)
+            .unwrap()
+            .status,
+        403,
+        "absolute-form"
+    );
+    let no_host = format!("GET /private/report.html HTTP/1.0\r\nUser-Agent: {WGET}\r\n\r\n");
+    assert_eq!(
+        send_raw(rg.addr, no_host.as_bytes(), false).unwrap().status,
+        403,
+        "HTTP/1.0 without Host"
+    );
+}
+
+#[test]
+fn forwards_origin_form_with_host_and_forwarding_headers() {
+    let (origin, rg) = gate();
+    let absolute = format!("GET http://www.example.test/headers HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: {FIREFOX}\r\nX-Forwarded-For: 203.0.113.9\r\nConnection: close\r\n\r\n");
+    let r = send_raw(rg.addr, absolute.as_bytes(), false).unwrap();
+    let seen = r.text();
+    assert!(
+        seen.starts_with("GET /headers HTTP/1.1"),
+        "origin-form upstream: {seen}"
+    );
+    assert!(seen.contains("Host: www.example.test"), "{seen}");
+    assert!(
+        seen.to_ascii_lowercase()
+            .contains("x-forwarded-for: 203.0.113.9, 127.0.0.1"),
+        "{seen}"
+    );
+    assert!(
+        seen.to_ascii_lowercase()
+            .contains("x-forwarded-proto: http"),
+        "{seen}"
+    );
+
+    let http10 = format!("GET /headers HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n\r\n");
+    let r = send_raw(rg.addr, http10.as_bytes(), false).unwrap();
+    assert_eq!(r.status, 200);
+    assert!(
+        r.text().to_ascii_lowercase().contains("host: "),
+        "Host inserted for HTTP/1.0: {}",
+        r.text()
+    );
+    drop(origin);
+}
+
+#[test]
+fn answers_http_1_1_behind_an_http_1_0_origin() {
+    let origin =
+        raw_origin("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello");
+    let rg = Robogate::start(origin, DEFAULT_ROBOTS, "");
+    let r = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(
+        (r.status, r.version.as_str(), r.text().as_str()),
+        (200, "HTTP/1.1", "hello")
+    );
+}
+
+#[test]
+fn answers_a_half_closed_client() {
+    let (_origin, rg) = gate();
+    let req = format!("GET /about.html HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\n\r\n");
+    let r = send_raw(rg.addr, req.as_bytes(), true).unwrap();
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("About"));
+}
+
+#[test]
+fn origin_down_gives_a_502_page_and_recovers() {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    let mut origin = Origin::start_on(addr);
+    let rg = Robogate::start(addr, DEFAULT_ROBOTS, "");
+    assert_eq!(get(rg.addr, "/", Some(FIREFOX)).unwrap().status, 200);
+    origin.stop();
+    let down = eventually("a 502 while the origin is down", || {
+        get(rg.addr, "/", Some(FIREFOX))
+            .ok()
+            .filter(|r| r.status == 502)
+    });
+    assert!(
+        down.text()
+            .contains("could not get an answer from the origin"),
+        "{}",
+        down.text()
+    );
+    assert_eq!(
+        get(rg.addr, "/robots.txt", None).unwrap().status,
+        200,
+        "robots.txt never depends on the origin"
+    );
+    let _origin = Origin::start_on(addr);
+    eventually("recovery once the origin is back", || {
+        get(rg.addr, "/", Some(FIREFOX))
+            .ok()
+            .filter(|r| r.status == 200)
+    });
+}
+
+#[test]
+fn sigterm_stops_within_the_grace_period() {
+    let (_origin, mut rg) = gate();
+    assert_eq!(get(rg.addr, "/", Some(FIREFOX)).unwrap().status, 200);
+    let start = Instant::now();
+    rg.signal("TERM");
+    let status = eventually("robogate to exit after SIGTERM", || {
+        rg.child.try_wait().ok().flatten()
+    });
+    assert!(status.success(), "exit status {status}");
+    // grace_period = 1s, plus at most 1 s for the runtimes to wind down.
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "took {:?}",
+        start.elapsed()
+    );
+}

@@ -1,0 +1,280 @@
+//! Live edits: every way operators change conf files takes effect within a deadline, and no
+//! broken edit takes the site down.
+
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::support::*;
+
+const V1: &str = "User-agent: *\nDisallow: /private/\n";
+const V2: &str = "User-agent: *\nDisallow: /blog/\n";
+
+fn start() -> (Origin, Robogate) {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, V1, "");
+    (origin, rg)
+}
+
+fn served(rg: &Robogate) -> String {
+    get(rg.addr, "/robots.txt", None)
+        .map(|r| r.text())
+        .unwrap_or_default()
+}
+
+/// Waits until `/robots.txt` serves `body`, then checks that enforcement follows it.
+fn assert_live(rg: &Robogate, body: &str) {
+    eventually("the new robots.txt to be served", || {
+        (served(rg) == body).then_some(())
+    });
+    let (blocked, open) = if body == V2 {
+        ("/blog/", "/private/report.html")
+    } else {
+        ("/private/report.html", "/blog/")
+    };
+    assert_eq!(
+        get(rg.addr, blocked, Some(WGET)).unwrap().status,
+        403,
+        "{blocked} newly disallowed"
+    );
+    assert_eq!(
+        get(rg.addr, open, Some(WGET)).unwrap().status,
+        200,
+        "{open} newly allowed"
+    );
+}
+
+fn errors(rg: &Robogate) -> f64 {
+    rg.metric("robogate_config_reloads_total{result=\"error\"}")
+}
+
+#[test]
+fn in_place_write() {
+    let (_o, rg) = start();
+    std::fs::write(rg.path("robots.txt"), V2).unwrap();
+    assert_live(&rg, V2);
+    assert_eq!(rg.metric("robogate_config_generation"), 2.0);
+}
+
+#[test]
+fn sed_in_place() {
+    let (_o, rg) = start();
+    let ok = Command::new("sed")
+        .args(["-i", "s#/private/#/blog/#"])
+        .arg(rg.path("robots.txt"))
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    assert_live(&rg, V2);
+}
+
+#[test]
+fn temp_file_then_rename() {
+    let (_o, rg) = start();
+    std::fs::write(rg.path("robots.txt.tmp"), V2).unwrap();
+    std::fs::rename(rg.path("robots.txt.tmp"), rg.path("robots.txt")).unwrap();
+    assert_live(&rg, V2);
+}
+
+#[test]
+fn configmap_data_symlink_swap() {
+    let origin = Origin::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("..2026_11_20_01")).unwrap();
+    std::fs::write(d.join("..2026_11_20_01/robots.txt"), V1).unwrap();
+    std::os::unix::fs::symlink("..2026_11_20_01", d.join("..data")).unwrap();
+    std::os::unix::fs::symlink("..data/robots.txt", d.join("cm-robots.txt")).unwrap();
+    let rg = Robogate::start(origin.addr, V1, &format!("# robots below\n[agents]\n"));
+    // Point the running config at the ConfigMap-style file: that edit is itself a reload.
+    let conf = std::fs::read_to_string(rg.path("robogate.toml")).unwrap();
+    let conf = conf.replace(
+        "file = \"robots.txt\"",
+        &format!("file = \"{}\"", d.join("cm-robots.txt").display()),
+    );
+    std::fs::write(rg.path("robogate.toml"), conf).unwrap();
+    eventually("generation 2", || {
+        (rg.metric("robogate_config_generation") == 2.0).then_some(())
+    });
+    // The kubelet's update: a new timestamped folder, then an atomic rename of ..data.
+    std::fs::create_dir(d.join("..2026_11_20_02")).unwrap();
+    std::fs::write(d.join("..2026_11_20_02/robots.txt"), V2).unwrap();
+    std::os::unix::fs::symlink("..2026_11_20_02", d.join("..data_tmp")).unwrap();
+    std::fs::rename(d.join("..data_tmp"), d.join("..data")).unwrap();
+    std::fs::remove_dir_all(d.join("..2026_11_20_01")).unwrap();
+    assert_live(&rg, V2);
+}
+
+#[test]
+fn delete_keeps_the_last_good_copy_until_recreated() {
+    let (_o, rg) = start();
+    std::fs::remove_file(rg.path("robots.txt")).unwrap();
+    eventually("the failed reload to be counted", || {
+        (errors(&rg) >= 1.0).then_some(())
+    });
+    assert_eq!(served(&rg), V1, "last good robots.txt still served");
+    assert_eq!(
+        get(rg.addr, "/private/report.html", Some(WGET))
+            .unwrap()
+            .status,
+        403,
+        "and enforced"
+    );
+    std::fs::write(rg.path("robots.txt"), V2).unwrap();
+    assert_live(&rg, V2);
+}
+
+#[test]
+fn broken_toml_keeps_the_last_good_policy() {
+    let (_o, rg) = start();
+    let good = std::fs::read_to_string(rg.path("robogate.toml")).unwrap();
+    std::fs::write(
+        rg.path("robogate.toml"),
+        format!("{good}\n[enforce\nmode = "),
+    )
+    .unwrap();
+    eventually("the failed reload to be counted", || {
+        (errors(&rg) >= 1.0).then_some(())
+    });
+    assert_eq!(rg.metric("robogate_config_generation"), 1.0);
+    assert_eq!(
+        get(rg.addr, "/private/report.html", Some(WGET))
+            .unwrap()
+            .status,
+        403
+    );
+    assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200);
+    // Fixing the file (and a live setting change with it) is picked up.
+    std::fs::write(
+        rg.path("robogate.toml"),
+        good.replace("[robots]", "[enforce]\nmode = \"off\"\n\n[robots]"),
+    )
+    .unwrap();
+    eventually("the fixed config to load", || {
+        (rg.metric("robogate_config_generation") == 2.0).then_some(())
+    });
+    assert_eq!(
+        get(rg.addr, "/private/report.html", Some(WGET))
+            .unwrap()
+            .status,
+        200,
+        "mode = off is live"
+    );
+}
+
+#[test]
+fn binary_garbage_and_oversized_files_are_refused() {
+    let (_o, rg) = start();
+    let mut garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+    garbage[10] = 0;
+    std::fs::write(rg.path("robots.txt"), &garbage).unwrap();
+    eventually("the binary file to be refused", || {
+        (errors(&rg) >= 1.0).then_some(())
+    });
+    assert_eq!(served(&rg), V1);
+    let big = format!(
+        "User-agent: *\n{}",
+        "Disallow: /blog/\n".repeat(10 * 1024 * 1024 / 17)
+    );
+    std::fs::write(rg.path("robots.txt"), big).unwrap();
+    eventually("the 10 MB file to be refused", || {
+        (errors(&rg) >= 2.0).then_some(())
+    });
+    assert_eq!(served(&rg), V1);
+    assert_eq!(
+        get(rg.addr, "/blog/", Some(WGET)).unwrap().status,
+        200,
+        "the 10 MB rules are not enforced"
+    );
+    std::fs::write(rg.path("robots.txt"), V2).unwrap();
+    assert_live(&rg, V2);
+}
+
+#[test]
+fn sighup_reloads() {
+    let (_o, rg) = start();
+    rg.signal("HUP");
+    eventually("an unchanged reload", || {
+        (rg.metric("robogate_config_reloads_total{result=\"unchanged\"}") >= 1.0).then_some(())
+    });
+    assert_eq!(rg.metric("robogate_config_generation"), 1.0);
+}
+
+/// 100 reloads while traffic flows: no failed request, and every response is consistent with one
+/// policy generation. Also reports edit-to-effect latency (not asserted: see BENCHMARKS.md).
+#[test]
+fn reloads_under_load_fail_no_request() {
+    let (_o, rg) = start();
+    // Version k puts its Disallow on line 2 + (k % 3): a 403 must quote the line of its own file.
+    let version = |k: usize| {
+        format!(
+            "User-agent: *\n{}Disallow: /private/\n# version {k}\n",
+            "#\n".repeat(k % 3)
+        )
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let served_ok = Arc::new(AtomicUsize::new(0));
+    let addr = rg.addr;
+    let clients: Vec<_> = (0..4)
+        .map(|t| {
+            let (stop, served_ok) = (stop.clone(), served_ok.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let (path, ua) = if t % 2 == 0 {
+                        ("/private/report.html", WGET)
+                    } else {
+                        ("/robots.txt", WGET)
+                    };
+                    let r = get(addr, path, Some(ua)).expect("no connection error during reloads");
+                    if path == "/robots.txt" {
+                        assert_eq!(r.status, 200);
+                        let body = r.text();
+                        let k: usize = body
+                            .rsplit("# version ")
+                            .next()
+                            .unwrap()
+                            .trim()
+                            .parse()
+                            .unwrap_or(0);
+                        assert!(
+                            body == version(k) || body == V1,
+                            "torn robots.txt: {body:?}"
+                        );
+                    } else {
+                        assert_eq!(r.status, 403, "{}", r.text());
+                        let body = r.text();
+                        let ok = (2..=4)
+                            .any(|l| body.contains(&format!("line {l}: Disallow: /private/")));
+                        assert!(ok, "403 quotes a line of another generation: {body}");
+                    }
+                    served_ok.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for k in 1..=100 {
+        let body = version(k);
+        let t = Instant::now();
+        std::fs::write(rg.path("robots.txt"), &body).unwrap();
+        eventually("the edit to take effect", || {
+            (served(&rg) == body).then_some(())
+        });
+        latencies.push(t.elapsed());
+    }
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.join().expect("a client saw a failure");
+    }
+    assert!(rg.metric("robogate_config_generation") >= 50.0);
+    latencies.sort();
+    eprintln!(
+        "edit-to-effect over {} edits under load: p50 {:?} p99 {:?} max {:?}; {} requests served",
+        latencies.len(),
+        latencies[latencies.len() / 2],
+        latencies[latencies.len() * 99 / 100],
+        latencies[latencies.len() - 1],
+        served_ok.load(Ordering::Relaxed)
+    );
+}

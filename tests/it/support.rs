@@ -1,0 +1,321 @@
+//! Test harness: real origins on 127.0.0.1:0, the real robogate binary, a raw HTTP client, and
+//! polling with deadlines (never fixed sleeps).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "../../examples/demo/origin.rs"]
+#[allow(dead_code)]
+pub mod demo_origin;
+
+/// How long any wait in a test may take before it fails.
+pub const DEADLINE: Duration = Duration::from_secs(15);
+
+/// Polls `check` until it returns `Some`, failing the test after `DEADLINE`.
+pub fn eventually<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "timed out after {DEADLINE:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A port that was free a moment ago (for listeners that must be given an address up front).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
+/// The demo origin on its own runtime; dropping (or [`Origin::stop`]) kills it and every
+/// connection it holds.
+pub struct Origin {
+    pub addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Origin {
+    pub fn start() -> Origin {
+        Origin::start_on("127.0.0.1:0".parse().unwrap())
+    }
+
+    pub fn start_on(addr: SocketAddr) -> Origin {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        let listener = std::net::TcpListener::bind(addr).expect("bind origin");
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            demo_origin::serve(listener).await
+        });
+        Origin {
+            addr,
+            runtime: Some(runtime),
+        }
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Origin {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A raw HTTP/1.x origin answering every request with `response` and closing (for HTTP/1.0
+/// origins and other odd upstreams).
+pub fn raw_origin(response: &'static str) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 8192];
+            let mut head = Vec::new();
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    addr
+}
+
+/// A running robogate binary with its own conf folder.
+pub struct Robogate {
+    pub addr: SocketAddr,
+    pub admin: SocketAddr,
+    pub dir: tempfile::TempDir,
+    pub child: Child,
+}
+
+pub const DEFAULT_ROBOTS: &str = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /private/press/\nDisallow: /private/\nDisallow: /admin/\nDisallow: /search\n";
+
+impl Robogate {
+    /// Starts robogate in front of `origin` with `robots` and extra TOML appended to the config.
+    pub fn start(origin: SocketAddr, robots: &str, extra_toml: &str) -> Robogate {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("robots.txt"), robots).unwrap();
+        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let config = format!(
+            "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n\n[admin]\nlisten = \"{admin}\"\n\n[robots]\nfile = \"robots.txt\"\n{extra_toml}\n"
+        );
+        std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
+        Robogate::spawn(dir, addr, admin)
+    }
+
+    fn spawn(dir: tempfile::TempDir, addr: SocketAddr, admin: SocketAddr) -> Robogate {
+        let child = robogate_cmd()
+            .arg("--config")
+            .arg(dir.path().join("robogate.toml"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn robogate");
+        let mut rg = Robogate {
+            addr,
+            admin,
+            dir,
+            child,
+        };
+        eventually("robogate to listen", || {
+            if let Ok(Some(status)) = rg.child.try_wait() {
+                let mut err = String::new();
+                let _ = rg
+                    .child
+                    .stderr
+                    .take()
+                    .map(|mut e| e.read_to_string(&mut err));
+                panic!("robogate exited at start with {status}: {err}");
+            }
+            let ready = get(rg.admin, "/readyz", None)
+                .ok()
+                .filter(|r| r.status == 200);
+            ready.and_then(|_| TcpStream::connect(rg.addr).ok())
+        });
+        rg
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// The value of one sample line of `/metrics` (`name{labels}`), 0 when absent.
+    pub fn metric(&self, series: &str) -> f64 {
+        let body = get(self.admin, "/metrics", None)
+            .expect("scrape /metrics")
+            .text();
+        body.lines()
+            .find_map(|l| l.strip_prefix(series).and_then(|v| v.strip_prefix(' ')))
+            .map_or(0.0, |v| v.trim().parse().unwrap())
+    }
+
+    pub fn signal(&self, sig: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Robogate {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn robogate_cmd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_robogate"))
+}
+
+/// The repository root (for conf/ and ../shared).
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub version: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends raw request bytes on a new connection and reads the response until the server closes.
+pub fn send_raw(addr: SocketAddr, request: &[u8], half_close: bool) -> std::io::Result<Response> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(DEADLINE))?;
+    s.write_all(request)?;
+    if half_close {
+        s.shutdown(std::net::Shutdown::Write)?;
+    }
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16384];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e) if raw.is_empty() => return Err(e),
+            Err(_) => break,
+        }
+        if let Some(r) = parse_complete(&raw) {
+            return Ok(r);
+        }
+    }
+    parse_complete(&raw)
+        .or_else(|| parse(&raw, true))
+        .ok_or_else(|| std::io::Error::other("incomplete response"))
+}
+
+fn parse_complete(raw: &[u8]) -> Option<Response> {
+    parse(raw, false)
+}
+
+fn parse(raw: &[u8], to_close: bool) -> Option<Response> {
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.splitn(3, ' ');
+    let version = first.next()?.to_string();
+    let status = first.next()?.parse().ok()?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect();
+    let body = &raw[end + 4..];
+    let len = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok());
+    let body = match len {
+        Some(n) if body.len() >= n => body[..n].to_vec(),
+        Some(_) if !to_close => return None,
+        Some(_) => body.to_vec(),
+        None if status == 304 || status == 204 => Vec::new(),
+        None if to_close => body.to_vec(),
+        None => return None,
+    };
+    Some(Response {
+        status,
+        version,
+        headers,
+        body,
+    })
+}
+
+/// `GET path` with an optional User-Agent, `Connection: close`.
+pub fn get(addr: SocketAddr, path: &str, ua: Option<&str>) -> std::io::Result<Response> {
+    request(addr, "GET", path, ua, &[])
+}
+
+pub fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    ua: Option<&str>,
+    headers: &[(&str, &str)],
+) -> std::io::Result<Response> {
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(ua) = ua {
+        req.push_str(&format!("User-Agent: {ua}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    let resp = send_raw(addr, req.as_bytes(), false)?;
+    Ok(if method == "HEAD" {
+        Response {
+            body: Vec::new(),
+            ..resp
+        }
+    } else {
+        resp
+    })
+}
+
+pub const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+pub const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+pub const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+pub const WGET: &str = "Wget/1.21.3";
