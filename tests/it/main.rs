@@ -4,5 +4,6 @@ mod support;
 
 mod cli;
 mod clients;
+mod metrics;
 mod proxy;
 mod reload;

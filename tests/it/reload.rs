@@ -86,7 +86,7 @@ fn configmap_data_symlink_swap() {
     std::fs::write(d.join("..2026_11_20_01/robots.txt"), V1).unwrap();
     std::os::unix::fs::symlink("..2026_11_20_01", d.join("..data")).unwrap();
     std::os::unix::fs::symlink("..data/robots.txt", d.join("cm-robots.txt")).unwrap();
-    let rg = Robogate::start(origin.addr, V1, &format!("# robots below\n[agents]\n"));
+    let rg = Robogate::start(origin.addr, V1, "");
     // Point the running config at the ConfigMap-style file: that edit is itself a reload.
     let conf = std::fs::read_to_string(rg.path("robogate.toml")).unwrap();
     let conf = conf.replace(
