@@ -8,6 +8,7 @@
 pub mod classify;
 pub mod cli;
 pub mod config;
+pub mod limit;
 pub mod metrics;
 pub mod policy;
 pub mod proxy;

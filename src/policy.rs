@@ -144,6 +144,47 @@ impl RobotsFile {
     }
 }
 
+/// The tarpit's shape and caps (reloadable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tarpit {
+    pub max_concurrent: usize,
+    pub max_per_client: usize,
+    pub duration: Duration,
+    pub interval: Duration,
+    pub chunk_bytes: usize,
+    pub max_bytes: usize,
+}
+
+impl Default for Tarpit {
+    fn default() -> Self {
+        Tarpit {
+            max_concurrent: 10_000,
+            max_per_client: 16,
+            duration: Duration::from_secs(120),
+            interval: Duration::from_secs(1),
+            chunk_bytes: 8,
+            max_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// Crawl-delay enforcement (reloadable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrawlDelay {
+    pub enforce: bool,
+    /// Replaces the file's delay for groups that have a Crawl-delay line.
+    pub override_delay: Option<Duration>,
+}
+
+impl Default for CrawlDelay {
+    fn default() -> Self {
+        CrawlDelay {
+            enforce: true,
+            override_delay: None,
+        }
+    }
+}
+
 /// Where and how to reach the origin (reloadable).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Upstream {
@@ -161,6 +202,8 @@ pub struct Policy {
     pub robots: RobotsFile,
     pub classifier: Classifier,
     pub enforce: Enforcement,
+    pub tarpit: Tarpit,
+    pub crawl_delay: CrawlDelay,
     pub upstream: Upstream,
     /// Hash of every input byte; equal fingerprints mean a reload would change nothing.
     pub fingerprint: u64,
@@ -186,6 +229,8 @@ pub enum Outcome {
     Tarpit,
     ShadowBlock,
     ShadowTarpit,
+    /// Too fast for the group's Crawl-delay: 429 with Retry-After.
+    Limit { retry_after_secs: u32 },
 }
 
 impl Outcome {
@@ -197,6 +242,7 @@ impl Outcome {
             Outcome::Tarpit => "tarpit",
             Outcome::ShadowBlock => "shadow_block",
             Outcome::ShadowTarpit => "shadow_tarpit",
+            Outcome::Limit { .. } => "limit",
         }
     }
 }
@@ -216,6 +262,9 @@ pub struct Decision {
     pub action: Option<Action>,
     /// Line of the `[[enforce.rule]]` that chose `action`; `None` for the default action.
     pub action_rule_line: Option<u32>,
+    /// The pace the robot's group asks for (`Crawl-delay`), when it is enforced; the proxy's
+    /// limiter turns a too-early request into [`Outcome::Limit`].
+    pub crawl_delay: Option<Duration>,
     pub outcome: Outcome,
 }
 
@@ -228,7 +277,35 @@ impl Decision {
             robots_line: None,
             action: None,
             action_rule_line: None,
+            crawl_delay: None,
             outcome: Outcome::Pass,
+        }
+    }
+}
+
+/// The robots.txt token chain of a robot, borrowed from the catalog or the request.
+enum Chain<'a> {
+    Catalog(&'a crate::classify::Agent),
+    /// A product token of the User-Agent that names a group in the file.
+    Header(&'a str),
+    /// Nothing names the robot: the `*` group applies.
+    Star,
+}
+
+impl Chain<'_> {
+    fn decide<'r>(&self, robots: &'r Robots, target: &str, reading: Reading) -> robots::Decision<'r> {
+        match self {
+            Chain::Catalog(a) => robots.decide(&a.tokens, a.ignores_star, target, reading),
+            Chain::Header(token) => robots.decide(&[token], false, target, reading),
+            Chain::Star => robots.decide::<&str>(&[], false, target, reading),
+        }
+    }
+
+    fn crawl_delay(&self, robots: &Robots) -> Option<(f64, u32)> {
+        match self {
+            Chain::Catalog(a) => robots.crawl_delay(&a.tokens, a.ignores_star),
+            Chain::Header(token) => robots.crawl_delay(&[token], false),
+            Chain::Star => robots.crawl_delay::<&str>(&[], false),
         }
     }
 }
@@ -297,17 +374,28 @@ impl Policy {
         }
         let catalog_agent = agent.map(|i| &self.classifier.agents()[i]);
         let robots = &self.robots.robots;
-        let verdict = match (catalog_agent, header_token) {
-            (Some(a), _) => robots.decide(&a.tokens, a.ignores_star, facts.target, reading),
-            (None, Some(token)) => robots.decide(&[token], false, facts.target, reading),
-            (None, None) => robots.decide::<&str>(&[], false, facts.target, reading),
+        let chain = match (catalog_agent, header_token) {
+            (Some(a), _) => Chain::Catalog(a),
+            (None, Some(token)) => Chain::Header(token),
+            (None, None) => Chain::Star,
         };
+        let verdict = chain.decide(robots, facts.target, reading);
         let mut out = Decision {
             agent,
             verdict: Some(verdict.verdict),
             robots_line: verdict.rule.as_ref().map(|r| r.line),
             ..Decision::pass(class)
         };
+        if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
+            out.crawl_delay = chain
+                .crawl_delay(robots)
+                .map(|(secs, _)| {
+                    self.crawl_delay
+                        .override_delay
+                        .unwrap_or_else(|| Duration::from_secs_f64(secs.clamp(0.0, 86_400.0)))
+                })
+                .filter(|d| !d.is_zero());
+        }
         if verdict.verdict.is_disallowed() {
             let (action, rule_line) = self.action_for(catalog_agent);
             out.action = Some(action);
@@ -405,6 +493,8 @@ mod tests {
             robots: RobotsFile::new(Bytes::from(robots.to_string()), SystemTime::UNIX_EPOCH),
             classifier: Classifier::build(Catalog::builtin()).unwrap_or_else(|_| unreachable!()),
             enforce,
+            tarpit: Tarpit::default(),
+            crawl_delay: CrawlDelay::default(),
             upstream: Upstream {
                 address: "127.0.0.1:1".into(),
                 host: None,

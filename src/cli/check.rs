@@ -59,6 +59,8 @@ fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy
         robots: RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH),
         classifier,
         enforce: Enforcement::default(),
+        tarpit: Default::default(),
+        crawl_delay: Default::default(),
         upstream: Upstream {
             address: String::new(),
             host: None,

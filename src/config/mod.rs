@@ -14,10 +14,10 @@ use toml::Spanned;
 
 use crate::classify::{Catalog, Category, Classifier};
 use crate::policy::{
-    fingerprint, Action, ActionRule, Enforcement, Mode, Policy, RobotsFile, RuleTarget,
-    UnknownClients, Upstream,
+    fingerprint, Action, ActionRule, CrawlDelay, Enforcement, Mode, Policy, RobotsFile, RuleTarget,
+    Tarpit, UnknownClients, Upstream,
 };
-use raw::{RawConfig, RawEnforce};
+use raw::{RawConfig, RawEnforce, RawTarpit};
 
 /// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
 /// would be enforced differently from what is served, so it is refused.
@@ -71,6 +71,8 @@ pub struct Settings {
     pub keepalive_requests: u32,
     pub client_timeout: Duration,
     pub pid_file: PathBuf,
+    /// Hard bound of the Crawl-delay limiter's state.
+    pub crawl_delay_max_entries: usize,
 }
 
 /// The result of a successful load.
@@ -186,6 +188,8 @@ pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors>
                     robots: parts.robots,
                     classifier: parts.classifier,
                     enforce: parts.enforce,
+                    tarpit: parts.tarpit,
+                    crawl_delay: parts.crawl_delay,
                     upstream: parts.upstream,
                     fingerprint: fp,
                 },
@@ -226,6 +230,8 @@ struct Parts {
     classifier: Classifier,
     agents_text: Option<String>,
     enforce: Enforcement,
+    tarpit: Tarpit,
+    crawl_delay: CrawlDelay,
     upstream: Upstream,
     files: Vec<PathBuf>,
 }
@@ -238,6 +244,11 @@ fn compile(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Option<(Set
     let enforce = classifier
         .as_ref()
         .and_then(|c| compile_enforce(&raw.enforce, c, errors));
+    let tarpit = compile_tarpit(&raw.tarpit, errors);
+    let crawl_delay = CrawlDelay {
+        enforce: raw.crawl_delay.enforce,
+        override_delay: raw.crawl_delay.r#override,
+    };
     let mut files: Vec<PathBuf> = robots_path.into_iter().collect();
     files.extend(agents_file);
     Some((
@@ -247,6 +258,8 @@ fn compile(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Option<(Set
             classifier: classifier?,
             agents_text,
             enforce: enforce?,
+            tarpit: tarpit?,
+            crawl_delay,
             upstream: upstream?,
             files,
         },
@@ -287,6 +300,33 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         keepalive_requests: server.keepalive_requests.max(1),
         client_timeout: server.client_timeout,
         pid_file,
+        crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
+    })
+}
+
+fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
+    let before = errors.list.len();
+    let chunk = *raw.chunk_bytes.get_ref();
+    if chunk == 0 {
+        errors.push(Some(raw.chunk_bytes.span()), "tarpit.chunk_bytes", "must be at least 1");
+    }
+    if *raw.max_bytes.get_ref() < chunk {
+        errors.push(
+            Some(raw.max_bytes.span()),
+            "tarpit.max_bytes",
+            format!("must be at least tarpit.chunk_bytes ({chunk})"),
+        );
+    }
+    if raw.interval.is_zero() || raw.duration.is_zero() {
+        errors.push(None, "tarpit.interval", "tarpit.interval and tarpit.duration must be above zero");
+    }
+    (errors.list.len() == before).then(|| Tarpit {
+        max_concurrent: *raw.max_concurrent.get_ref(),
+        max_per_client: *raw.max_per_client.get_ref(),
+        duration: raw.duration,
+        interval: raw.interval,
+        chunk_bytes: chunk,
+        max_bytes: *raw.max_bytes.get_ref(),
     })
 }
 

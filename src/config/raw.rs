@@ -149,6 +149,62 @@ pub struct RawActionRule {
     pub action: Spanned<String>,
 }
 
+/// `[tarpit]`: the slow drip for robots the operator wants to waste time on. Reloads live.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawTarpit {
+    /// Tarpits held at once; over the cap a tarpit decision blocks instead.
+    pub max_concurrent: Spanned<usize>,
+    /// Tarpits held at once for one client IP; over it, block instead.
+    pub max_per_client: Spanned<usize>,
+    /// How long one tarpit lasts at most.
+    #[serde(with = "humantime_serde")]
+    pub duration: Duration,
+    /// Time between two drips.
+    #[serde(with = "humantime_serde")]
+    pub interval: Duration,
+    /// Bytes per drip.
+    pub chunk_bytes: Spanned<usize>,
+    /// Body bytes of one tarpit at most.
+    pub max_bytes: Spanned<usize>,
+}
+
+impl Default for RawTarpit {
+    fn default() -> Self {
+        RawTarpit {
+            max_concurrent: Spanned::new(0..0, 10_000),
+            max_per_client: Spanned::new(0..0, 16),
+            duration: Duration::from_secs(120),
+            interval: Duration::from_secs(1),
+            chunk_bytes: Spanned::new(0..0, 8),
+            max_bytes: Spanned::new(0..0, 64 * 1024),
+        }
+    }
+}
+
+/// `[crawl_delay]`: holding robots to the pace their robots.txt group asks of them.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawCrawlDelay {
+    /// Answer requests that come faster than the group's `Crawl-delay` with 429.
+    pub enforce: bool,
+    /// Use this delay instead of the file's value (for groups that have a Crawl-delay).
+    #[serde(with = "humantime_serde")]
+    pub r#override: Option<Duration>,
+    /// Hard bound on tracked (agent, client IP) pairs. Needs a restart.
+    pub max_entries: Spanned<usize>,
+}
+
+impl Default for RawCrawlDelay {
+    fn default() -> Self {
+        RawCrawlDelay {
+            enforce: true,
+            r#override: None,
+            max_entries: Spanned::new(0..0, 100_000),
+        }
+    }
+}
+
 /// The sections of `robogate.toml`, each read independently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
@@ -158,6 +214,8 @@ pub struct RawConfig {
     pub robots: RawRobots,
     pub agents: RawAgents,
     pub enforce: RawEnforce,
+    pub tarpit: RawTarpit,
+    pub crawl_delay: RawCrawlDelay,
 }
 
 /// A problem found while reading the TOML: byte span (if known), dotted key, message.
@@ -178,7 +236,16 @@ impl RawError {
     }
 }
 
-const SECTIONS: &[&str] = &["server", "origin", "admin", "robots", "agents", "enforce"];
+const SECTIONS: &[&str] = &[
+    "server",
+    "origin",
+    "admin",
+    "robots",
+    "agents",
+    "enforce",
+    "tarpit",
+    "crawl_delay",
+];
 
 macro_rules! read_section {
     ($text:expr, $errors:expr, $name:ident : $ty:ty) => {{
@@ -228,6 +295,8 @@ pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
     let robots = read_section!(text, errors, robots: RawRobots);
     let agents = read_section!(text, errors, agents: RawAgents);
     let enforce = read_section!(text, errors, enforce: RawEnforce);
+    let tarpit = read_section!(text, errors, tarpit: RawTarpit);
+    let crawl_delay = read_section!(text, errors, crawl_delay: RawCrawlDelay);
     if origin.is_none() && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -243,6 +312,8 @@ pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
             robots: robots.unwrap_or_default(),
             agents: agents.unwrap_or_default(),
             enforce: enforce.unwrap_or_default(),
+            tarpit: tarpit.unwrap_or_default(),
+            crawl_delay: crawl_delay.unwrap_or_default(),
         }),
         _ => Err(errors),
     }

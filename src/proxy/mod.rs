@@ -3,8 +3,10 @@
 
 pub mod admin;
 pub mod respond;
+pub mod tarpit;
 
 use std::borrow::Cow;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,6 +19,8 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
+use crate::limit::{Admission, CrawlLimiter, Key};
+use tarpit::TarpitGate;
 use crate::metrics::{self, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts};
 
@@ -24,11 +28,35 @@ use crate::policy::{Decision, Outcome, Policy, RequestFacts};
 pub struct Gate {
     live: Arc<ArcSwap<Policy>>,
     settings: Arc<Settings>,
+    tarpits: Arc<TarpitGate>,
+    limiter: CrawlLimiter,
 }
 
 impl Gate {
     pub fn new(live: Arc<ArcSwap<Policy>>, settings: Arc<Settings>) -> Self {
-        Gate { live, settings }
+        let limiter = CrawlLimiter::new(settings.crawl_delay_max_entries);
+        Gate {
+            live,
+            settings,
+            tarpits: Arc::default(),
+            limiter,
+        }
+    }
+
+    /// Applies Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
+    fn pace(&self, decision: &mut Decision, policy: &Policy, ua: Option<&str>, ip: Option<IpAddr>) {
+        let (Outcome::Pass, Some(delay), Some(ip)) = (decision.outcome, decision.crawl_delay, ip) else {
+            return;
+        };
+        let agent = policy.agent_name(decision).or(ua).unwrap_or("");
+        match self.limiter.admit(Key::new(agent, ip), delay, Instant::now()) {
+            Admission::Admit => {}
+            Admission::Untracked => tracing::warn!(target: "limit", "Crawl-delay limiter full; admitting untracked"),
+            Admission::Wait(wait) => {
+                let retry_after_secs = wait.as_secs_f64().ceil().max(1.0) as u32;
+                decision.outcome = Outcome::Limit { retry_after_secs };
+            }
+        }
     }
 }
 
@@ -84,11 +112,13 @@ impl ProxyHttp for Gate {
             user_agent: ua.as_deref(),
             is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
         };
-        let decision = policy.decide(&facts);
-        ctx.decision = Some(decision);
-        let answered = respond::act(session, &policy, &decision).await;
-        ctx.policy = Some(policy);
-        answered
+        let mut decision = policy.decide(&facts);
+        let ip = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
+        self.pace(&mut decision, &policy, ua.as_deref(), ip);
+        drop(ua);
+        ctx.policy = Some(policy.clone());
+        let decision = ctx.decision.insert(decision);
+        respond::act(session, &policy, decision, &self.tarpits).await
     }
 
     async fn upstream_peer(
@@ -197,7 +227,7 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
     };
     let class = d.class.as_str();
     let action = match (e, d.outcome) {
-        (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit) => "error",
+        (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit) if ctx.upstream_error.is_some() => "error",
         (_, outcome) => outcome.as_str(),
     };
     let agent = policy.agent_name(d);

@@ -6,17 +6,61 @@ use pingora_error::{Error, ErrorSource, ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
+use std::sync::Arc;
+
+use crate::metrics::METRICS;
 use crate::policy::{Decision, Outcome, Policy};
+use crate::proxy::tarpit::{self, TarpitGate};
 
 /// Answers the request locally when the decision says so. Returns `Ok(true)` when a response was
-/// written (the request ends here) and `Ok(false)` when it goes on to the origin.
-pub async fn act(session: &mut Session, policy: &Policy, decision: &Decision) -> Result<bool> {
+/// written (the request ends here) and `Ok(false)` when it goes on to the origin. A tarpit over
+/// its caps becomes a block, and `decision` is updated to say so.
+pub async fn act(
+    session: &mut Session,
+    policy: &Policy,
+    decision: &mut Decision,
+    tarpits: &Arc<TarpitGate>,
+) -> Result<bool> {
     match decision.outcome {
         Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Ok(false),
         Outcome::RobotsTxt => robots_txt(session, policy).await.map(|_| true),
-        // Tarpits are their own issue; until they land a tarpit decision blocks.
-        Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await.map(|_| true),
+        Outcome::Block => block(session, policy, decision).await.map(|_| true),
+        Outcome::Limit { retry_after_secs } => too_fast(session, retry_after_secs).await.map(|_| true),
+        Outcome::Tarpit => {
+            let ip = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
+            match tarpits.try_enter(ip, &policy.tarpit) {
+                Some(_place) => {
+                    let path = session.req_header().uri.path().to_string();
+                    tarpit::drip(session, &policy.tarpit, &path).await.map(|_| true)
+                }
+                None => {
+                    METRICS.tarpit_overflow.inc();
+                    decision.outcome = Outcome::Block;
+                    block(session, policy, decision).await.map(|_| true)
+                }
+            }
+        }
     }
+}
+
+/// 429 for a robot going faster than its group's Crawl-delay.
+async fn too_fast(session: &mut Session, retry_after_secs: u32) -> Result<()> {
+    let retry = retry_after_secs.to_string();
+    let body = format!(
+        "429 Too Many Requests: robots.txt asks this robot to wait between requests (Crawl-delay).\n\
+         Retry after {retry} s.\n"
+    );
+    local(
+        session,
+        429,
+        &[
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::RETRY_AFTER, retry.as_str()),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        Bytes::from(body),
+    )
+    .await
 }
 
 /// Writes a complete local response with Content-Length (HEAD gets the headers only).

@@ -4,6 +4,7 @@ mod support;
 
 mod cli;
 mod clients;
+mod enforce;
 mod metrics;
 mod proxy;
 mod reload;

@@ -1,0 +1,204 @@
+//! The tarpit: a plausible HTML page dripped a few bytes per tick, close-delimited (no
+//! Content-Length, so pingora flushes every write), bounded in time and size, capped globally and
+//! per client IP. Each tarpit is a parked tokio task between ticks: no worker thread is held.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header;
+use pingora_error::Result;
+use pingora_http::ResponseHeader;
+use pingora_proxy::Session;
+
+use crate::metrics::METRICS;
+use crate::policy::Tarpit;
+
+/// Counts tarpits in progress, globally and per client IP.
+#[derive(Default)]
+pub struct TarpitGate {
+    active: AtomicUsize,
+    per_client: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// A place in the tarpit; dropping it frees the place.
+pub struct TarpitGuard {
+    gate: Arc<TarpitGate>,
+    /// The client IP whose per-client count this guard holds.
+    ip: Option<IpAddr>,
+    /// Whether the guard was handed out (and so counted in the `tarpit_active` gauge).
+    entered: bool,
+}
+
+impl TarpitGate {
+    /// Takes a place if both caps allow it.
+    pub fn try_enter(self: &Arc<Self>, ip: Option<IpAddr>, limits: &Tarpit) -> Option<TarpitGuard> {
+        let taken = self
+            .active
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limits.max_concurrent).then_some(n + 1));
+        taken.ok()?;
+        let mut guard = TarpitGuard { gate: self.clone(), ip: None, entered: false };
+        if let Some(ip) = ip {
+            let mut map = self.per_client.lock().ok()?;
+            let n = map.entry(ip).or_insert(0);
+            if *n >= limits.max_per_client {
+                return None; // `guard` drops and gives the global place back
+            }
+            *n += 1;
+            guard.ip = Some(ip);
+        }
+        METRICS.tarpit_active.inc();
+        guard.entered = true;
+        Some(guard)
+    }
+
+    /// Tarpits in progress.
+    pub fn active(&self) -> usize {
+        self.active.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for TarpitGuard {
+    fn drop(&mut self) {
+        self.gate.active.fetch_sub(1, Ordering::AcqRel);
+        if self.entered {
+            METRICS.tarpit_active.dec();
+        }
+        if let Some(ip) = self.ip {
+            if let Ok(mut map) = self.gate.per_client.lock() {
+                if let Some(n) = map.get_mut(&ip) {
+                    *n -= 1;
+                    if *n == 0 {
+                        map.remove(&ip);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An endless, plausible archive page whose links lead deeper under the request path, so a
+/// crawler that ignores robots.txt keeps finding more disallowed URLs to waste time on.
+pub struct Maze {
+    base: String,
+    pending: Vec<u8>,
+    state: u64,
+    entry: u64,
+}
+
+impl Maze {
+    pub fn new(path: &str) -> Maze {
+        let path = path.split(['?', '#']).next().unwrap_or("/");
+        let base = format!("{}/", path.trim_end_matches('/'));
+        let state = crate::policy::fingerprint(&[path.as_bytes()]) | 1;
+        let head = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Archive</title></head>\n<body><h1>Archive</h1>\n";
+        Maze { base, pending: head.as_bytes().to_vec(), state, entry: 0 }
+    }
+
+    fn next_word(&mut self) -> u64 {
+        // xorshift64: cheap, deterministic per path.
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        self.state
+    }
+
+    /// The next `n` bytes of the page.
+    pub fn take(&mut self, n: usize) -> Bytes {
+        while self.pending.len() < n {
+            self.entry += 1;
+            let (id, more) = (self.next_word(), self.next_word());
+            let mut p = String::new();
+            let _ = writeln!(
+                p,
+                "<p>Entry {}: <a href=\"{}{:012x}.html\">record {:x}</a> and <a href=\"{}{:08x}/\">more</a></p>",
+                self.entry,
+                self.base,
+                id >> 16,
+                id & 0xffff,
+                self.base,
+                more >> 32
+            );
+            self.pending.extend_from_slice(p.as_bytes());
+        }
+        Bytes::from(self.pending.drain(..n).collect::<Vec<u8>>())
+    }
+}
+
+/// Drips the maze until the time or size budget is spent, the client leaves, or the process
+/// shuts down. Never buffers the body; swallows the write error of a departed client.
+pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<()> {
+    session.set_keepalive(None);
+    session.set_write_timeout(Some(limits.interval * 4 + Duration::from_secs(5)));
+    // A client's FIN ends the tarpit at once instead of waiting for the next write to fail.
+    session.set_abort_on_close(true);
+    let mut resp = ResponseHeader::build(200, Some(3))?;
+    resp.insert_header(header::CONTENT_TYPE, "text/html; charset=utf-8")?;
+    resp.insert_header(header::CACHE_CONTROL, "no-store")?;
+    resp.insert_header(header::CONNECTION, "close")?;
+    let started = Instant::now();
+    let mut sent = 0usize;
+    let mut maze = Maze::new(path);
+    if session.write_response_header(Box::new(resp), false).await.is_ok() {
+        while started.elapsed() < limits.duration && sent < limits.max_bytes && !session.is_process_shutting_down() {
+            let chunk = maze.take(limits.chunk_bytes.min(limits.max_bytes - sent));
+            let n = chunk.len();
+            if session.write_response_body(Some(chunk), false).await.is_err() {
+                break;
+            }
+            sent += n;
+            METRICS.tarpit_bytes.inc_by(n as u64);
+            let gone = tokio::select! {
+                _ = tokio::time::sleep(limits.interval) => false,
+                _ = session.as_downstream_mut().read_body_or_idle(true) => true,
+            };
+            if gone {
+                break;
+            }
+        }
+        let _ = session.write_response_body(None, true).await;
+    }
+    METRICS.tarpit_seconds.inc_by(started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maze_links_stay_under_the_request_path() {
+        let mut m = Maze::new("/private/report.html?x=1");
+        let text = String::from_utf8(m.take(4000).to_vec()).unwrap();
+        assert!(text.starts_with("<!doctype html>"));
+        let links: Vec<&str> = text.split("href=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect();
+        assert!(links.len() > 10);
+        assert!(links.iter().all(|l| l.starts_with("/private/report.html/")), "{links:?}");
+    }
+
+    #[test]
+    fn maze_is_served_in_exact_chunks() {
+        let mut m = Maze::new("/");
+        assert!((0..500).all(|_| m.take(7).len() == 7));
+    }
+
+    #[test]
+    fn caps_are_enforced_and_released() {
+        let gate = Arc::new(TarpitGate::default());
+        let limits = Tarpit { max_concurrent: 3, max_per_client: 2, ..Tarpit::default() };
+        let a: IpAddr = [10, 0, 0, 1].into();
+        let b: IpAddr = [10, 0, 0, 2].into();
+        let g1 = gate.try_enter(Some(a), &limits).expect("first");
+        let _g2 = gate.try_enter(Some(a), &limits).expect("second");
+        assert!(gate.try_enter(Some(a), &limits).is_none(), "per-client cap");
+        assert_eq!(gate.active(), 2, "a refused entry gives its place back");
+        let _g3 = gate.try_enter(Some(b), &limits).expect("other client");
+        assert!(gate.try_enter(Some(b), &limits).is_none(), "global cap");
+        drop(g1);
+        assert!(gate.try_enter(Some(b), &limits).is_some(), "released");
+    }
+}
