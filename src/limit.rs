@@ -23,7 +23,10 @@ impl Key {
     pub fn new(agent: &str, ip: IpAddr) -> Key {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         agent.to_ascii_lowercase().hash(&mut h);
-        Key { agent: h.finish(), ip }
+        Key {
+            agent: h.finish(),
+            ip,
+        }
     }
 }
 
@@ -75,7 +78,10 @@ impl CrawlLimiter {
 
     /// Keys currently tracked (for tests and diagnostics).
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().map_or(0, |m| m.len())).sum()
+        self.shards
+            .iter()
+            .map(|s| s.lock().map_or(0, |m| m.len()))
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -97,8 +103,15 @@ mod tests {
         let t0 = Instant::now();
         let d = Duration::from_secs(2);
         assert_eq!(l.admit(key(1), d, t0), Admission::Admit);
-        assert_eq!(l.admit(key(1), d, t0 + Duration::from_millis(500)), Admission::Wait(Duration::from_millis(1500)));
-        assert_eq!(l.admit(key(2), d, t0), Admission::Admit, "keys are independent");
+        assert_eq!(
+            l.admit(key(1), d, t0 + Duration::from_millis(500)),
+            Admission::Wait(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            l.admit(key(2), d, t0),
+            Admission::Admit,
+            "keys are independent"
+        );
         assert_eq!(l.admit(key(1), d, t0 + d), Admission::Admit);
     }
 
@@ -107,8 +120,14 @@ mod tests {
         let l = CrawlLimiter::new(100);
         let ip = IpAddr::from([10, 0, 0, 1]);
         let t0 = Instant::now();
-        assert_eq!(l.admit(Key::new("a", ip), Duration::from_secs(1), t0), Admission::Admit);
-        assert_eq!(l.admit(Key::new("b", ip), Duration::from_secs(1), t0), Admission::Admit);
+        assert_eq!(
+            l.admit(Key::new("a", ip), Duration::from_secs(1), t0),
+            Admission::Admit
+        );
+        assert_eq!(
+            l.admit(Key::new("b", ip), Duration::from_secs(1), t0),
+            Admission::Admit
+        );
         assert_eq!(Key::new("GPTBot", ip), Key::new("gptbot", ip));
     }
 

@@ -230,7 +230,9 @@ pub enum Outcome {
     ShadowBlock,
     ShadowTarpit,
     /// Too fast for the group's Crawl-delay: 429 with Retry-After.
-    Limit { retry_after_secs: u32 },
+    Limit {
+        retry_after_secs: u32,
+    },
 }
 
 impl Outcome {
@@ -293,7 +295,12 @@ enum Chain<'a> {
 }
 
 impl Chain<'_> {
-    fn decide<'r>(&self, robots: &'r Robots, target: &str, reading: Reading) -> robots::Decision<'r> {
+    fn decide<'r>(
+        &self,
+        robots: &'r Robots,
+        target: &str,
+        reading: Reading,
+    ) -> robots::Decision<'r> {
         match self {
             Chain::Catalog(a) => robots.decide(&a.tokens, a.ignores_star, target, reading),
             Chain::Header(token) => robots.decide(&[token], false, target, reading),

@@ -39,7 +39,7 @@ pub struct CheckArgs {
 }
 
 fn parse_reading(s: &str) -> Result<Reading, String> {
-    s.parse()
+    s.parse().map_err(|e: robots::UnknownReading| e.to_string())
 }
 
 /// A policy that evaluates one robots.txt with the default enforcement settings.

@@ -308,7 +308,11 @@ fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
     let before = errors.list.len();
     let chunk = *raw.chunk_bytes.get_ref();
     if chunk == 0 {
-        errors.push(Some(raw.chunk_bytes.span()), "tarpit.chunk_bytes", "must be at least 1");
+        errors.push(
+            Some(raw.chunk_bytes.span()),
+            "tarpit.chunk_bytes",
+            "must be at least 1",
+        );
     }
     if *raw.max_bytes.get_ref() < chunk {
         errors.push(
@@ -318,7 +322,11 @@ fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
         );
     }
     if raw.interval.is_zero() || raw.duration.is_zero() {
-        errors.push(None, "tarpit.interval", "tarpit.interval and tarpit.duration must be above zero");
+        errors.push(
+            None,
+            "tarpit.interval",
+            "tarpit.interval and tarpit.duration must be above zero",
+        );
     }
     (errors.list.len() == before).then(|| Tarpit {
         max_concurrent: *raw.max_concurrent.get_ref(),

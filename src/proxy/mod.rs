@@ -20,9 +20,9 @@ use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
 use crate::limit::{Admission, CrawlLimiter, Key};
-use tarpit::TarpitGate;
 use crate::metrics::{self, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts};
+use tarpit::TarpitGate;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings.
 pub struct Gate {
@@ -45,13 +45,19 @@ impl Gate {
 
     /// Applies Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
     fn pace(&self, decision: &mut Decision, policy: &Policy, ua: Option<&str>, ip: Option<IpAddr>) {
-        let (Outcome::Pass, Some(delay), Some(ip)) = (decision.outcome, decision.crawl_delay, ip) else {
+        let (Outcome::Pass, Some(delay), Some(ip)) = (decision.outcome, decision.crawl_delay, ip)
+        else {
             return;
         };
         let agent = policy.agent_name(decision).or(ua).unwrap_or("");
-        match self.limiter.admit(Key::new(agent, ip), delay, Instant::now()) {
+        match self
+            .limiter
+            .admit(Key::new(agent, ip), delay, Instant::now())
+        {
             Admission::Admit => {}
-            Admission::Untracked => tracing::warn!(target: "limit", "Crawl-delay limiter full; admitting untracked"),
+            Admission::Untracked => {
+                tracing::warn!(target: "limit", "Crawl-delay limiter full; admitting untracked")
+            }
             Admission::Wait(wait) => {
                 let retry_after_secs = wait.as_secs_f64().ceil().max(1.0) as u32;
                 decision.outcome = Outcome::Limit { retry_after_secs };
@@ -113,7 +119,10 @@ impl ProxyHttp for Gate {
             is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
         };
         let mut decision = policy.decide(&facts);
-        let ip = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
+        let ip = session
+            .client_addr()
+            .and_then(|a| a.as_inet())
+            .map(|a| a.ip());
         self.pace(&mut decision, &policy, ua.as_deref(), ip);
         drop(ua);
         ctx.policy = Some(policy.clone());
@@ -227,7 +236,11 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
     };
     let class = d.class.as_str();
     let action = match (e, d.outcome) {
-        (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit) if ctx.upstream_error.is_some() => "error",
+        (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit)
+            if ctx.upstream_error.is_some() =>
+        {
+            "error"
+        }
         (_, outcome) => outcome.as_str(),
     };
     let agent = policy.agent_name(d);

@@ -25,13 +25,20 @@ pub async fn act(
         Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Ok(false),
         Outcome::RobotsTxt => robots_txt(session, policy).await.map(|_| true),
         Outcome::Block => block(session, policy, decision).await.map(|_| true),
-        Outcome::Limit { retry_after_secs } => too_fast(session, retry_after_secs).await.map(|_| true),
+        Outcome::Limit { retry_after_secs } => {
+            too_fast(session, retry_after_secs).await.map(|_| true)
+        }
         Outcome::Tarpit => {
-            let ip = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
+            let ip = session
+                .client_addr()
+                .and_then(|a| a.as_inet())
+                .map(|a| a.ip());
             match tarpits.try_enter(ip, &policy.tarpit) {
                 Some(_place) => {
                     let path = session.req_header().uri.path().to_string();
-                    tarpit::drip(session, &policy.tarpit, &path).await.map(|_| true)
+                    tarpit::drip(session, &policy.tarpit, &path)
+                        .await
+                        .map(|_| true)
                 }
                 None => {
                     METRICS.tarpit_overflow.inc();

@@ -39,9 +39,15 @@ impl TarpitGate {
     pub fn try_enter(self: &Arc<Self>, ip: Option<IpAddr>, limits: &Tarpit) -> Option<TarpitGuard> {
         let taken = self
             .active
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limits.max_concurrent).then_some(n + 1));
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < limits.max_concurrent).then_some(n + 1)
+            });
         taken.ok()?;
-        let mut guard = TarpitGuard { gate: self.clone(), ip: None, entered: false };
+        let mut guard = TarpitGuard {
+            gate: self.clone(),
+            ip: None,
+            entered: false,
+        };
         if let Some(ip) = ip {
             let mut map = self.per_client.lock().ok()?;
             let n = map.entry(ip).or_insert(0);
@@ -96,7 +102,12 @@ impl Maze {
         let base = format!("{}/", path.trim_end_matches('/'));
         let state = crate::policy::fingerprint(&[path.as_bytes()]) | 1;
         let head = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Archive</title></head>\n<body><h1>Archive</h1>\n";
-        Maze { base, pending: head.as_bytes().to_vec(), state, entry: 0 }
+        Maze {
+            base,
+            pending: head.as_bytes().to_vec(),
+            state,
+            entry: 0,
+        }
     }
 
     fn next_word(&mut self) -> u64 {
@@ -143,11 +154,22 @@ pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<
     let started = Instant::now();
     let mut sent = 0usize;
     let mut maze = Maze::new(path);
-    if session.write_response_header(Box::new(resp), false).await.is_ok() {
-        while started.elapsed() < limits.duration && sent < limits.max_bytes && !session.is_process_shutting_down() {
+    if session
+        .write_response_header(Box::new(resp), false)
+        .await
+        .is_ok()
+    {
+        while started.elapsed() < limits.duration
+            && sent < limits.max_bytes
+            && !session.is_process_shutting_down()
+        {
             let chunk = maze.take(limits.chunk_bytes.min(limits.max_bytes - sent));
             let n = chunk.len();
-            if session.write_response_body(Some(chunk), false).await.is_err() {
+            if session
+                .write_response_body(Some(chunk), false)
+                .await
+                .is_err()
+            {
                 break;
             }
             sent += n;
@@ -162,7 +184,9 @@ pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<
         }
         let _ = session.write_response_body(None, true).await;
     }
-    METRICS.tarpit_seconds.inc_by(started.elapsed().as_secs_f64());
+    METRICS
+        .tarpit_seconds
+        .inc_by(started.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -175,9 +199,16 @@ mod tests {
         let mut m = Maze::new("/private/report.html?x=1");
         let text = String::from_utf8(m.take(4000).to_vec()).unwrap();
         assert!(text.starts_with("<!doctype html>"));
-        let links: Vec<&str> = text.split("href=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect();
+        let links: Vec<&str> = text
+            .split("href=\"")
+            .skip(1)
+            .filter_map(|s| s.find('"').map(|end| &s[..end]))
+            .collect();
         assert!(links.len() > 10);
-        assert!(links.iter().all(|l| l.starts_with("/private/report.html/")), "{links:?}");
+        assert!(
+            links.iter().all(|l| l.starts_with("/private/report.html/")),
+            "{links:?}"
+        );
     }
 
     #[test]
@@ -189,7 +220,11 @@ mod tests {
     #[test]
     fn caps_are_enforced_and_released() {
         let gate = Arc::new(TarpitGate::default());
-        let limits = Tarpit { max_concurrent: 3, max_per_client: 2, ..Tarpit::default() };
+        let limits = Tarpit {
+            max_concurrent: 3,
+            max_per_client: 2,
+            ..Tarpit::default()
+        };
         let a: IpAddr = [10, 0, 0, 1].into();
         let b: IpAddr = [10, 0, 0, 2].into();
         let g1 = gate.try_enter(Some(a), &limits).expect("first");

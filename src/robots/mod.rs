@@ -1,151 +1,181 @@
-//! TEMPORARY STUB — replaced by the real engine (issue 3). Naive prefix matching only.
-use std::borrow::Cow;
+//! The robots.txt engine: parse, canonicalize, match, lint and render — pure, no I/O.
+//!
+//! Normative text: `robots-spec.md` (cited below as §N). The flow is
+//! bytes → `parse` (numbered lines, §1) → `group` (groups under each reading, §2 and §6)
+//! → compiled tables (patterns in canonical form §4, indexed by literal prefix) → [`Robots::decide`]
+//! (§5), which returns the verdict together with the group, rule and line that produced it.
+//!
+//! # The two readings (§6)
+//!
+//! The RFC 9309 reading and the 1994 reading are computed from the same lines. When they give
+//! every agent key exactly the same rules, only one table is compiled and shared. The 1994
+//! reading also selects groups the way the 1994 standard recommends — "a case insensitive
+//! substring match of the name without version information" — so `User-agent: bot` names
+//! Googlebot there (conformance vector C20); this needs no second table, only a second lookup
+//! when the RFC reading disallows. [`Reading::Enforce`] disallows only what both readings
+//! disallow.
+
+mod agent;
+mod canon;
+mod group;
+mod index;
+mod lint;
+mod parse;
+mod pattern;
+mod render;
+mod table;
+
 use std::fmt;
 use std::str::FromStr;
 
+pub use canon::{canonicalize_request, canonicalize_request_owned, CanonicalPattern};
+pub use lint::{lint, LintWarning};
+pub use parse::{MAX_FILE_BYTES, MAX_LINE_BYTES};
+pub use pattern::{reference_match, PathPattern};
+pub use render::render;
+
+use group::Grouping;
+use table::{Outcome, Table};
+
+/// Which reading of the file a decision follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reading {
+    /// What robogate enforces: disallowed only if both other readings disallow (§6).
     Enforce,
+    /// RFC 9309 as specified in §1–§5.
     Rfc9309,
+    /// The 1994 standard (§6): blank lines end records, values split at whitespace.
     Classic1994,
 }
-impl FromStr for Reading {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "enforce" => Ok(Self::Enforce),
-            "rfc9309" => Ok(Self::Rfc9309),
-            "1994" => Ok(Self::Classic1994),
-            _ => Err(format!("unknown reading {s:?}")),
+
+impl Reading {
+    /// The name used in configuration, on the command line and in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reading::Enforce => "enforce",
+            Reading::Rfc9309 => "rfc9309",
+            Reading::Classic1994 => "1994",
         }
     }
 }
+
 impl fmt::Display for Reading {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Enforce => "enforce",
-            Self::Rfc9309 => "rfc9309",
-            Self::Classic1994 => "1994",
-        })
+        f.write_str(self.as_str())
     }
 }
+
+/// An unknown reading name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownReading(pub String);
+
+impl fmt::Display for UnknownReading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown reading {:?}: expected \"enforce\", \"rfc9309\" or \"1994\"",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownReading {}
+
+impl FromStr for Reading {
+    type Err = UnknownReading;
+
+    /// Accepts `enforce`, `rfc9309` and `1994` (ASCII case-insensitive).
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        [Reading::Enforce, Reading::Rfc9309, Reading::Classic1994]
+            .into_iter()
+            .find(|reading| reading.as_str().eq_ignore_ascii_case(name))
+            .ok_or_else(|| UnknownReading(name.to_owned()))
+    }
+}
+
+/// Whether a robot may fetch a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
     Allow,
     Disallow,
 }
+
 impl Verdict {
     pub fn is_disallowed(self) -> bool {
-        self == Self::Disallow
+        self == Verdict::Disallow
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Disallow => "disallow",
+        }
     }
 }
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.is_disallowed() {
-            "disallow"
-        } else {
-            "allow"
-        })
+        f.write_str(self.as_str())
     }
 }
-struct Group {
-    agents: Vec<String>,
-    rules: Vec<(bool, String, u32)>,
-    delay: Option<(f64, u32)>,
-}
-pub struct Robots {
-    groups: Vec<Group>,
-    sitemaps: Vec<String>,
-}
+
+/// A verdict and where it came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision<'r> {
     pub verdict: Verdict,
+    /// The reading that was asked for.
     pub reading: Reading,
+    /// The agent key that applied (lower-case), `"*"` for the star group; `None` when no group
+    /// applied (no group names the robot and there is no `*` group or the robot ignores it),
+    /// and for `/robots.txt`, which is always allowed (§5).
     pub group: Option<&'r str>,
+    /// The rule that decided; `None` when no rule matched.
     pub rule: Option<RuleRef<'r>>,
 }
+
+/// Provenance of a decision: the rule that decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RuleRef<'r> {
     pub allow: bool,
+    /// The value as written in the file (for the 1994 reading: the one path of a several-path
+    /// line; for Google's index rule `<dir>/$`: the `Allow: <dir>/index.htm…` value that made it).
     pub pattern: &'r str,
+    /// 1-based line number.
     pub line: u32,
 }
+
+/// A compiled robots.txt: immutable, `Send + Sync`, cheap to share behind an `Arc`.
+#[derive(Debug)]
+pub struct Robots {
+    rfc: Table,
+    /// The 1994 reading when its groups differ from the RFC reading's; `None` means "same rules".
+    classic: Option<Table>,
+    sitemaps: Vec<String>,
+}
+
 impl Robots {
+    /// Reads and compiles a robots.txt file. Never fails, never panics: whatever cannot be
+    /// understood is ignored (and reported by [`lint`]).
     pub fn parse(bytes: &[u8]) -> Robots {
-        let text = String::from_utf8_lossy(bytes);
-        let mut groups: Vec<Group> = Vec::new();
-        let mut sitemaps = Vec::new();
-        let mut in_agents = false;
-        for (i, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            let Some((k, v)) = line.split_once(':') else {
-                continue;
-            };
-            let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
-            match k.as_str() {
-                "user-agent" => {
-                    if !in_agents {
-                        groups.push(Group {
-                            agents: vec![],
-                            rules: vec![],
-                            delay: None,
-                        });
-                        in_agents = true;
-                    }
-                    let key: String = if v.starts_with('*') {
-                        "*".into()
-                    } else {
-                        v.chars()
-                            .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
-                            .collect::<String>()
-                            .to_ascii_lowercase()
-                    };
-                    if let Some(g) = groups.last_mut() {
-                        g.agents.push(key)
-                    }
-                }
-                "allow" | "disallow" => {
-                    in_agents = false;
-                    if let Some(g) = groups.last_mut() {
-                        g.rules.push((k == "allow", v, i as u32 + 1))
-                    }
-                }
-                "crawl-delay" => {
-                    if let (Some(g), Ok(d)) = (groups.last_mut(), v.parse()) {
-                        g.delay = Some((d, i as u32 + 1))
-                    }
-                }
-                "sitemap" => sitemaps.push(v),
-                _ => {}
-            }
+        let doc = parse::read(bytes);
+        let rfc = group::merge(&group::groups(&doc, Grouping::Rfc9309));
+        let classic = group::merge(&group::groups(&doc, Grouping::Classic1994));
+        let classic = (!group::same_rules(&rfc, &classic)).then(|| Table::compile(&classic));
+        Robots {
+            rfc: Table::compile(&rfc),
+            classic,
+            sitemaps: sitemaps(&doc),
         }
-        Robots { groups, sitemaps }
     }
-    fn groups_for<S: AsRef<str>>(
-        &self,
-        tokens: &[S],
-        ignore_star: bool,
-    ) -> (Option<&str>, Vec<&Group>) {
-        for t in tokens {
-            let t = t.as_ref().to_ascii_lowercase();
-            let gs: Vec<&Group> = self
-                .groups
-                .iter()
-                .filter(|g| g.agents.contains(&t))
-                .collect();
-            if let Some(g) = gs.first() {
-                let key = g.agents.iter().find(|a| **a == t).map(|s| s.as_str());
-                return (key, gs);
-            }
-        }
-        if ignore_star {
-            return (None, vec![]);
-        }
-        let gs: Vec<&Group> = self
-            .groups
-            .iter()
-            .filter(|g| g.agents.iter().any(|a| a == "*"))
-            .collect();
-        (if gs.is_empty() { None } else { Some("*") }, gs)
-    }
+
+    /// Decides for a robot whose ordered token chain is `tokens` (case-insensitive, e.g.
+    /// `["googlebot-image", "googlebot"]`; each token is cut to its leading `[A-Za-z_-]` run, so
+    /// `Googlebot/2.1` works too). `ignore_star` is for crawlers that obey only groups naming
+    /// them (§5 step 1). `path` is a request target in origin-form or absolute-form; it is
+    /// canonicalized here (§4), without allocating when it already is canonical.
+    ///
+    /// For [`Reading::Enforce`]: when both readings disallow, the RFC 9309 rule is reported;
+    /// when allowed, the provenance is that of a reading that allows (RFC 9309 first).
     pub fn decide<S: AsRef<str>>(
         &self,
         tokens: &[S],
@@ -153,85 +183,148 @@ impl Robots {
         path: &str,
         reading: Reading,
     ) -> Decision<'_> {
-        let path = canonicalize_request(path);
-        let (group, gs) = self.groups_for(tokens, ignore_star);
-        let mut best: Option<&(bool, String, u32)> = None;
-        if path != "/robots.txt" {
-            for r in gs.iter().flat_map(|g| g.rules.iter()) {
-                if !r.1.is_empty() && path.starts_with(r.1.as_str()) {
-                    let better = match best {
-                        None => true,
-                        Some(b) => r.1.len() > b.1.len() || (r.1.len() == b.1.len() && r.0),
-                    };
-                    if better {
-                        best = Some(r)
-                    }
-                }
+        let canonical = canonicalize_request(path);
+        let target = canonical.as_bytes();
+        let outcome = if is_robots_txt(target) {
+            Outcome {
+                verdict: Verdict::Allow,
+                group: None,
+                rule: None,
             }
-        }
+        } else {
+            match reading {
+                Reading::Rfc9309 => self.decide_rfc(tokens, ignore_star, target),
+                Reading::Classic1994 => self.decide_classic(tokens, ignore_star, target),
+                Reading::Enforce => self.decide_enforce(tokens, ignore_star, target),
+            }
+        };
         Decision {
-            verdict: if best.is_some_and(|b| !b.0) {
-                Verdict::Disallow
-            } else {
-                Verdict::Allow
-            },
+            verdict: outcome.verdict,
             reading,
-            group,
-            rule: best.map(|b| RuleRef {
-                allow: b.0,
-                pattern: &b.1,
-                line: b.2,
-            }),
+            group: outcome.group,
+            rule: outcome.rule,
         }
     }
+
+    fn decide_rfc<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        ignore_star: bool,
+        path: &[u8],
+    ) -> Outcome<'_> {
+        self.rfc
+            .evaluate(self.rfc.select_exact(tokens, ignore_star), path)
+    }
+
+    fn decide_classic<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        ignore_star: bool,
+        path: &[u8],
+    ) -> Outcome<'_> {
+        let table = self.classic_table();
+        table.evaluate(table.select_substring(tokens, ignore_star), path)
+    }
+
+    fn decide_enforce<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        ignore_star: bool,
+        path: &[u8],
+    ) -> Outcome<'_> {
+        let rfc_group = self.rfc.select_exact(tokens, ignore_star);
+        let rfc = self.rfc.evaluate(rfc_group, path);
+        if rfc.verdict == Verdict::Allow {
+            return rfc;
+        }
+        let table = self.classic_table();
+        let classic_group = table.select_substring(tokens, ignore_star);
+        if self.classic.is_none() && classic_group == rfc_group {
+            return rfc;
+        }
+        match table.evaluate(classic_group, path) {
+            classic if classic.verdict == Verdict::Allow => classic,
+            _ => rfc,
+        }
+    }
+
+    fn classic_table(&self) -> &Table {
+        self.classic.as_ref().unwrap_or(&self.rfc)
+    }
+
+    /// §5 step 2: the longest product-name candidate of a User-Agent header that names a group
+    /// of this file (by case-insensitive equality, either reading); `None` if none does.
     pub fn group_from_header<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
-        user_agent
-            .split(|c: char| !(c.is_ascii_alphabetic() || c == '-' || c == '_'))
-            .filter(|w| !w.is_empty() && self.has_group(w))
-            .max_by_key(|w| w.len())
+        let mut best: Option<&'u str> = None;
+        agent::for_each_candidate(user_agent, |candidate| {
+            if best.is_none_or(|b| candidate.len() > b.len()) && self.has_group(candidate) {
+                best = Some(candidate);
+            }
+        });
+        best
     }
+
+    /// Whether some group of either reading is named by this token (case-insensitive; the
+    /// token is cut to its leading `[A-Za-z_-]` run; `"*"` asks for the star group).
     pub fn has_group(&self, token: &str) -> bool {
-        let t = token.to_ascii_lowercase();
-        self.groups.iter().any(|g| g.agents.contains(&t))
+        let key = if token == "*" {
+            token
+        } else {
+            agent::token_key(token)
+        };
+        !key.is_empty()
+            && (self.rfc.find(key).is_some()
+                || self.classic.as_ref().is_some_and(|t| t.find(key).is_some()))
     }
+
+    /// The `Crawl-delay` (seconds, and its 1-based line) of the group that applies to this
+    /// chain under RFC 9309 grouping: the first valid one in file order among the groups merged
+    /// under that key.
     pub fn crawl_delay<S: AsRef<str>>(
         &self,
         tokens: &[S],
         ignore_star: bool,
     ) -> Option<(f64, u32)> {
-        self.groups_for(tokens, ignore_star)
-            .1
-            .iter()
-            .find_map(|g| g.delay)
+        let group = self.rfc.select_exact(tokens, ignore_star)?;
+        self.rfc.groups.get(group)?.crawl_delay
     }
+
+    /// `Sitemap` values in file order.
     pub fn sitemaps(&self) -> &[String] {
         &self.sitemaps
     }
+
+    /// True iff the 1994 and RFC 9309 readings gave some key different rules and were
+    /// compiled separately.
     pub fn readings_differ(&self) -> bool {
-        false
+        self.classic.is_some()
+    }
+
+    /// The RFC 9309 reading, for rendering.
+    fn rfc_table(&self) -> &Table {
+        &self.rfc
     }
 }
-pub fn canonicalize_request(target: &str) -> Cow<'_, str> {
-    let t = target.find("://").map_or(target, |i| {
-        target[i + 3..]
-            .find('/')
-            .map_or("/", |j| &target[i + 3 + j..])
-    });
-    Cow::Borrowed(t)
+
+/// §5: `/robots.txt` itself is always allowed (whatever the query).
+fn is_robots_txt(canonical: &[u8]) -> bool {
+    let path = canonical.split(|&b| b == b'?').next().unwrap_or(canonical);
+    path == b"/robots.txt"
 }
-pub struct LintWarning {
-    pub line: Option<u32>,
-    pub message: String,
-    pub fix: String,
+
+fn sitemaps(doc: &parse::Document<'_>) -> Vec<String> {
+    doc.lines
+        .iter()
+        .filter_map(|line| match &line.content {
+            parse::Content::Directive(d)
+                if d.field == parse::Field::Sitemap && !d.value.is_empty() =>
+            {
+                Some(String::from_utf8_lossy(d.value).into_owned())
+            }
+            _ => None,
+        })
+        .collect()
 }
-impl fmt::Display for LintWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(l) => write!(f, "line {l}: {} — fix: {}", self.message, self.fix),
-            None => write!(f, "{} — fix: {}", self.message, self.fix),
-        }
-    }
-}
-pub fn lint(_bytes: &[u8]) -> Vec<LintWarning> {
-    Vec::new()
-}
+
+#[cfg(test)]
+mod tests;

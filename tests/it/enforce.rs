@@ -13,11 +13,19 @@ const TARPIT: &str = "[enforce]\naction = \"tarpit\"\n\n[tarpit]\nduration = \"6
 fn enter_tarpit(rg: &Robogate) -> (TcpStream, String) {
     let mut s = TcpStream::connect(rg.addr).unwrap();
     s.set_read_timeout(Some(DEADLINE)).unwrap();
-    write!(s, "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
+    )
+    .unwrap();
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
-        assert_eq!(s.read(&mut byte).unwrap(), 1, "connection closed before the head");
+        assert_eq!(
+            s.read(&mut byte).unwrap(),
+            1,
+            "connection closed before the head"
+        );
         head.push(byte[0]);
     }
     (s, String::from_utf8_lossy(&head).into_owned())
@@ -33,7 +41,10 @@ fn tarpit_drips_a_close_delimited_page() {
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, TARPIT);
     let (mut s, head) = enter_tarpit(&rg);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert!(!head.to_ascii_lowercase().contains("content-length"), "a drip never has Content-Length: {head}");
+    assert!(
+        !head.to_ascii_lowercase().contains("content-length"),
+        "a drip never has Content-Length: {head}"
+    );
     let mut page = Vec::new();
     let mut buf = [0u8; 64];
     while page.len() < 20 {
@@ -42,7 +53,10 @@ fn tarpit_drips_a_close_delimited_page() {
         page.extend_from_slice(&buf[..n]);
     }
     let text = String::from_utf8_lossy(&page);
-    assert!(text.contains("<!doctype html>") || text.contains("<!d"), "{text}");
+    assert!(
+        text.contains("<!doctype html>") || text.contains("<!d"),
+        "{text}"
+    );
     assert_eq!(active(&rg), 1.0);
 }
 
@@ -55,34 +69,54 @@ fn a_client_that_hangs_up_is_released_at_once() {
     drop(s);
     let t = Instant::now();
     eventually("the tarpit to end", || (active(&rg) == 0.0).then_some(()));
-    assert!(t.elapsed() < Duration::from_secs(60), "released long before the tarpit's duration");
+    assert!(
+        t.elapsed() < Duration::from_secs(60),
+        "released long before the tarpit's duration"
+    );
 }
 
 #[test]
 fn two_thousand_tarpits_while_browsers_are_served_and_overflow_is_blocked() {
     let origin = Origin::start();
-    let extra = TARPIT.replace("[tarpit]\n", "[tarpit]\nmax_concurrent = 2000\nmax_per_client = 100000\n");
+    let extra = TARPIT.replace(
+        "[tarpit]\n",
+        "[tarpit]\nmax_concurrent = 2000\nmax_per_client = 100000\n",
+    );
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, &extra);
     let held: Vec<TcpStream> = (0..2000)
         .map(|_| {
             let mut s = TcpStream::connect(rg.addr).unwrap();
-            write!(s, "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n").unwrap();
+            write!(
+                s,
+                "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
+            )
+            .unwrap();
             s
         })
         .collect();
-    eventually("2,000 tarpits held at once", || (active(&rg) == 2000.0).then_some(()));
+    eventually("2,000 tarpits held at once", || {
+        (active(&rg) == 2000.0).then_some(())
+    });
     let mut latencies = Vec::new();
     for _ in 0..100 {
         let t = Instant::now();
         let r = get(rg.addr, "/about.html", Some(FIREFOX)).unwrap();
         latencies.push(t.elapsed());
-        assert_eq!(r.status, 200, "browsers are served while robots are tarpitted");
+        assert_eq!(
+            r.status, 200,
+            "browsers are served while robots are tarpitted"
+        );
     }
     let over = get(rg.addr, "/blog/", Some(GPTBOT)).unwrap();
     assert_eq!(over.status, 403, "over the cap a tarpit blocks instead");
-    eventually("the overflow to be counted", || (rg.metric("robogate_tarpit_overflow_total") == 1.0).then_some(()));
+    eventually("the overflow to be counted", || {
+        (rg.metric("robogate_tarpit_overflow_total") == 1.0).then_some(())
+    });
     latencies.sort();
-    eprintln!("browser latency with 2,000 tarpits: p50 {:?} p99 {:?}", latencies[50], latencies[98]);
+    eprintln!(
+        "browser latency with 2,000 tarpits: p50 {:?} p99 {:?}",
+        latencies[50], latencies[98]
+    );
     drop(held);
 }
 
@@ -104,7 +138,11 @@ fn sigterm_ends_every_tarpit_within_the_grace_period() {
     let t = Instant::now();
     rg.signal("TERM");
     eventually("robogate to exit", || rg.child.try_wait().ok().flatten());
-    assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
     for s in &mut held {
         let mut rest = Vec::new();
         let _ = s.read_to_end(&mut rest); // returns at EOF or reset: the drip is over
@@ -117,7 +155,12 @@ fn shadow_mode_passes_everything_and_counts_it() {
     let extra = "[enforce]\nmode = \"shadow\"\n\n[[enforce.rule]]\ncategory = \"http-library\"\naction = \"tarpit\"\n";
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, extra);
     assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 200);
-    assert_eq!(get(rg.addr, "/private/report.html", Some(WGET)).unwrap().status, 200);
+    assert_eq!(
+        get(rg.addr, "/private/report.html", Some(WGET))
+            .unwrap()
+            .status,
+        200
+    );
     eventually("shadow decisions counted", || {
         let b = rg.metric("robogate_requests_total{action=\"shadow_block\",class=\"robot\"}");
         let t = rg.metric("robogate_requests_total{action=\"shadow_tarpit\",class=\"robot\"}");
@@ -139,10 +182,25 @@ fn per_agent_rules_pick_the_action() {
     let robots = "User-agent: *\nDisallow: /\n";
     let rg = Robogate::start(origin.addr, robots, &extra);
     let (_s, head) = enter_tarpit(&rg);
-    assert!(head.starts_with("HTTP/1.1 200") && !head.to_ascii_lowercase().contains("content-length"), "GPTBot is tarpitted: {head}");
-    assert_eq!(get(rg.addr, "/blog/", Some(WGET)).unwrap().status, 200, "http-library: allow");
-    let ccbot = get(rg.addr, "/blog/", Some("CCBot/2.0 (https://commoncrawl.org/faq/)")).unwrap();
-    assert_eq!(ccbot.status, 410, "the default action with the configured status");
+    assert!(
+        head.starts_with("HTTP/1.1 200") && !head.to_ascii_lowercase().contains("content-length"),
+        "GPTBot is tarpitted: {head}"
+    );
+    assert_eq!(
+        get(rg.addr, "/blog/", Some(WGET)).unwrap().status,
+        200,
+        "http-library: allow"
+    );
+    let ccbot = get(
+        rg.addr,
+        "/blog/",
+        Some("CCBot/2.0 (https://commoncrawl.org/faq/)"),
+    )
+    .unwrap();
+    assert_eq!(
+        ccbot.status, 410,
+        "the default action with the configured status"
+    );
     assert!(ccbot.text().starts_with("410 Gone"), "{}", ccbot.text());
 }
 
@@ -156,13 +214,27 @@ fn crawl_delay_answers_429_with_retry_after_then_admits() {
     let early = get(rg.addr, "/blog/", Some(WGET)).unwrap();
     assert_eq!(early.status, 429);
     assert_eq!(early.header("retry-after"), Some("1"));
-    assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200, "browsers are not paced");
-    assert_eq!(get(rg.addr, "/robots.txt", Some(WGET)).unwrap().status, 200, "robots.txt is never paced");
+    assert_eq!(
+        get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status,
+        200,
+        "browsers are not paced"
+    );
+    assert_eq!(
+        get(rg.addr, "/robots.txt", Some(WGET)).unwrap().status,
+        200,
+        "robots.txt is never paced"
+    );
     eventually("the next request to be admitted", || {
-        get(rg.addr, "/blog/", Some(WGET)).ok().filter(|r| r.status == 200)
+        get(rg.addr, "/blog/", Some(WGET))
+            .ok()
+            .filter(|r| r.status == 200)
     });
-    assert!(first.elapsed() >= Duration::from_millis(950), "admitted only after the delay");
+    assert!(
+        first.elapsed() >= Duration::from_millis(950),
+        "admitted only after the delay"
+    );
     eventually("429s to be counted", || {
-        (rg.metric("robogate_requests_total{action=\"limit\",class=\"robot\"}") >= 1.0).then_some(())
+        (rg.metric("robogate_requests_total{action=\"limit\",class=\"robot\"}") >= 1.0)
+            .then_some(())
     });
 }

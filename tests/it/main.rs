@@ -8,3 +8,5 @@ mod enforce;
 mod metrics;
 mod proxy;
 mod reload;
+mod robots_conformance;
+mod robots_props;

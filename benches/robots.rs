@@ -1,0 +1,135 @@
+//! robots.txt engine benches, with the `robotstxt` crate (a port of Google's parser) on the same
+//! inputs. Targets (issue 3): compile 500 KiB < 20 ms; one decision < 2 µs; ten `*` against a
+//! 5,000-byte path < 20 µs.
+//!
+//! The `robotstxt` crate has no compiled form: every decision parses the whole file again, so
+//! its "decision" numbers include a parse. Its parse-only number uses a handler that does nothing.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use robogate::robots::{PathPattern, Reading, Robots};
+use robotstxt::{parse_robotstxt, DefaultMatcher, RobotsParseHandler};
+
+/// A 500 KiB file of about 20,000 rules: a few named groups, then a large `*` group mixing
+/// prefixes, allows and wildcard rules.
+fn big_file() -> String {
+    let mut file =
+        String::from("User-agent: googlebot\nDisallow: /private/\nAllow: /private/ok\n\n");
+    file.push_str("User-agent: gptbot\nUser-agent: ccbot\nDisallow: /\n\nUser-agent: *\n");
+    let mut i = 0;
+    while file.len() < 490_000 {
+        let line = match i % 10 {
+            0 => format!("Disallow: /*/tmp-{i}*.php$\n"),
+            3 | 6 => format!("Allow: /s{}/p{i}/\n", i % 500),
+            _ => format!("Disallow: /s{}/p{i}\n", i % 500),
+        };
+        file.push_str(&line);
+        i += 1;
+    }
+    file
+}
+
+const DECIDE_PATH: &str = "/s123/p4623/index.html?x=1";
+
+fn ten_star_file() -> &'static str {
+    "User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*a*a*z\n"
+}
+
+fn long_path() -> String {
+    format!("/{}", "a".repeat(4_999))
+}
+
+struct Ignore;
+
+impl RobotsParseHandler for Ignore {
+    fn handle_robots_start(&mut self) {}
+    fn handle_robots_end(&mut self) {}
+    fn handle_user_agent(&mut self, _: u32, _: &str) {}
+    fn handle_allow(&mut self, _: u32, _: &str) {}
+    fn handle_disallow(&mut self, _: u32, _: &str) {}
+    fn handle_sitemap(&mut self, _: u32, _: &str) {}
+    fn handle_unknown_action(&mut self, _: u32, _: &str, _: &str) {}
+}
+
+fn compile(c: &mut Criterion) {
+    let file = big_file();
+    let mut group = c.benchmark_group("compile_500k");
+    group.bench_function("robogate", |b| {
+        b.iter(|| Robots::parse(black_box(file.as_bytes())))
+    });
+    group.bench_function("robotstxt_parse_only", |b| {
+        b.iter(|| parse_robotstxt(black_box(&file), &mut Ignore))
+    });
+    group.finish();
+}
+
+fn decide(c: &mut Criterion) {
+    let file = big_file();
+    let robots = Robots::parse(file.as_bytes());
+    let url = format!("http://example.com{DECIDE_PATH}");
+    let mut group = c.benchmark_group("decide_500k");
+    for reading in [Reading::Rfc9309, Reading::Enforce] {
+        group.bench_function(format!("robogate_{reading}"), |b| {
+            b.iter(|| {
+                robots
+                    .decide(
+                        black_box(&["foobot"]),
+                        false,
+                        black_box(DECIDE_PATH),
+                        reading,
+                    )
+                    .verdict
+            })
+        });
+    }
+    group.bench_function("robotstxt_parse_and_match", |b| {
+        b.iter(|| {
+            DefaultMatcher::default().one_agent_allowed_by_robots(black_box(&file), "FooBot", &url)
+        })
+    });
+    group.finish();
+}
+
+fn ten_stars(c: &mut Criterion) {
+    let robots = Robots::parse(ten_star_file().as_bytes());
+    let path = long_path();
+    let pattern = PathPattern::new(b"/*a*a*a*a*a*a*a*a*a*a*z");
+    let url = format!("http://example.com{path}");
+    let mut group = c.benchmark_group("ten_stars_5000");
+    group.bench_function("robogate_match", |b| {
+        b.iter(|| pattern.matches(black_box(path.as_bytes())))
+    });
+    group.bench_function("robogate_decide", |b| {
+        b.iter(|| {
+            robots
+                .decide(&["foobot"], false, black_box(&path), Reading::Enforce)
+                .verdict
+        })
+    });
+    group.bench_function("robotstxt", |b| {
+        b.iter(|| {
+            DefaultMatcher::default().one_agent_allowed_by_robots(
+                ten_star_file(),
+                "FooBot",
+                black_box(&url),
+            )
+        })
+    });
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = compile, decide, ten_stars
+}
+criterion_main!(benches);

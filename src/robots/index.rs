@@ -1,0 +1,177 @@
+//! An index from literal prefixes to rules, so a decision looks only at rules that can match.
+//!
+//! Every pattern starts with a literal prefix (the octets before its first `*`, possibly empty),
+//! and a pattern can match a path only if that prefix is a prefix of the path. The distinct
+//! prefixes are kept sorted, each with a link to the longest other prefix that is a prefix of it.
+//! For a path, the largest prefix `P` not greater than the path is found by binary search; every
+//! stored prefix of the path is then a prefix of `P` too (anything between a prefix of the path
+//! and the path starts with that prefix), so walking `P`'s links and keeping those no longer than
+//! the common prefix of `P` and the path yields exactly the candidates, longest first.
+
+/// No parent link.
+const NONE: u32 = u32::MAX;
+
+/// Rule ids grouped by literal prefix.
+#[derive(Debug, Default)]
+pub struct PrefixIndex {
+    /// Distinct literal prefixes, sorted.
+    prefixes: Vec<Box<[u8]>>,
+    /// For each prefix: the index of its longest proper prefix in `prefixes`, or [`NONE`].
+    parent: Vec<u32>,
+    /// For each prefix: the range of its rule ids in `ids`.
+    spans: Vec<(u32, u32)>,
+    /// Rule ids, grouped by prefix, in ascending id order within a prefix.
+    ids: Vec<u32>,
+}
+
+impl PrefixIndex {
+    /// Builds the index from `(literal prefix, rule id)` pairs.
+    pub fn build<'p>(entries: impl IntoIterator<Item = (&'p [u8], u32)>) -> Self {
+        let mut entries: Vec<(&[u8], u32)> = entries.into_iter().collect();
+        entries.sort_unstable();
+        let mut index = PrefixIndex::default();
+        let mut stack: Vec<u32> = Vec::new();
+        for (prefix, id) in entries {
+            if index.prefixes.last().map(|last| &**last) != Some(prefix) {
+                index.push_prefix(prefix, &mut stack);
+            }
+            index.ids.push(id);
+            if let Some(span) = index.spans.last_mut() {
+                span.1 += 1;
+            }
+        }
+        index
+    }
+
+    fn push_prefix(&mut self, prefix: &[u8], stack: &mut Vec<u32>) {
+        while let Some(&top) = stack.last() {
+            if prefix.starts_with(&self.prefixes[top as usize]) {
+                break;
+            }
+            stack.pop();
+        }
+        let position = u32::try_from(self.prefixes.len()).unwrap_or(NONE);
+        self.parent.push(stack.last().copied().unwrap_or(NONE));
+        self.prefixes.push(prefix.into());
+        let start = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        self.spans.push((start, start));
+        stack.push(position);
+    }
+
+    /// Calls `visit` with the id of every rule whose literal prefix is a prefix of `path`.
+    pub fn for_each_candidate(&self, path: &[u8], mut visit: impl FnMut(u32)) {
+        let below = self.prefixes.partition_point(|prefix| &**prefix <= path);
+        let Some(start) = below.checked_sub(1) else {
+            return;
+        };
+        let common = common_prefix_len(&self.prefixes[start], path);
+        let mut cursor = start as u32;
+        while cursor != NONE {
+            let at = cursor as usize;
+            if self.prefixes[at].len() <= common {
+                let (from, to) = self.spans[at];
+                self.ids[from as usize..to as usize]
+                    .iter()
+                    .for_each(|&id| visit(id));
+            }
+            cursor = self.parent[at];
+        }
+    }
+}
+
+fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(prefixes: &[&str], path: &str) -> Vec<u32> {
+        let entries = prefixes
+            .iter()
+            .zip(0u32..)
+            .map(|(p, id)| (p.as_bytes(), id));
+        let index = PrefixIndex::build(entries);
+        let mut found = Vec::new();
+        index.for_each_candidate(path.as_bytes(), |id| found.push(id));
+        found.sort_unstable();
+        found
+    }
+
+    /// `candidates!([prefixes], path => [ids])`: one line per case.
+    macro_rules! candidates {
+        ($($name:ident: [$($p:expr),*], $path:expr => [$($id:expr),*];)*) => {$(
+            #[test]
+            fn $name() {
+                let want: Vec<u32> = vec![$($id),*];
+                assert_eq!(candidates(&[$($p),*], $path), want);
+            }
+        )*};
+    }
+
+    candidates! {
+        empty_index: [], "/a" => [];
+        empty_prefix_always: [""], "/a" => [0];
+        chain: ["/", "/a", "/a/b", "/a/c"], "/a/b/x" => [0, 1, 2];
+        sibling_not_candidate: ["/a/b", "/a/c"], "/a/bz" => [0];
+        larger_sibling_before: ["/a", "/a/b", "/a/a"], "/a/az" => [0, 2];
+        path_shorter_than_prefix: ["/abc"], "/ab" => [];
+        duplicates_kept: ["/a", "/a", "/b"], "/a" => [0, 1];
+        between_entries: ["/a", "/a/z", "/b"], "/a/m" => [0];
+    }
+}
+
+/// Rule ids keyed by a literal piece that must occur somewhere in a matching path: for rules
+/// like `/*/tmp-7*.php$`, whose literal prefix (`/`) selects nothing, the longest piece
+/// (`/tmp-7`) does. One Aho-Corasick scan of the path finds every rule whose piece occurs.
+#[derive(Debug)]
+pub struct PieceIndex {
+    automaton: aho_corasick::AhoCorasick,
+    /// For each distinct piece (pattern id): the range of its rule ids in `ids`.
+    spans: Vec<(u32, u32)>,
+    ids: Vec<u32>,
+}
+
+impl PieceIndex {
+    /// Builds the index from `(piece, rule id)` pairs; `None` when there are none.
+    pub fn build<'p>(entries: impl IntoIterator<Item = (&'p [u8], u32)>) -> Option<Self> {
+        let mut entries: Vec<(&[u8], u32)> = entries.into_iter().collect();
+        if entries.is_empty() {
+            return None;
+        }
+        entries.sort_unstable();
+        let mut pieces: Vec<&[u8]> = Vec::new();
+        let mut spans: Vec<(u32, u32)> = Vec::new();
+        let mut ids = Vec::with_capacity(entries.len());
+        for (piece, id) in entries {
+            if pieces.last() != Some(&piece) {
+                pieces.push(piece);
+                let start = u32::try_from(ids.len()).ok()?;
+                spans.push((start, start));
+            }
+            ids.push(id);
+            if let Some(span) = spans.last_mut() {
+                span.1 += 1;
+            }
+        }
+        let automaton = aho_corasick::AhoCorasick::new(pieces).ok()?;
+        Some(PieceIndex {
+            automaton,
+            spans,
+            ids,
+        })
+    }
+
+    /// Calls `visit` with the id of every rule whose piece occurs in `path` (a rule may be
+    /// visited more than once when its piece occurs more than once).
+    pub fn for_each_candidate(&self, path: &[u8], mut visit: impl FnMut(u32)) {
+        for found in self.automaton.find_overlapping_iter(path) {
+            if let Some(&(from, to)) = self.spans.get(found.pattern().as_usize()) {
+                self.ids[from as usize..to as usize]
+                    .iter()
+                    .for_each(|&id| visit(id));
+            }
+        }
+    }
+}

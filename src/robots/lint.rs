@@ -1,0 +1,493 @@
+//! `robogate lint`: every line a reader may get wrong, with its number and a fix.
+//!
+//! Covers the reader's leniency (§1: typos, missing colons, long lines, the size limit, BOM,
+//! NUL), grouping surprises (§2: rules before any `User-agent`, empty agent keys, several `*`
+//! groups, `Crawl-delay` lines that silently merge groups), values that never match or match
+//! differently than they read (§3, §4), and every line where the 1994 and RFC 9309 readings
+//! differ (§6), saying what each reading makes of it.
+
+use std::fmt;
+
+use super::agent::AgentKey;
+use super::canon::CanonicalPattern;
+use super::group::{crawl_delay, is_crawl_delay_key};
+use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES, MAX_LINE_BYTES};
+
+/// Names that, under the 1994 substring match, name every robot whose name contains them.
+const GENERIC_NAMES: &[&str] = &[
+    "bot", "bots", "crawl", "crawler", "spider", "robot", "google", "bing", "yandex", "baidu",
+];
+
+/// One lint finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LintWarning {
+    /// 1-based line, or `None` for the file as a whole.
+    pub line: Option<u32>,
+    pub message: String,
+    pub fix: String,
+}
+
+impl fmt::Display for LintWarning {
+    /// `line N: message — fix: …` (or `file: …` without a line).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: ")?,
+            None => f.write_str("file: ")?,
+        }
+        write!(f, "{} — fix: {}", self.message, self.fix)
+    }
+}
+
+/// Lints a robots.txt file. Warnings come in line order, file-wide ones first.
+pub fn lint(bytes: &[u8]) -> Vec<LintWarning> {
+    let doc = parse::read(bytes);
+    let mut linter = Linter::default();
+    if doc.oversized {
+        linter.file_too_big(bytes.len());
+    }
+    if let Some(line) = doc.dropped_line {
+        linter.warn(
+            line,
+            "this line is cut by the 500 KiB limit and dropped whole".into(),
+            "shorten the file so that every rule ends before byte 512,000".into(),
+        );
+    }
+    for line in &doc.lines {
+        linter.line(line);
+    }
+    linter.warnings.sort_by_key(|w| w.line);
+    linter.warnings
+}
+
+/// The state of the RFC 9309 grouping walk, kept to spot where readings diverge.
+#[derive(Default)]
+struct Linter {
+    warnings: Vec<LintWarning>,
+    /// Line of the first `User-agent` of the current group.
+    group_start: Option<u32>,
+    group_has_rules: bool,
+    /// Line of a `Crawl-delay` seen in the current group before any rule.
+    crawl_delay_before_rules: Option<u32>,
+    /// First blank line since the last `User-agent`/rule line of the current group.
+    blank_since: Option<u32>,
+    /// Under the 1994 reading, the record ended at this blank line and no new one began.
+    record_ended_at: Option<u32>,
+    /// Line of the first `User-agent: *` group.
+    first_star: Option<u32>,
+}
+
+impl Linter {
+    fn warn(&mut self, line: u32, message: String, fix: String) {
+        self.warnings.push(LintWarning {
+            line: Some(line),
+            message,
+            fix,
+        });
+    }
+
+    fn file_too_big(&mut self, len: usize) {
+        self.warnings.push(LintWarning {
+            line: None,
+            message: format!(
+                "the file is {len} bytes; only the first {MAX_FILE_BYTES} (500 KiB) count and the rest is ignored"
+            ),
+            fix: "shrink the file: merge similar rules with `*` and drop rules for paths that no longer exist".into(),
+        });
+    }
+
+    fn line(&mut self, line: &Line<'_>) {
+        self.physical(line);
+        match &line.content {
+            Content::Blank => {
+                if self.group_start.is_some() && self.blank_since.is_none() {
+                    self.blank_since = Some(line.number);
+                }
+            }
+            Content::Comment => {}
+            Content::Unparsed(text) => self.warn(
+                line.number,
+                format!(
+                    "`{}` is ignored: no colon, and not a `key value` pair",
+                    show(text)
+                ),
+                "write it as `Field: value`, or make it a comment with `#`".into(),
+            ),
+            Content::Directive(directive) => self.directive(line.number, directive),
+        }
+    }
+
+    /// Length, NUL and BOM: properties of the raw line.
+    fn physical(&mut self, line: &Line<'_>) {
+        if line.full_len > MAX_LINE_BYTES {
+            self.warn(
+                line.number,
+                format!(
+                    "the line is {} bytes; only the first {MAX_LINE_BYTES} count",
+                    line.full_len
+                ),
+                "shorten the pattern, e.g. end it early or use `*`".into(),
+            );
+        }
+        if line.nul {
+            self.warn(
+                line.number,
+                "a NUL byte ends the line: everything after it is ignored".into(),
+                "remove the NUL byte (and check the file's encoding)".into(),
+            );
+        }
+        if line.bom {
+            self.warn(
+                line.number,
+                "a byte order mark (EF BB BF) in mid-file is part of the line's text".into(),
+                "remove it; it usually comes from concatenating files saved with a BOM".into(),
+            );
+        }
+    }
+
+    fn directive(&mut self, number: u32, directive: &Directive<'_>) {
+        self.spelling(number, directive);
+        match directive.field {
+            Field::UserAgent => self.user_agent(number, directive.value),
+            Field::Allow | Field::Disallow => self.rule(number, directive),
+            Field::Other if is_crawl_delay_key(directive.key) => {
+                self.crawl_delay(number, directive)
+            }
+            Field::Other | Field::Sitemap => {}
+        }
+    }
+
+    /// Keys accepted only as typos or by prefix, and lines without a colon.
+    fn spelling(&mut self, number: u32, directive: &Directive<'_>) {
+        let (field, exact) = Field::classify(directive.key);
+        if field != Field::Other && !exact {
+            self.warn(
+                number,
+                format!(
+                    "`{}` is read as `{}` only by lenient parsers (typo or prefix); others ignore the line",
+                    show(directive.key),
+                    field.name()
+                ),
+                format!("write `{}:`", field.name()),
+            );
+        }
+        if !directive.colon {
+            let name = if field == Field::Other {
+                show(directive.key)
+            } else {
+                field.name().into()
+            };
+            self.warn(
+                number,
+                format!("no colon: read as `{name}: {}`", show(directive.value)),
+                format!("write `{name}: {}`", show(directive.value)),
+            );
+        }
+    }
+
+    fn user_agent(&mut self, number: u32, value: &[u8]) {
+        let starts_group = self.group_start.is_none() || self.group_has_rules;
+        if !starts_group {
+            self.joins_previous_group(number);
+        }
+        if starts_group {
+            self.group_start = Some(number);
+            self.group_has_rules = false;
+            self.crawl_delay_before_rules = None;
+        }
+        self.blank_since = None;
+        self.record_ended_at = None;
+        let key = AgentKey::of_value(value);
+        self.agent_key(number, value, &key, starts_group);
+        self.several_names(number, value, &key);
+    }
+
+    /// A `User-agent` line that RFC 9309 adds to the group above it.
+    fn joins_previous_group(&mut self, number: u32) {
+        let first = self.group_start.unwrap_or(number);
+        if let Some(delay) = self.crawl_delay_before_rules {
+            self.warn(
+                number,
+                format!(
+                    "this User-agent joins the group of line {first}: the Crawl-delay on line {delay} does not end a group, so the rules below apply to both"
+                ),
+                format!("give the group of line {first} its own Allow/Disallow lines (e.g. `Disallow:`) before this line"),
+            );
+        }
+        if let Some(blank) = self.blank_since {
+            self.warn(
+                number,
+                format!(
+                    "readings differ: RFC 9309 joins this User-agent to the group of line {first} (blank lines do not end groups), so those agents get the rules below; the 1994 standard ends the record at the blank line {blank}, so they get an empty record and may fetch everything"
+                ),
+                format!("add the rules meant for the group of line {first} above line {blank}, or remove the blank line"),
+            );
+        }
+    }
+
+    fn agent_key(&mut self, number: u32, value: &[u8], key: &AgentKey, starts_group: bool) {
+        match key {
+            AgentKey::Empty if value.is_empty() => self.warn(
+                number,
+                "an empty User-agent names no robot".into(),
+                "name a robot's product token, or `*` for all robots".into(),
+            ),
+            AgentKey::Empty => self.warn(
+                number,
+                format!(
+                    "User-agent `{}` names no robot: a group key is the leading run of letters, `-` and `_`, which is empty here",
+                    show(value)
+                ),
+                "use a token that starts with a letter (e.g. `Spider` rather than `360Spider`), or `*`".into(),
+            ),
+            AgentKey::Star if starts_group => match self.first_star {
+                None => self.first_star = Some(number),
+                Some(first) => self.warn(
+                    number,
+                    format!("another `User-agent: *` group (the first is on line {first}); all `*` groups are merged"),
+                    "put every rule for `*` into one group".into(),
+                ),
+            },
+            AgentKey::Named(name) if GENERIC_NAMES.contains(&name.as_str()) => self.warn(
+                number,
+                format!(
+                    "readings differ: RFC 9309 matches `{name}` only to a robot whose token is exactly `{name}`; the 1994 standard's substring match applies it to every robot whose name contains `{name}` (e.g. `googlebot` contains `bot`)"
+                ),
+                "name each robot by its exact product token".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    /// `User-agent: a b`: one name for RFC 9309, several for 1994.
+    fn several_names(&mut self, number: u32, value: &[u8], key: &AgentKey) {
+        let names: Vec<String> = words(value).map(show).collect();
+        if names.len() < 2 {
+            return;
+        }
+        let rfc = match key {
+            AgentKey::Star => {
+                "`*` (all robots without a group of their own; the rest is ignored)".to_owned()
+            }
+            AgentKey::Named(name) => format!("only `{name}`"),
+            AgentKey::Empty => "no robot".to_owned(),
+        };
+        self.warn(
+            number,
+            format!(
+                "readings differ: RFC 9309 reads this User-agent as {rfc}; the 1994 reading names each of {}",
+                quote_list(&names)
+            ),
+            "write one `User-agent:` line per robot".into(),
+        );
+    }
+
+    fn rule(&mut self, number: u32, directive: &Directive<'_>) {
+        let Some(first) = self.group_start else {
+            self.warn(
+                number,
+                format!(
+                    "{} before any User-agent line is ignored",
+                    directive.field.name()
+                ),
+                "move it below a `User-agent:` line (e.g. `User-agent: *`)".into(),
+            );
+            return;
+        };
+        if let Some(blank) = self.blank_since.or(self.record_ended_at) {
+            self.record_ended_at = Some(blank);
+            self.warn(
+                number,
+                format!(
+                    "readings differ: RFC 9309 applies this rule to the group of line {first} (blank lines do not end groups); the 1994 standard ended that record at the blank line {blank}, so there this rule applies to no robot"
+                ),
+                format!("remove the blank line {blank}, or start a new group with a `User-agent:` line"),
+            );
+        }
+        self.blank_since = None;
+        self.group_has_rules = true;
+        self.rule_value(number, directive.value);
+    }
+
+    fn rule_value(&mut self, number: u32, value: &[u8]) {
+        if value.is_empty() {
+            return;
+        }
+        if !matches!(value.first(), Some(b'/' | b'*')) {
+            self.warn(
+                number,
+                format!(
+                    "`{}` starts with neither `/` nor `*`, so it never matches",
+                    show(value)
+                ),
+                format!("write `/{}`", show(value)),
+            );
+        }
+        let body = value.strip_suffix(b"$").unwrap_or(value);
+        if body.contains(&b'$') {
+            self.warn(
+                number,
+                format!(
+                    "`$` in the middle of `{}` is a literal dollar sign, not an end anchor",
+                    show(value)
+                ),
+                "`$` anchors only as the last character; write a literal dollar as `%24`".into(),
+            );
+        }
+        let canonical = CanonicalPattern::new(value).to_written();
+        if value.iter().any(|&b| b >= 0x80) {
+            self.warn(
+                number,
+                format!(
+                    "raw non-ASCII octets in `{}` are matched percent-encoded, octet by octet",
+                    show(value)
+                ),
+                format!("write the pattern percent-encoded: `{canonical}`"),
+            );
+        }
+        let paths: Vec<String> = words(value).map(show).collect();
+        if paths.len() > 1 {
+            self.warn(
+                number,
+                format!(
+                    "readings differ: RFC 9309 reads one path with spaces, matched as `{canonical}`; the 1994 reading reads {} separate paths: {}",
+                    paths.len(),
+                    quote_list(&paths)
+                ),
+                "write one path per line; encode a real space as `%20`".into(),
+            );
+        }
+    }
+
+    fn crawl_delay(&mut self, number: u32, directive: &Directive<'_>) {
+        if crawl_delay(directive).is_none() {
+            self.warn(
+                number,
+                format!(
+                    "Crawl-delay `{}` is not a number of seconds and is ignored",
+                    show(directive.value)
+                ),
+                "write a non-negative number, e.g. `Crawl-delay: 10`".into(),
+            );
+        }
+        if self.group_start.is_some() && !self.group_has_rules {
+            self.crawl_delay_before_rules.get_or_insert(number);
+        }
+    }
+}
+
+/// A value for a message: lossy UTF-8, long values shortened.
+fn show(bytes: &[u8]) -> String {
+    const MAX: usize = 80;
+    let text = String::from_utf8_lossy(bytes);
+    if text.chars().count() <= MAX {
+        return text.into_owned();
+    }
+    let short: String = text.chars().take(MAX).collect();
+    format!("{short}…")
+}
+
+fn quote_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| format!("`{item}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines and a distinctive fragment of every warning, in order.
+    fn findings(text: &[u8]) -> Vec<(Option<u32>, String)> {
+        lint(text)
+            .into_iter()
+            .map(|w| (w.line, w.message))
+            .collect()
+    }
+
+    /// `linting!(file => [(line, fragment), ...])`: exactly these warnings, one line per case.
+    macro_rules! linting {
+        ($($name:ident: $text:expr => [$(($line:expr, $fragment:expr)),*];)*) => {$(
+            #[test]
+            fn $name() {
+                let got = findings($text);
+                let want: Vec<(Option<u32>, &str)> = vec![$(($line, $fragment)),*];
+                assert_eq!(got.len(), want.len(), "warnings: {got:#?}");
+                for ((line, message), (want_line, fragment)) in got.iter().zip(&want) {
+                    assert_eq!(line, want_line, "{message}");
+                    assert!(message.contains(fragment), "{message:?} lacks {fragment:?}");
+                }
+            }
+        )*};
+    }
+
+    linting! {
+        clean: b"User-agent: *\nDisallow: /x\n" => [];
+        typo_key: b"User-agent: *\nDissallow: /x\n" => [(Some(2), "typo or prefix")];
+        prefix_key: b"User-agents: *\nDisallow: /x\n" => [(Some(1), "typo or prefix")];
+        no_colon: b"User-agent: *\nDisallow /x\n" => [(Some(2), "no colon")];
+        unparsed: b"User-agent: *\nDisallow /x /y\n" => [(Some(2), "is ignored")];
+        empty_agent_key: b"User-agent: 360Spider\nDisallow: /\n" => [(Some(1), "names no robot")];
+        empty_agent_value: b"User-agent:\nDisallow: /\n" => [(Some(1), "empty User-agent")];
+        rule_before_agent: b"Disallow: /x\nUser-agent: *\nDisallow: /y\n" => [(Some(1), "before any User-agent")];
+        no_leading_slash: b"User-agent: *\nDisallow: private\n" => [(Some(2), "neither `/` nor `*`")];
+        mid_dollar: b"User-agent: *\nDisallow: /a$b\n" => [(Some(2), "literal dollar")];
+        final_dollar_ok: b"User-agent: *\nDisallow: /a$\n" => [];
+        non_ascii: b"User-agent: *\nDisallow: /caf\xC3\xA9\n" => [(Some(2), "non-ASCII")];
+        space_in_path: b"User-agent: *\nDisallow: /cgi-bin/ /tmp/\n" => [(Some(2), "2 separate paths")];
+        several_names: b"User-agent: Fido Rex\nDisallow: /\n" => [(Some(1), "names each of `Fido`, `Rex`")];
+        star_and_name: b"User-Agent: * Rex\nDisallow: /x\n" => [(Some(1), "all robots without a group")];
+        several_star_groups: b"User-agent: *\nDisallow: /a\nUser-agent: *\nDisallow: /b\n" => [(Some(3), "another `User-agent: *`")];
+        blank_between_agents: b"User-agent: webcrawler\n\nUser-agent: lycra\nDisallow: /\n" => [(Some(3), "empty record")];
+        blank_between_rules: b"User-agent: a\nDisallow: /x\n\nAllow: /y\nAllow: /z\n" => [(Some(4), "applies to no robot"), (Some(5), "applies to no robot")];
+        blank_between_groups_ok: b"User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /y\n" => [];
+        comment_is_no_boundary: b"User-agent: a\n# note\nDisallow: /x\n" => [];
+        crawl_delay_merges: b"User-agent: *\nCrawl-delay: 10\nUser-agent: badbot\nDisallow: /\n" => [(Some(3), "Crawl-delay on line 2")];
+        crawl_delay_merges_across_blank: b"User-agent: *\nCrawl-delay: 10\n\nUser-agent: badbot\nDisallow: /\n" => [(Some(4), "Crawl-delay on line 2"), (Some(4), "readings differ")];
+        crawl_delay_after_rules_ok: b"User-agent: *\nDisallow: /x\nCrawl-delay: 10\nUser-agent: b\nDisallow: /\n" => [];
+        crawl_delay_not_a_number: b"User-agent: *\nCrawl-delay: soon\nDisallow: /\n" => [(Some(2), "not a number")];
+        generic_name: b"User-agent: bot\nDisallow: /\n" => [(Some(1), "substring match")];
+        nul: b"User-agent: *\0Disallow: /x\n" => [(Some(1), "NUL")];
+        bom_mid_file: b"User-agent: *\n\xEF\xBB\xBFDisallow: /x\n" => [(Some(2), "byte order mark")];
+        leading_bom_ok: b"\xEF\xBB\xBFUser-agent: *\nDisallow: /x\n" => [];
+    }
+
+    #[test]
+    fn long_line() {
+        let mut text = b"User-agent: *\nDisallow: /".to_vec();
+        text.resize(text.len() + MAX_LINE_BYTES, b'a');
+        assert_eq!(
+            findings(&text),
+            vec![(
+                Some(2),
+                format!(
+                    "the line is {} bytes; only the first 16663 count",
+                    MAX_LINE_BYTES + 11
+                )
+            )]
+        );
+    }
+
+    #[test]
+    fn oversized_file() {
+        let mut text = b"User-agent: *\n".to_vec();
+        text.resize(MAX_FILE_BYTES + 100, b'#');
+        let got = findings(&text);
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert_eq!(got[0].0, None);
+        assert!(got[0].1.contains("only the first 512000"));
+        assert!(got
+            .iter()
+            .any(|(line, m)| *line == Some(2) && m.contains("dropped whole")));
+    }
+
+    #[test]
+    fn display_has_line_and_fix() {
+        let warning = &lint(b"Disallow: /x\n")[0];
+        assert_eq!(
+            warning.to_string(),
+            "line 1: Disallow before any User-agent line is ignored — fix: move it below a `User-agent:` line (e.g. `User-agent: *`)"
+        );
+    }
+}

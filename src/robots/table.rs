@@ -1,0 +1,273 @@
+//! One reading of a file, compiled: groups by key, rules indexed by literal prefix.
+
+use std::cmp::Ordering;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
+
+use super::agent::{token_key, AgentKey};
+use super::group::Merged;
+use super::index::{PieceIndex, PrefixIndex};
+use super::pattern::PathPattern;
+use super::{RuleRef, Verdict};
+
+/// A compiled rule with its provenance.
+#[derive(Debug)]
+pub struct Rule {
+    pub allow: bool,
+    pub pattern: PathPattern,
+    /// The value as written in the file (lossily decoded if it was not UTF-8).
+    pub written: Box<str>,
+    /// 1-based line.
+    pub line: u32,
+    /// Added by Google's index rule (§3), not written in the file.
+    pub derived: bool,
+}
+
+impl Rule {
+    fn as_ref(&self) -> RuleRef<'_> {
+        RuleRef {
+            allow: self.allow,
+            pattern: &self.written,
+            line: self.line,
+        }
+    }
+}
+
+/// All rules of one agent key (all groups naming it, merged).
+#[derive(Debug)]
+pub struct Group {
+    pub key: Box<str>,
+    pub rules: Vec<Rule>,
+    /// Rules found by their literal prefix.
+    by_prefix: PrefixIndex,
+    /// Wildcard rules found by a longer piece than their prefix (see [`route`]).
+    by_piece: Option<PieceIndex>,
+    pub crawl_delay: Option<(f64, u32)>,
+}
+
+/// What one reading says for one request.
+#[derive(Clone, Copy, Debug)]
+pub struct Outcome<'t> {
+    pub verdict: Verdict,
+    pub group: Option<&'t str>,
+    pub rule: Option<RuleRef<'t>>,
+}
+
+/// One reading of a file.
+#[derive(Debug)]
+pub struct Table {
+    /// Named keys (lower-case), sorted, each with its group index.
+    named: Vec<(Box<str>, usize)>,
+    star: Option<usize>,
+    pub groups: Vec<Group>,
+    /// Named keys for the 1994 substring match, pattern id = position in `named`.
+    substrings: Option<AhoCorasick>,
+}
+
+impl Table {
+    pub fn compile(merged: &Merged<'_>) -> Table {
+        let mut table = Table {
+            named: Vec::new(),
+            star: None,
+            groups: Vec::with_capacity(merged.len()),
+            substrings: None,
+        };
+        for (key, group) in merged {
+            let position = table.groups.len();
+            match key {
+                AgentKey::Star => table.star = Some(position),
+                AgentKey::Named(name) => table.named.push((name.as_str().into(), position)),
+                AgentKey::Empty => continue,
+            }
+            table.groups.push(compile_group(key.as_str(), group));
+        }
+        table.named.sort_unstable();
+        table.substrings = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .build(table.named.iter().map(|(name, _)| name.as_bytes()))
+            .ok();
+        table
+    }
+
+    /// Exact group for a key (case-insensitive).
+    pub fn find(&self, key: &str) -> Option<usize> {
+        if key == "*" {
+            return self.star;
+        }
+        self.named
+            .binary_search_by(|(name, _)| cmp_lower_to(name.as_bytes(), key.as_bytes()))
+            .ok()
+            .map(|found| self.named[found].1)
+    }
+
+    /// §5 step 3: the group of the first token some group names (by equality), else `*`.
+    pub fn select_exact<S: AsRef<str>>(&self, tokens: &[S], ignore_star: bool) -> Option<usize> {
+        tokens
+            .iter()
+            .map(|token| token_key(token.as_ref()))
+            .filter(|key| !key.is_empty())
+            .find_map(|key| self.find(key))
+            .or(if ignore_star { None } else { self.star })
+    }
+
+    /// §6 (1994): the group of the first token that contains some key as a case-insensitive
+    /// substring; the longest such key wins (an exact match is always the longest), else `*`.
+    pub fn select_substring<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        ignore_star: bool,
+    ) -> Option<usize> {
+        let Some(automaton) = &self.substrings else {
+            return self.select_exact(tokens, ignore_star);
+        };
+        tokens
+            .iter()
+            .map(|token| token_key(token.as_ref()))
+            .find_map(|key| {
+                automaton
+                    .find_overlapping_iter(key)
+                    .max_by_key(|found| (found.len(), std::cmp::Reverse(found.start())))
+                    .map(|found| self.named[found.pattern().as_usize()].1)
+            })
+            .or(if ignore_star { None } else { self.star })
+    }
+
+    /// §5: the verdict of the selected group for a canonical request.
+    pub fn evaluate(&self, group: Option<usize>, path: &[u8]) -> Outcome<'_> {
+        let Some(group) = group.and_then(|g| self.groups.get(g)) else {
+            return Outcome {
+                verdict: Verdict::Allow,
+                group: None,
+                rule: None,
+            };
+        };
+        let (verdict, rule) = group.decide(path);
+        Outcome {
+            verdict,
+            group: Some(&group.key),
+            rule: rule.map(Rule::as_ref),
+        }
+    }
+}
+
+impl Group {
+    /// Longest match wins; a tie goes to Allow; among equals the earliest line reports.
+    fn decide(&self, path: &[u8]) -> (Verdict, Option<&Rule>) {
+        let mut best_allow: Option<&Rule> = None;
+        let mut best_disallow: Option<&Rule> = None;
+        let mut consider = |id: u32| {
+            let Some(rule) = self.rules.get(id as usize) else {
+                return;
+            };
+            let best = if rule.allow {
+                &mut best_allow
+            } else {
+                &mut best_disallow
+            };
+            if best.is_none_or(|b| outranks(rule, b)) && rule.pattern.matches(path) {
+                *best = Some(rule);
+            }
+        };
+        self.by_prefix.for_each_candidate(path, &mut consider);
+        if let Some(by_piece) = &self.by_piece {
+            by_piece.for_each_candidate(path, &mut consider);
+        }
+        let priority = |rule: Option<&Rule>| rule.map_or(0, |r| r.pattern.priority());
+        if priority(best_disallow) > priority(best_allow) {
+            (Verdict::Disallow, best_disallow)
+        } else {
+            (Verdict::Allow, best_allow)
+        }
+    }
+}
+
+/// Higher priority first, then the earlier line.
+fn outranks(rule: &Rule, other: &Rule) -> bool {
+    (rule.pattern.priority(), std::cmp::Reverse(rule.line))
+        > (other.pattern.priority(), std::cmp::Reverse(other.line))
+}
+
+fn compile_group(key: &str, merged: &super::group::MergedGroup<'_>) -> Group {
+    let mut rules = Vec::with_capacity(merged.rules.len());
+    for raw in &merged.rules {
+        let rule = Rule {
+            allow: raw.allow,
+            pattern: PathPattern::new(raw.value),
+            written: String::from_utf8_lossy(raw.value).into(),
+            line: raw.line,
+            derived: false,
+        };
+        let index_rule = rule.allow.then(|| index_rule(&rule)).flatten();
+        rules.push(rule);
+        rules.extend(index_rule);
+    }
+    let routed: Vec<(Route<'_>, u32)> = rules
+        .iter()
+        .zip(0u32..)
+        .filter(|(rule, _)| rule.pattern.can_match())
+        .map(|(rule, id)| (route(&rule.pattern), id))
+        .collect();
+    let by_prefix = PrefixIndex::build(routed.iter().filter_map(|(route, id)| match route {
+        Route::Prefix(prefix) => Some((*prefix, *id)),
+        Route::Piece(_) => None,
+    }));
+    let by_piece = PieceIndex::build(routed.iter().filter_map(|(route, id)| match route {
+        Route::Piece(piece) => Some((*piece, *id)),
+        Route::Prefix(_) => None,
+    }));
+    Group {
+        key: key.into(),
+        rules,
+        by_prefix,
+        by_piece,
+        crawl_delay: merged.crawl_delay,
+    }
+}
+
+/// How a decision finds a rule: by its literal prefix, or by a piece after a `*`.
+enum Route<'p> {
+    Prefix(&'p [u8]),
+    Piece(&'p [u8]),
+}
+
+/// Shortest pieces worth an automaton entry: shorter ones would occur in most paths.
+const MIN_PIECE: usize = 3;
+
+/// A wildcard rule whose longest piece is longer than its literal prefix (and not tiny) is
+/// found by that piece; every other rule by its literal prefix. Either is a necessary condition
+/// for a match, so candidates are never missed.
+fn route(pattern: &PathPattern) -> Route<'_> {
+    let prefix = pattern.literal_prefix();
+    let piece = pattern.longest_piece();
+    if piece.len() > prefix.len() && piece.len() >= MIN_PIECE {
+        Route::Piece(piece)
+    } else {
+        Route::Prefix(prefix)
+    }
+}
+
+/// §3, Google's index rule: `Allow: <dir>/index.htm…` also allows `<dir>/$`.
+fn index_rule(rule: &Rule) -> Option<Rule> {
+    let body = rule.pattern.canonical().body.as_bytes();
+    let slash = memchr::memrchr(b'/', body)?;
+    if !body[slash..].starts_with(b"/index.htm") {
+        return None;
+    }
+    let mut value = body[..=slash].to_vec();
+    value.push(b'$');
+    Some(Rule {
+        allow: true,
+        pattern: PathPattern::new(&value),
+        written: rule.written.clone(),
+        line: rule.line,
+        derived: true,
+    })
+}
+
+/// Compares a lower-case key with a token, ignoring the token's ASCII case.
+fn cmp_lower_to(lower: &[u8], token: &[u8]) -> Ordering {
+    lower
+        .iter()
+        .copied()
+        .cmp(token.iter().map(u8::to_ascii_lowercase))
+}
