@@ -93,3 +93,90 @@ fn promtool_accepts_a_real_scrape() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_dashboard_uses_only_metrics_robogate_exports() {
+    // Families with labels appear in a scrape only once they have a series, so the names are
+    // checked against src/metrics.rs, the one place every metric is defined.
+    let defined = std::fs::read_to_string(repo().join("src/metrics.rs")).unwrap();
+    let dashboard = std::fs::read_to_string(repo().join("examples/grafana/robogate.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&dashboard).expect("dashboard is JSON");
+    assert!(json["panels"].as_array().is_some_and(|p| p.len() >= 6));
+    let names = regex::Regex::new(r"robogate_[a-z_]+").unwrap();
+    let mut seen = 0;
+    for m in names.find_iter(&dashboard) {
+        let name = m.as_str().trim_end_matches("_bucket");
+        assert!(
+            defined.contains(&format!("\"{name}\"")),
+            "dashboard uses {name}, which robogate does not export"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 10);
+}
+
+#[test]
+fn access_log_has_one_json_line_per_request() {
+    let origin = Origin::start();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), DEFAULT_ROBOTS).unwrap();
+    let (addr, admin) = (free_port(), free_port());
+    std::fs::write(
+        dir.path().join("robogate.toml"),
+        format!("[server]\nlisten = \"127.0.0.1:{addr}\"\nthreads = 1\ngrace_period = \"0s\"\n[admin]\nlisten = \"127.0.0.1:{admin}\"\n[origin]\naddress = \"{}\"\n", origin.addr),
+    )
+    .unwrap();
+    let mut child = robogate_cmd()
+        .args(["--log-format", "json", "--config"])
+        .arg(dir.path().join("robogate.toml"))
+        .env("RUST_LOG", "access=info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{addr}").parse().unwrap();
+    eventually("robogate to listen", || {
+        std::net::TcpStream::connect(addr).ok()
+    });
+    assert_eq!(get(addr, "/blog/", Some(GPTBOT)).unwrap().status, 403);
+    let mut stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    let mut byte = [0u8; 1];
+    while !line.ends_with('\n') {
+        assert_eq!(
+            std::io::Read::read(&mut stdout, &mut byte).unwrap(),
+            1,
+            "access log line"
+        );
+        line.push(byte[0] as char);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let v: serde_json::Value =
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_eq!(v["target"], "access");
+    assert_eq!(
+        (
+            v["status"].as_u64(),
+            v["class"].as_str(),
+            v["agent"].as_str()
+        ),
+        (Some(403), Some("robot"), Some("GPTBot"))
+    );
+    assert_eq!(
+        (
+            v["verdict"].as_str(),
+            v["action"].as_str(),
+            v["robots_line"].as_u64()
+        ),
+        (Some("disallow"), Some("block"), Some(2))
+    );
+    assert_eq!(
+        (
+            v["path"].as_str(),
+            v["generation"].as_u64(),
+            v["client"].as_str()
+        ),
+        (Some("/blog/"), Some(1), Some("127.0.0.1"))
+    );
+}
