@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -200,7 +201,9 @@ pub struct Upstream {
 pub struct Policy {
     pub generation: u64,
     pub robots: RobotsFile,
-    pub classifier: Classifier,
+    pub classifier: Arc<Classifier>,
+    /// Fingerprint of the catalog the classifier was built from (to reuse it across reloads).
+    pub catalog_fingerprint: u64,
     pub enforce: Enforcement,
     pub tarpit: Tarpit,
     pub crawl_delay: CrawlDelay,
@@ -492,13 +495,13 @@ pub fn fingerprint(parts: &[&[u8]]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::Catalog;
 
     fn policy(robots: &str, enforce: Enforcement) -> Policy {
         Policy {
             generation: 1,
             robots: RobotsFile::new(Bytes::from(robots.to_string()), SystemTime::UNIX_EPOCH),
-            classifier: Classifier::build(Catalog::builtin()).unwrap_or_else(|_| unreachable!()),
+            classifier: Arc::new(Classifier::builtin()),
+            catalog_fingerprint: 0,
             enforce,
             tarpit: Tarpit::default(),
             crawl_delay: CrawlDelay::default(),

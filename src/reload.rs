@@ -53,7 +53,7 @@ pub fn reload_once(
     running: &Settings,
 ) -> (ReloadOutcome, Vec<PathBuf>) {
     let current = live.load();
-    let outcome = match config::load(config_path, current.generation + 1) {
+    let outcome = match config::load_after(config_path, current.generation + 1, Some(&current)) {
         Err(errors) => {
             for e in &errors.0 {
                 tracing::error!(target: "reload", "reload failed, keeping generation {}: {e}", current.generation);

@@ -1,168 +1,314 @@
-//! TEMPORARY STUB — replaced by the real classifier (issue 4).
-use std::fmt;
+//! User-Agent → class (browser | robot | unknown), agent, category and robots.txt token chain.
+//!
+//! Pure: no I/O on the request path. [`Classifier::build`] compiles the [`Catalog`] once into
+//! automata (aho-corasick over whole tokens, a regex set as a second tier); [`Classifier::classify`]
+//! then runs without allocating. The order follows robots-spec §7:
+//!
+//! 1. empty User-Agent → robot;
+//! 2. catalog match → robot (with the agent);
+//! 3. strong robot markers (`bot`/`crawl`/`spider` in a product name, a `+http` contact URL, an
+//!    e-mail address) → robot;
+//! 4. a browser signature (a real engine with a version) → browser;
+//! 5. an HTTP-library product name (`okhttp`, `Go-http-client`) → robot;
+//! 6. weak markers (the same words inside a device comment, bare URLs, site names, tool words)
+//!    → robot;
+//! 7. otherwise unknown.
+//!
+//! Step 3 before step 4 keeps Googlebot-smartphone (a full Chrome string plus `Googlebot/2.1`) a
+//! robot; step 4 before step 5 keeps a Cubot phone (`Android 9; CUBOT X19`) a browser.
 
+mod browser;
+mod catalog;
+mod known;
+mod markers;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Deserialize;
+
+pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
+
+use known::KnownAgents;
+use markers::Strength;
+
+/// What kind of client sent a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
+    /// A person's browser or in-app web view; never enforced by default.
     Browser,
+    /// A crawler, tool or script; bound by robots.txt.
     Robot,
+    /// Looks like nothing known (a mobile app, an API client, ...).
     Unknown,
 }
+
 impl Class {
+    /// All classes, in display order.
+    pub const ALL: [Class; 3] = [Class::Browser, Class::Robot, Class::Unknown];
+
+    /// `"browser"`, `"robot"` or `"unknown"`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Browser => "browser",
-            Self::Robot => "robot",
-            Self::Unknown => "unknown",
+            Class::Browser => "browser",
+            Class::Robot => "robot",
+            Class::Unknown => "unknown",
         }
     }
 }
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What an agent does, as written in the catalog (kebab-case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Category {
+    /// Search-engine indexing.
     Search,
+    /// Collecting data to train AI models.
     AiTraining,
+    /// Indexing for AI-powered search.
+    AiSearch,
+    /// Fetching on behalf of a user of an AI assistant or agent.
+    AiAssistant,
+    /// SEO and marketing tools.
+    Seo,
+    /// Uptime and performance monitoring.
+    Monitoring,
+    /// Web archives.
+    Archiver,
+    /// Feed readers and aggregators.
+    FeedReader,
+    /// Link-preview fetchers of social networks and chat apps.
+    SocialPreview,
+    /// HTTP libraries and command-line tools.
     HttpLibrary,
+    /// Security and vulnerability scanners.
+    Scanner,
+    /// Anything else (advertising, research, automation, ...).
     Other,
 }
+
 impl Category {
+    /// All categories, in catalog order.
+    pub const ALL: [Category; 12] = [
+        Category::Search,
+        Category::AiTraining,
+        Category::AiSearch,
+        Category::AiAssistant,
+        Category::Seo,
+        Category::Monitoring,
+        Category::Archiver,
+        Category::FeedReader,
+        Category::SocialPreview,
+        Category::HttpLibrary,
+        Category::Scanner,
+        Category::Other,
+    ];
+
+    /// The kebab-case name used in the catalog, e.g. `"ai-training"`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Search => "search",
-            Self::AiTraining => "ai-training",
-            Self::HttpLibrary => "http-library",
-            Self::Other => "other",
+            Category::Search => "search",
+            Category::AiTraining => "ai-training",
+            Category::AiSearch => "ai-search",
+            Category::AiAssistant => "ai-assistant",
+            Category::Seo => "seo",
+            Category::Monitoring => "monitoring",
+            Category::Archiver => "archiver",
+            Category::FeedReader => "feed-reader",
+            Category::SocialPreview => "social-preview",
+            Category::HttpLibrary => "http-library",
+            Category::Scanner => "scanner",
+            Category::Other => "other",
         }
     }
 }
-impl std::str::FromStr for Category {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "search" => Ok(Self::Search),
-            "ai-training" => Ok(Self::AiTraining),
-            "http-library" => Ok(Self::HttpLibrary),
-            "other" => Ok(Self::Other),
-            _ => Err(format!("unknown category {s:?}")),
-        }
-    }
-}
-pub struct Agent {
-    pub name: String,
-    pub category: Category,
-    pub operator: String,
-    pub tokens: Vec<String>,
-    pub ignores_star: bool,
-}
-pub struct Catalog {
-    agents: Vec<Agent>,
-}
-pub struct CatalogError {
-    pub file: String,
-    pub line: u32,
-    pub key: String,
-    pub message: String,
-}
-impl fmt::Display for CatalogError {
+
+impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of [`Category::from_str`]: quotes the input and lists the valid names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCategory(pub String);
+
+impl fmt::Display for UnknownCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
         write!(
             f,
-            "{}:{}: {}: {}",
-            self.file, self.line, self.key, self.message
+            "unknown category {:?}; expected one of: {}",
+            self.0,
+            names.join(", ")
         )
     }
 }
-fn agent(name: &str, category: Category, tokens: &[&str]) -> Agent {
-    Agent {
-        name: name.into(),
-        category,
-        operator: String::new(),
-        tokens: tokens.iter().map(|s| s.to_string()).collect(),
-        ignores_star: false,
+
+impl std::error::Error for UnknownCategory {}
+
+impl FromStr for Category {
+    type Err = UnknownCategory;
+
+    fn from_str(s: &str) -> Result<Category, UnknownCategory> {
+        Category::ALL
+            .into_iter()
+            .find(|c| c.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownCategory(s.to_owned()))
     }
 }
-impl Catalog {
-    pub fn builtin() -> Catalog {
-        Catalog {
-            agents: vec![
-                agent("Googlebot", Category::Search, &["googlebot"]),
-                agent("GPTBot", Category::AiTraining, &["gptbot"]),
-                agent("CCBot", Category::AiTraining, &["ccbot"]),
-                agent("Wget", Category::HttpLibrary, &["wget"]),
-                agent("curl", Category::HttpLibrary, &["curl"]),
-                agent("python-urllib", Category::HttpLibrary, &["python-urllib"]),
-            ],
+
+/// Why a User-Agent got its class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// A catalog entry matched.
+    Catalog,
+    /// Robot markers: bot/crawl/spider words, a contact URL, an e-mail address, ...
+    Marker,
+    /// An HTTP library or command-line tool (from the catalog or by its product name).
+    HttpTool,
+    /// The User-Agent was empty or missing.
+    Empty,
+    /// A browser engine signature.
+    Browser,
+    /// Nothing recognisable.
+    Nothing,
+}
+
+impl Reason {
+    /// `"catalog"`, `"marker"`, `"http-tool"`, `"empty"`, `"browser"` or `"nothing"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Catalog => "catalog",
+            Reason::Marker => "marker",
+            Reason::HttpTool => "http-tool",
+            Reason::Empty => "empty",
+            Reason::Browser => "browser",
+            Reason::Nothing => "nothing",
         }
     }
-    pub fn parse(_text: &str, _file: &str) -> Result<Catalog, Vec<CatalogError>> {
-        Ok(Self::builtin())
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
+}
+
+/// The answer for one User-Agent; borrows the agent from the [`Classifier`].
+#[derive(Clone, Copy, Debug)]
+pub struct Classification<'c> {
+    /// Browser, robot or unknown.
+    pub class: Class,
+    /// The catalog agent, if one matched.
+    pub agent: Option<&'c Agent>,
+    /// Why.
+    pub reason: Reason,
+}
+
+impl<'c> Classification<'c> {
+    fn new(class: Class, agent: Option<&'c Agent>, reason: Reason) -> Classification<'c> {
+        Classification {
+            class,
+            agent,
+            reason,
+        }
+    }
+
+    /// The agent's robots.txt token chain; empty when no catalog agent matched.
+    pub fn tokens(&self) -> &'c [String] {
+        self.agent.map_or(&[], |agent| agent.tokens.as_slice())
+    }
+
+    /// The agent's category, if one matched.
+    pub fn category(&self) -> Option<Category> {
+        self.agent.map(|agent| agent.category)
+    }
+}
+
+/// A compiled, immutable classifier (`Send + Sync`); build once, share everywhere.
+#[derive(Debug)]
+pub struct Classifier {
+    agents: Vec<Agent>,
+    by_name: HashMap<String, usize>,
+    known: KnownAgents,
+}
+
+impl Classifier {
+    /// Compiles the catalog into automata. Fails only on a catalog that [`Catalog::parse`] would
+    /// reject or on automata too large to build; errors carry the entry's file and line.
+    pub fn build(catalog: Catalog) -> Result<Classifier, Vec<CatalogError>> {
+        let file = catalog.file().to_owned();
+        let agents = catalog.into_agents();
+        let known = KnownAgents::build(&agents, &file)?;
+        Ok(Classifier::assemble(agents, known))
+    }
+
+    /// The classifier over the shipped catalog.
+    pub fn builtin() -> Classifier {
+        let agents = Catalog::builtin().into_agents();
+        let known =
+            KnownAgents::build(&agents, BUILTIN_FILE).unwrap_or_else(|_| KnownAgents::empty());
+        Classifier::assemble(agents, known)
+    }
+
+    fn assemble(agents: Vec<Agent>, known: KnownAgents) -> Classifier {
+        let by_name = agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name.to_ascii_lowercase(), i))
+            .collect();
+        Classifier {
+            agents,
+            by_name,
+            known,
+        }
+    }
+
+    /// Classifies one User-Agent header value (pass `""` when the header is missing).
+    pub fn classify(&self, user_agent: &str) -> Classification<'_> {
+        let ua = user_agent.trim_matches(|c: char| c.is_ascii_whitespace());
+        if ua.is_empty() {
+            return Classification::new(Class::Robot, None, Reason::Empty);
+        }
+        let scan = self.known.scan(ua);
+        if let Some(agent) = scan.agent.and_then(|index| self.agents.get(index)) {
+            let reason = if agent.category == Category::HttpLibrary {
+                Reason::HttpTool
+            } else {
+                Reason::Catalog
+            };
+            return Classification::new(Class::Robot, Some(agent), reason);
+        }
+        match (scan.markers, scan.browser) {
+            (Strength::Strong, _) => Classification::new(Class::Robot, None, Reason::Marker),
+            (_, true) => Classification::new(Class::Browser, None, Reason::Browser),
+            (Strength::HttpTool, false) => {
+                Classification::new(Class::Robot, None, Reason::HttpTool)
+            }
+            (Strength::Weak, false) => Classification::new(Class::Robot, None, Reason::Marker),
+            (Strength::None, false) => Classification::new(Class::Unknown, None, Reason::Nothing),
+        }
+    }
+
+    /// All catalog agents, in file order.
     pub fn agents(&self) -> &[Agent] {
         &self.agents
     }
-}
-pub struct Classifier {
-    catalog: Catalog,
-}
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    Catalog,
-    Marker,
-    HttpTool,
-    Empty,
-    Browser,
-    Nothing,
-}
-#[derive(Clone, Copy)]
-pub struct Classification<'c> {
-    pub class: Class,
-    pub agent: Option<&'c Agent>,
-    pub reason: Reason,
-}
-impl Classifier {
-    pub fn build(catalog: Catalog) -> Result<Classifier, Vec<CatalogError>> {
-        Ok(Classifier { catalog })
-    }
-    pub fn agents(&self) -> &[Agent] {
-        self.catalog.agents()
-    }
+
+    /// The agent with this catalog name (case-insensitive).
     pub fn agent(&self, name: &str) -> Option<&Agent> {
-        self.agents()
-            .iter()
-            .find(|a| a.name.eq_ignore_ascii_case(name))
-    }
-    pub fn classify(&self, ua: &str) -> Classification<'_> {
-        let lower = ua.to_ascii_lowercase();
-        if ua.trim().is_empty() {
-            return Classification {
-                class: Class::Robot,
-                agent: None,
-                reason: Reason::Empty,
-            };
-        }
-        if let Some(a) = self.agents().iter().find(|a| lower.contains(&a.tokens[0])) {
-            return Classification {
-                class: Class::Robot,
-                agent: Some(a),
-                reason: Reason::Catalog,
-            };
-        }
-        if lower.contains("bot") || lower.contains("crawl") || lower.contains("spider") {
-            return Classification {
-                class: Class::Robot,
-                agent: None,
-                reason: Reason::Marker,
-            };
-        }
-        if lower.starts_with("mozilla/") {
-            return Classification {
-                class: Class::Browser,
-                agent: None,
-                reason: Reason::Browser,
-            };
-        }
-        Classification {
-            class: Class::Unknown,
-            agent: None,
-            reason: Reason::Nothing,
-        }
+        let index = self.by_name.get(&name.to_ascii_lowercase())?;
+        self.agents.get(*index)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -57,7 +57,8 @@ fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy
     Ok(Policy {
         generation: 0,
         robots: RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH),
-        classifier,
+        classifier: std::sync::Arc::new(classifier),
+        catalog_fingerprint: 0,
         enforce: Enforcement::default(),
         tarpit: Default::default(),
         crawl_delay: Default::default(),

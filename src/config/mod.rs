@@ -7,12 +7,13 @@ pub mod raw;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use toml::Spanned;
 
-use crate::classify::{Catalog, Category, Classifier};
+use crate::classify::{Catalog, Category, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
 use crate::policy::{
     fingerprint, Action, ActionRule, CrawlDelay, Enforcement, Mode, Policy, RobotsFile, RuleTarget,
     Tarpit, UnknownClients, Upstream,
@@ -145,6 +146,15 @@ fn resolve(base: &Path, name: &str) -> PathBuf {
 /// Loads robogate.toml and every file it names, and compiles them. `generation` is stamped on the
 /// policy. All problems are returned at once.
 pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
+    load_after(config_path, generation, None)
+}
+
+/// [`load`] for a reload: parts whose inputs are unchanged since `previous` are reused.
+pub fn load_after(
+    config_path: &Path,
+    generation: u64,
+    previous: Option<&Policy>,
+) -> Result<Loaded, ConfigErrors> {
     let one = |key: &str, message: String| {
         ConfigErrors(vec![ConfigError {
             file: config_path.to_path_buf(),
@@ -171,7 +181,7 @@ pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors>
             return Err(ConfigErrors(errors.list));
         }
     };
-    let compiled = compile(&raw, base, &mut errors);
+    let compiled = compile(&raw, base, previous, &mut errors);
     match compiled {
         Some((settings, parts)) if errors.list.is_empty() => {
             let mut files = vec![config_path.to_path_buf()];
@@ -186,7 +196,8 @@ pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors>
                 policy: Policy {
                     generation,
                     robots: parts.robots,
-                    classifier: parts.classifier,
+                    classifier: parts.classifier.0,
+                    catalog_fingerprint: parts.classifier.1,
                     enforce: parts.enforce,
                     tarpit: parts.tarpit,
                     crawl_delay: parts.crawl_delay,
@@ -227,7 +238,7 @@ pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> 
 
 struct Parts {
     robots: RobotsFile,
-    classifier: Classifier,
+    classifier: Compiled,
     agents_text: Option<String>,
     enforce: Enforcement,
     tarpit: Tarpit,
@@ -236,14 +247,19 @@ struct Parts {
     files: Vec<PathBuf>,
 }
 
-fn compile(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Option<(Settings, Parts)> {
+fn compile(
+    raw: &RawConfig,
+    base: &Path,
+    previous: Option<&Policy>,
+    errors: &mut Errors<'_>,
+) -> Option<(Settings, Parts)> {
     let settings = compile_settings(raw, base, errors);
     let upstream = compile_upstream(raw, errors);
     let (robots, robots_path) = load_robots(&raw.robots.file, base, errors).unzip();
-    let (classifier, agents_file, agents_text) = load_agents(raw, base, errors);
+    let (classifier, agents_file, agents_text) = load_agents(raw, base, previous, errors);
     let enforce = classifier
         .as_ref()
-        .and_then(|c| compile_enforce(&raw.enforce, c, errors));
+        .and_then(|(c, _)| compile_enforce(&raw.enforce, c, errors));
     let tarpit = compile_tarpit(&raw.tarpit, errors);
     let crawl_delay = CrawlDelay {
         enforce: raw.crawl_delay.enforce,
@@ -399,20 +415,26 @@ fn load_robots(
     }
 }
 
-/// Builds the classifier from `[agents] file`, or from the catalog shipped in the binary.
+/// A compiled classifier with the fingerprint of the catalog text it came from.
+type Compiled = (Arc<Classifier>, u64);
+
+/// Builds the classifier from `[agents] file`, or from the catalog shipped in the binary. The
+/// previous policy's classifier is reused when the catalog text is unchanged: compiling 1,500
+/// agents into automata is the most expensive part of a reload.
 fn load_agents(
     raw: &RawConfig,
     base: &Path,
+    previous: Option<&Policy>,
     errors: &mut Errors<'_>,
-) -> (Option<Classifier>, Option<PathBuf>, Option<String>) {
-    let (catalog, path, text) = match &raw.agents.file {
-        None => (Some(Catalog::builtin()), None, None),
+) -> (Option<Compiled>, Option<PathBuf>, Option<String>) {
+    let (text, path, file_name) = match &raw.agents.file {
+        None => (BUILTIN_TEXT.to_string(), None, BUILTIN_FILE.to_string()),
         Some(name) => {
             let path = resolve(base, name.get_ref());
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
-                    let catalog = Catalog::parse(&text, &path.display().to_string());
-                    (catalog_or_errors(catalog, errors), Some(path), Some(text))
+                    let file_name = path.display().to_string();
+                    (text, Some(path), file_name)
                 }
                 Err(e) => {
                     errors.push(
@@ -420,13 +442,22 @@ fn load_agents(
                         "agents.file",
                         format!("cannot read {}: {e}", path.display()),
                     );
-                    (None, Some(path), None)
+                    return (None, Some(path), None);
                 }
             }
         }
     };
-    let classifier = catalog.and_then(|c| catalog_or_errors(Classifier::build(c), errors));
-    (classifier, path, text)
+    let fp = fingerprint(&[text.as_bytes(), file_name.as_bytes()]);
+    let reused = previous
+        .filter(|p| p.catalog_fingerprint == fp)
+        .map(|p| (p.classifier.clone(), fp));
+    let compiled = reused.or_else(|| {
+        let catalog = catalog_or_errors(Catalog::parse(&text, &file_name), errors)?;
+        let classifier = catalog_or_errors(Classifier::build(catalog), errors)?;
+        Some((Arc::new(classifier), fp))
+    });
+    let text = path.is_some().then_some(text);
+    (compiled, path, text)
 }
 
 fn catalog_or_errors<T>(

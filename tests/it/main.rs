@@ -2,6 +2,7 @@
 
 mod support;
 
+mod classify_corpus;
 mod cli;
 mod clients;
 mod enforce;

@@ -1,0 +1,415 @@
+//! The crawler catalog: `conf/agents.toml` parsed and validated into [`Agent`]s.
+//!
+//! Parsing is two-stage (house style): each `[[agent]]` table is read with its line number
+//! (`toml::Spanned`), deserialized into a [`RawAgent`] and then checked. Every problem in the file
+//! is reported at once, each as a [`CatalogError`] with file, line and key.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use regex::RegexBuilder;
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::Category;
+
+/// The shipped catalog, embedded so `robogate classify` works from any folder.
+pub const BUILTIN_TEXT: &str = include_str!("../../conf/agents.toml");
+/// The name [`Catalog::builtin`] reports in errors and in [`Catalog::file`].
+pub const BUILTIN_FILE: &str = "conf/agents.toml (built in)";
+
+/// One known crawler, tool or robots.txt token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agent {
+    /// Unique (case-insensitive) name; also the metrics label.
+    pub name: String,
+    /// What the agent does.
+    pub category: Category,
+    /// Who runs it.
+    pub operator: String,
+    /// Lower-case robots.txt token chain, most specific first; empty means only `*` applies.
+    pub tokens: Vec<String>,
+    /// True if the agent obeys only groups that name it, never the `*` group.
+    pub ignores_star: bool,
+    /// Whole-token, ASCII case-insensitive strings that identify it in a User-Agent.
+    pub matches: Vec<String>,
+    /// A case-insensitive regex, for the few agents a whole token cannot identify.
+    pub regex: Option<String>,
+    /// True if a person checked the entry against the operator's documentation.
+    pub checked: bool,
+    /// The line of the entry's `[[agent]]` header in the catalog file.
+    pub line: u32,
+}
+
+impl Agent {
+    /// A robots.txt-only token: known by name, never recognised in a User-Agent.
+    pub fn is_token_only(&self) -> bool {
+        self.matches.is_empty() && self.regex.is_none()
+    }
+}
+
+/// A validated catalog: unique names, compilable regexes, well-formed token chains.
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    file: String,
+    agents: Vec<Agent>,
+}
+
+/// One problem in a catalog file. Displays as `file:line: key: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogError {
+    /// The catalog file as given to [`Catalog::parse`].
+    pub file: String,
+    /// 1-based line of the offending entry (0 if the file could not be read at all).
+    pub line: u32,
+    /// The key at fault, e.g. `agent.regex`.
+    pub key: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.file, self.line, self.key, self.message
+        )
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+/// The file as serde sees it: only `[[agent]]` tables, each with its span.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCatalog {
+    #[serde(default)]
+    agent: Vec<Spanned<toml::Table>>,
+}
+
+/// One `[[agent]]` table as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    name: String,
+    category: Category,
+    operator: String,
+    tokens: Vec<String>,
+    #[serde(rename = "match")]
+    matches: Option<Vec<String>>,
+    regex: Option<String>,
+    #[serde(default)]
+    ignores_star: bool,
+    #[serde(default)]
+    checked: bool,
+}
+
+impl Catalog {
+    /// The catalog shipped in the binary. Never fails: a unit test proves the embedded file is valid.
+    pub fn builtin() -> Catalog {
+        match Catalog::parse(BUILTIN_TEXT, BUILTIN_FILE) {
+            Ok(catalog) => catalog,
+            // Unreachable in a tested build; degrade to "no catalog" rather than panic.
+            Err(_) => Catalog {
+                file: BUILTIN_FILE.to_owned(),
+                agents: Vec::new(),
+            },
+        }
+    }
+
+    /// Reads and parses a catalog file.
+    pub fn load(path: &Path) -> Result<Catalog, Vec<CatalogError>> {
+        let file = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Catalog::parse(&text, &file),
+            Err(err) => Err(vec![CatalogError {
+                file,
+                line: 0,
+                key: "agents".to_owned(),
+                message: format!("cannot read the catalog: {err}"),
+            }]),
+        }
+    }
+
+    /// Parses catalog text; `file` is only used in errors. Returns every problem at once.
+    pub fn parse(text: &str, file: &str) -> Result<Catalog, Vec<CatalogError>> {
+        let mut errors = Vec::new();
+        let raw: RawCatalog = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(err) => {
+                let line = err.span().map_or(1, |span| line_of(text, span.start));
+                let message = err.message().to_owned();
+                return Err(vec![error(file, line, "agents", message)]);
+            }
+        };
+        let mut agents: Vec<Agent> = Vec::with_capacity(raw.agent.len());
+        for entry in raw.agent {
+            let line = line_of(text, entry.span().start);
+            let table = toml::Value::Table(entry.into_inner());
+            match RawAgent::deserialize(table) {
+                Ok(raw) => match compile_agent(raw, line) {
+                    Ok(agent) => agents.push(agent),
+                    Err(problems) => errors.extend(problems.into_iter().map(|p| p.at(file, line))),
+                },
+                Err(err) => errors.push(error(file, line, "agent", err.message().to_owned())),
+            }
+        }
+        errors.extend(cross_check(&agents, file));
+        if errors.is_empty() {
+            Ok(Catalog {
+                file: file.to_owned(),
+                agents,
+            })
+        } else {
+            errors.sort_by_key(|e| e.line);
+            Err(errors)
+        }
+    }
+
+    /// All agents, in file order.
+    pub fn agents(&self) -> &[Agent] {
+        &self.agents
+    }
+
+    /// The file this catalog came from, as given to [`Catalog::parse`].
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    pub(crate) fn into_agents(self) -> Vec<Agent> {
+        self.agents
+    }
+}
+
+/// A problem found in one entry, before it is placed at a file and line.
+struct Problem {
+    key: &'static str,
+    message: String,
+}
+
+impl Problem {
+    fn new(key: &'static str, message: String) -> Problem {
+        Problem { key, message }
+    }
+
+    fn at(self, file: &str, line: u32) -> CatalogError {
+        error(file, line, self.key, self.message)
+    }
+}
+
+fn error(file: &str, line: u32, key: &str, message: String) -> CatalogError {
+    CatalogError {
+        file: file.to_owned(),
+        line,
+        key: key.to_owned(),
+        message,
+    }
+}
+
+/// 1-based line number of a byte offset.
+fn line_of(text: &str, offset: usize) -> u32 {
+    let before = text.get(..offset).unwrap_or(text);
+    let newlines = before.bytes().filter(|&b| b == b'\n').count();
+    u32::try_from(newlines + 1).unwrap_or(u32::MAX)
+}
+
+/// Checks one entry on its own and turns it into an [`Agent`].
+fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let name = raw.name.trim().to_owned();
+    if name.is_empty() || name != raw.name || name.chars().any(char::is_control) {
+        problems.push(Problem::new(
+            "agent.name",
+            format!(
+                "name {:?} must be non-empty, without surrounding spaces or control characters",
+                raw.name
+            ),
+        ));
+    }
+    let tokens = compile_tokens(&name, &raw.tokens, &mut problems);
+    let default_match = if name.is_empty() {
+        Vec::new()
+    } else {
+        vec![name.clone()]
+    };
+    let matches = raw.matches.unwrap_or(default_match);
+    for m in &matches {
+        if m.trim().len() < 2 || m.trim() != m {
+            problems.push(Problem::new(
+                "agent.match",
+                format!("agent {name:?}: match {m:?} must be at least 2 characters, without surrounding spaces"),
+            ));
+        }
+    }
+    if let Some(pattern) = &raw.regex {
+        check_regex(&name, pattern, &mut problems);
+    }
+    if matches.is_empty() && raw.regex.is_none() && tokens.is_empty() && !name.is_empty() {
+        problems.push(Problem::new(
+            "agent.match",
+            format!("agent {name:?} matches no User-Agent and names no robots.txt token; give it `match` or `tokens`"),
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Agent {
+        name,
+        category: raw.category,
+        operator: raw.operator,
+        tokens,
+        ignores_star: raw.ignores_star,
+        matches,
+        regex: raw.regex,
+        checked: raw.checked,
+        line,
+    })
+}
+
+/// Lower-cases the chain and checks each token can be a robots.txt group key (robots-spec §2).
+fn compile_tokens(name: &str, tokens: &[String], problems: &mut Vec<Problem>) -> Vec<String> {
+    let mut chain: Vec<String> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        let lower = token.to_ascii_lowercase();
+        if lower.is_empty()
+            || !lower
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+        {
+            let key: String = lower
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic() || *c == '_' || *c == '-')
+                .collect();
+            problems.push(Problem::new(
+                "agent.tokens",
+                format!(
+                    "agent {name:?}: token {token:?} can never name a robots.txt group: a group key is the \
+                     leading run of [A-Za-z_-] (robots-spec §2); write {key:?}"
+                ),
+            ));
+        } else if chain.contains(&lower) {
+            problems.push(Problem::new(
+                "agent.tokens",
+                format!("agent {name:?}: token {token:?} is listed twice"),
+            ));
+        } else {
+            chain.push(lower);
+        }
+    }
+    chain
+}
+
+/// A regex must compile, must not match everything, and must spell out the agent's name: the
+/// name is the literal that gates it (the regex only runs on User-Agents containing the name).
+fn check_regex(name: &str, pattern: &str, problems: &mut Vec<Problem>) {
+    if !pattern
+        .to_ascii_lowercase()
+        .contains(&name.to_ascii_lowercase())
+    {
+        problems.push(Problem::new(
+            "agent.regex",
+            format!("agent {name:?}: regex {pattern:?} must contain the name {name:?} literally; the name gates the regex"),
+        ));
+    }
+    match RegexBuilder::new(pattern).case_insensitive(true).build() {
+        Ok(re) if re.is_match("") => problems.push(Problem::new(
+            "agent.regex",
+            format!("agent {name:?}: regex {pattern:?} matches the empty string, so it would match every User-Agent"),
+        )),
+        Ok(_) => {}
+        Err(err) => problems.push(Problem::new(
+            "agent.regex",
+            format!("agent {name:?}: regex {pattern:?} does not compile: {err}"),
+        )),
+    }
+}
+
+/// Checks across entries: unique names and unique match strings (case-insensitive).
+fn cross_check(agents: &[Agent], file: &str) -> Vec<CatalogError> {
+    let mut errors = Vec::new();
+    let mut names: HashMap<String, &Agent> = HashMap::new();
+    let mut literals: HashMap<String, &Agent> = HashMap::new();
+    for agent in agents {
+        if let Some(first) = names.insert(agent.name.to_ascii_lowercase(), agent) {
+            let message = format!(
+                "duplicate name {:?}: already used on line {}",
+                agent.name, first.line
+            );
+            errors.push(error(file, agent.line, "agent.name", message));
+        }
+        for m in &agent.matches {
+            if let Some(first) = literals.insert(m.to_ascii_lowercase(), agent) {
+                let message = format!(
+                    "agent {:?}: match {m:?} is already used by agent {:?} on line {}",
+                    agent.name, first.name, first.line
+                );
+                errors.push(error(file, agent.line, "agent.match", message));
+            }
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_catalog_compiles() {
+        let catalog = Catalog::parse(BUILTIN_TEXT, BUILTIN_FILE).unwrap_or_else(|errors| {
+            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            panic!("the shipped catalog is broken:\n{}", lines.join("\n"))
+        });
+        assert!(catalog.agents().len() > 1000);
+    }
+
+    /// `(name, catalog text, expected "line: key" of every error)`
+    macro_rules! broken {
+        ($($name:ident: $text:expr => [$($want:expr),*];)*) => {$(
+            #[test]
+            fn $name() {
+                let errors = Catalog::parse($text, "t.toml").expect_err("must fail");
+                let got: Vec<String> = errors.iter().map(|e| format!("{}: {}", e.line, e.key)).collect();
+                assert_eq!(got, vec![$($want.to_string()),*], "{errors:#?}");
+                assert!(errors.iter().all(|e| e.to_string().starts_with("t.toml:")));
+            }
+        )*};
+    }
+
+    const OK: &str =
+        "[[agent]]\nname = \"Aa\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = [\"a\"]\n";
+
+    broken! {
+        bad_regex: &format!("{OK}\n[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nregex = '(Bb'\n") => ["7: agent.regex"];
+        regex_matching_empty: "[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nregex = '(Bb)*'\n" => ["1: agent.regex"];
+        regex_without_its_name: "[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nregex = '^Cc/1'\n" => ["1: agent.regex"];
+        unknown_category: &format!("{OK}[[agent]]\nname = \"Bb\"\ncategory = \"robot\"\noperator = \"o\"\ntokens = []\n") => ["6: agent"];
+        missing_name: "[[agent]]\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\n" => ["1: agent"];
+        empty_name: "[[agent]]\nname = \" \"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\n" => ["1: agent.name"];
+        duplicate_name: &format!("{OK}\n{}", OK.replace("\"Aa\"", "\"aA\"").replace("[\"a\"]", "[]")) => ["7: agent.name", "7: agent.match"];
+        unknown_key: &format!("{OK}[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatchs = [\"B\"]\n") => ["6: agent"];
+        bad_token: "[[agent]]\nname = \"archive.org_bot\"\ncategory = \"archiver\"\noperator = \"IA\"\ntokens = [\"archive.org_bot\"]\n" => ["1: agent.tokens"];
+        useless_entry: "[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatch = []\n" => ["1: agent.match"];
+        all_problems_at_once: "[[agent]]\nname = \"Bb\"\ncategory = \"x\"\noperator = \"o\"\ntokens = []\n[[agent]]\nname = \"Cc\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nregex = 'Cc['\n" => ["1: agent", "6: agent.regex"];
+        toml_syntax: "[[agent]\nname = 1\n" => ["1: agents"];
+        unknown_top_level_key: "[agents]\nfile = 1\n" => ["1: agents"];
+    }
+
+    #[test]
+    fn defaults_match_to_name_and_lowercases_tokens() {
+        let catalog = Catalog::parse(&OK.replace("[\"a\"]", "[\"A-b\"]"), "t.toml").expect("valid");
+        let agent = &catalog.agents()[0];
+        assert_eq!(
+            (agent.matches.clone(), agent.tokens.clone(), agent.line),
+            (vec!["Aa".into()], vec!["a-b".into()], 1)
+        );
+    }
+
+    #[test]
+    fn error_display_is_file_line_key_message() {
+        let e = error("f.toml", 3, "agent.regex", "bad".into());
+        assert_eq!(e.to_string(), "f.toml:3: agent.regex: bad");
+    }
+}

@@ -1,0 +1,212 @@
+//! One automaton for everything a User-Agent is searched for: the catalog's whole-token
+//! literals, the gates of its regexes, the robot-marker vocabulary and the browser signatures.
+//! A classification is one leftmost-longest pass over the string plus work per hit.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Input, MatchKind};
+use regex::{Regex, RegexBuilder};
+
+use super::catalog::{Agent, CatalogError};
+use super::markers::{self, MarkerScan, Strength};
+use super::{browser, Category};
+
+/// True for bytes that continue a product token: a match must not be glued to one of these.
+pub(crate) fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
+}
+
+/// One catalog literal: which agent it names and which of its ends need a token boundary.
+#[derive(Debug)]
+struct Literal {
+    agent: usize,
+    /// The literal starts with a token byte, so the byte before it must not be one.
+    bounded_start: bool,
+    /// The literal ends with a token byte, so the byte after it must not be one.
+    bounded_end: bool,
+}
+
+/// A literal hit that passed the boundary check, ranked by [`Hit::better_than`].
+#[derive(Clone, Copy)]
+struct Hit {
+    agent: usize,
+    start: usize,
+    len: usize,
+    library: bool,
+}
+
+impl Hit {
+    /// Prefer a specific agent over an HTTP library (`W3C-checklink/4.5 libwww-perl/5.8`), then
+    /// the leftmost product, then the longest (`AdsBot-Google-Mobile` over `AdsBot-Google`).
+    fn better_than(&self, other: &Hit) -> bool {
+        (!self.library, std::cmp::Reverse(self.start), self.len)
+            > (!other.library, std::cmp::Reverse(other.start), other.len)
+    }
+}
+
+/// What one pass over a User-Agent found.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scan {
+    /// The catalog agent (index), literal matches first, gated regexes second.
+    pub(crate) agent: Option<usize>,
+    /// Robot markers.
+    pub(crate) markers: Strength,
+    /// A browser engine signature.
+    pub(crate) browser: bool,
+}
+
+/// The compiled automaton and what each of its patterns stands for.
+#[derive(Debug)]
+pub(crate) struct KnownAgents {
+    /// `None` only if the automaton could not be built (see [`KnownAgents::empty`]).
+    automaton: Option<AhoCorasick>,
+    /// Patterns `0..literal_info.len()` are catalog literals.
+    literal_info: Vec<Literal>,
+    /// Next, one gate per regex: the agent's name, which the regex must contain.
+    regexes: Vec<(Regex, usize)>,
+    /// Next, the marker vocabulary; after it, the browser signatures.
+    vocabulary_len: usize,
+    libraries: Vec<bool>,
+}
+
+impl KnownAgents {
+    /// Compiles every agent's `match` literals and regex, plus the fixed vocabularies.
+    pub(crate) fn build(agents: &[Agent], file: &str) -> Result<KnownAgents, Vec<CatalogError>> {
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut literal_info = Vec::new();
+        let mut regexes = Vec::new();
+        let mut errors = Vec::new();
+        for (index, agent) in agents.iter().enumerate() {
+            for m in &agent.matches {
+                let bytes = m.as_bytes();
+                literal_info.push(Literal {
+                    agent: index,
+                    bounded_start: bytes.first().is_some_and(|&b| is_token_byte(b)),
+                    bounded_end: bytes.last().is_some_and(|&b| is_token_byte(b)),
+                });
+                patterns.push(bytes.to_vec());
+            }
+        }
+        for (index, agent) in agents.iter().enumerate() {
+            let Some(pattern) = &agent.regex else {
+                continue;
+            };
+            match RegexBuilder::new(pattern).case_insensitive(true).build() {
+                Ok(re) => {
+                    regexes.push((re, index));
+                    patterns.push(agent.name.as_bytes().to_vec());
+                }
+                Err(err) => errors.push(build_error(file, agent, "agent.regex", err.to_string())),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let vocabulary = markers::vocabulary();
+        let vocabulary_len = vocabulary.len();
+        patterns.extend(vocabulary);
+        patterns.extend(browser::signature_names().map(|s| s.as_bytes().to_vec()));
+        let automaton = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&patterns)
+            .map_err(|err| {
+                vec![CatalogError {
+                    file: file.to_owned(),
+                    line: 0,
+                    key: "agent.match".to_owned(),
+                    message: format!("cannot compile the catalog into an automaton: {err}"),
+                }]
+            })?;
+        let libraries = agents
+            .iter()
+            .map(|a| a.category == Category::HttpLibrary)
+            .collect();
+        Ok(KnownAgents {
+            automaton: Some(automaton),
+            literal_info,
+            regexes,
+            vocabulary_len,
+            libraries,
+        })
+    }
+
+    /// Finds nothing; only used if the embedded catalog were broken (a test proves it is not).
+    pub(crate) fn empty() -> KnownAgents {
+        KnownAgents {
+            automaton: None,
+            literal_info: Vec::new(),
+            regexes: Vec::new(),
+            vocabulary_len: 0,
+            libraries: Vec::new(),
+        }
+    }
+
+    /// One pass over the User-Agent. Does not allocate.
+    ///
+    /// A literal glued to a neighbouring token is skipped by searching again one byte further
+    /// on, so a valid shorter match inside it is still found.
+    pub(crate) fn scan(&self, ua: &str) -> Scan {
+        let bytes = ua.as_bytes();
+        let mut best: Option<Hit> = None;
+        let mut regex_agent = None;
+        let mut markers = MarkerScan::default();
+        let mut browser = false;
+        let mut from = 0;
+        let Some(automaton) = &self.automaton else {
+            return Scan {
+                agent: None,
+                markers: Strength::None,
+                browser: false,
+            };
+        };
+        while let Some(m) = automaton.find(Input::new(bytes).range(from..)) {
+            from = m.end();
+            let mut id = m.pattern().as_usize();
+            if let Some(info) = self.literal_info.get(id) {
+                if self.at_boundaries(bytes, m.start(), m.end(), info) {
+                    let hit = Hit {
+                        agent: info.agent,
+                        start: m.start(),
+                        len: m.len(),
+                        library: self.libraries[info.agent],
+                    };
+                    best = best.filter(|b| !hit.better_than(b)).or(Some(hit));
+                } else {
+                    from = m.start() + 1;
+                }
+                continue;
+            }
+            id -= self.literal_info.len();
+            if let Some((re, agent)) = self.regexes.get(id) {
+                regex_agent = regex_agent.or_else(|| re.is_match(ua).then_some(*agent));
+                continue;
+            }
+            id -= self.regexes.len();
+            if id < self.vocabulary_len {
+                markers.on_hit(bytes, m.start());
+            } else {
+                browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end()..]);
+            }
+        }
+        Scan {
+            agent: best.map(|hit| hit.agent).or(regex_agent),
+            markers: markers.strength(bytes),
+            browser,
+        }
+    }
+
+    fn at_boundaries(&self, ua: &[u8], start: usize, end: usize, info: &Literal) -> bool {
+        let before_ok = !info.bounded_start || start == 0 || !is_token_byte(ua[start - 1]);
+        let after_ok = !info.bounded_end || ua.get(end).is_none_or(|&b| !is_token_byte(b));
+        before_ok && after_ok
+    }
+}
+
+fn build_error(file: &str, agent: &Agent, key: &str, message: String) -> CatalogError {
+    CatalogError {
+        file: file.to_owned(),
+        line: agent.line,
+        key: key.to_owned(),
+        message,
+    }
+}

@@ -1,0 +1,413 @@
+//! Robot markers (robots-spec §7), found in one allocation-free pass over the User-Agent.
+//!
+//! Where a word sits matters as much as the word. `Googlebot/2.1`, `(compatible; FooBot)` and a
+//! top-level `MJ12bot` are products, so their markers are *strong*. The same letters inside a
+//! device comment (`Android 9; CUBOT X19`, `Build/CUBOT`) are a phone's name, so they are only
+//! *weak*: a browser engine signature outranks them.
+
+/// How strongly a User-Agent says "robot". Ordered: a later variant wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Strength {
+    /// No marker.
+    None,
+    /// A robot unless a browser engine signature says otherwise.
+    Weak,
+    /// An HTTP library or tool named as a top-level product (`okhttp/4`, `Go-http-client/2.0`).
+    HttpTool,
+    /// A robot, whatever else the string claims.
+    Strong,
+}
+
+/// Word endings that mark a robot by themselves (spec §7: `bot`, `crawl`, `spider`).
+const ROBOT_SUFFIXES: [&[u8]; 3] = [b"bot", b"crawler", b"spider"];
+/// Word parts that mark a robot anywhere in a word (`webcrawl`, `Baiduspider+`, `SpiderLing`).
+const ROBOT_INFIXES: [&[u8]; 2] = [b"crawl", b"spider"];
+/// Word endings of tools and services: weak markers (`SwifteqLinkChecker`, `kagi-fetcher`).
+const TOOL_SUFFIXES: [&[u8]; 23] = [
+    b"scraper",
+    b"fetcher",
+    b"checker",
+    b"check",
+    b"scanner",
+    b"scan",
+    b"monitor",
+    b"monitoring",
+    b"validator",
+    b"archiver",
+    b"indexer",
+    b"harvester",
+    b"parser",
+    b"detector",
+    b"retriever",
+    b"downloader",
+    b"preview",
+    b"webhook",
+    b"webhooks",
+    b"uptime",
+    b"synthetic",
+    b"synthetics",
+    b"headless",
+];
+/// Whole words of tools and scripting runtimes: weak markers.
+const TOOL_WORDS: [&[u8]; 9] = [
+    b"curl",
+    b"wget",
+    b"libwww",
+    b"lwp",
+    b"urllib",
+    b"requests",
+    b"python",
+    b"perl",
+    b"php",
+];
+/// Top-level domains that make `name.tld` a site name, i.e. a robot's contact (weak marker).
+const TLDS: [&[u8]; 29] = [
+    b"com", b"net", b"org", b"io", b"ai", b"co", b"info", b"biz", b"de", b"fr", b"ru", b"uk",
+    b"nu", b"me", b"app", b"dev", b"eu", b"jp", b"cn", b"nl", b"cz", b"pl", b"ly", b"gy", b"to",
+    b"us", b"tech", b"site", b"xyz",
+];
+
+/// Where a word was found.
+#[derive(Clone, Copy)]
+struct Place {
+    /// Nesting depth of `(`/`[` comments; 0 = a top-level product.
+    depth: u32,
+    /// Inside a comment that has a `compatible` item, i.e. the product list of a robot.
+    compatible: bool,
+    prev: Option<u8>,
+    prev2: Option<u8>,
+    next: Option<u8>,
+}
+
+/// What the scan saw; [`Facts::strength`] weighs it.
+#[derive(Clone, Copy, Default)]
+struct Facts {
+    /// A marker that decides alone: a robot word in a product, `+http`, an e-mail address.
+    strong: bool,
+    /// A robot word (`bot`, `crawl`, `spider`) outside a product position (`Android 9; CUBOT`).
+    robot_word: bool,
+    /// A tool word (`checker`, `scraper`, ...) in a top-level product name.
+    top_tool_word: bool,
+    /// A way to reach the operator (a URL, `www.`, a site name, an `@` address) anywhere.
+    contact: bool,
+    /// A contact in a top-level product or a `compatible` comment, not in a device comment
+    /// (`Android 4.2.2; Telekom.de` names a carrier).
+    product_contact: bool,
+    /// An HTTP library named as a top-level product.
+    http_tool: bool,
+    /// Any other weak marker.
+    weak: bool,
+}
+
+impl Facts {
+    /// A robot word or a tool product together with a contact is as good as a strong marker
+    /// (`Firefox/3.0 (...; trendictionbot0.5.0; http://www.trendiction.de/bot)`).
+    fn strength(self, claims_mozilla: bool) -> Strength {
+        if self.strong || ((self.robot_word || self.top_tool_word) && self.contact) {
+            Strength::Strong
+        } else if self.http_tool && !claims_mozilla {
+            Strength::HttpTool
+        } else if self.weak || self.robot_word || self.top_tool_word || self.product_contact {
+            Strength::Weak
+        } else {
+            Strength::None
+        }
+    }
+}
+
+/// The marker vocabulary: word parts, tool words, `.tld`, `http`, `www.`, `compatible`, `@`.
+/// The classifier compiles it into its one automaton; a browser string holds none of it.
+pub(crate) fn vocabulary() -> Vec<Vec<u8>> {
+    let words = [
+        &ROBOT_SUFFIXES[..],
+        &ROBOT_INFIXES,
+        &TOOL_SUFFIXES,
+        &TOOL_WORDS,
+    ]
+    .concat();
+    let mut fragments: Vec<Vec<u8>> = words.into_iter().map(<[u8]>::to_vec).collect();
+    fragments.extend(TLDS.iter().map(|tld| [b".", *tld].concat()));
+    fragments.extend([&b"http"[..], b"www.", b"compatible", b"@"].map(<[u8]>::to_vec));
+    fragments
+}
+
+/// Marker facts gathered from the vocabulary hits of one User-Agent.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct MarkerScan {
+    facts: Facts,
+    last_word: Option<usize>,
+}
+
+impl MarkerScan {
+    /// Judges the word around a vocabulary hit that starts at `at` (once per word).
+    pub(crate) fn on_hit(&mut self, bytes: &[u8], at: usize) {
+        if self.facts.strong {
+            return;
+        }
+        if bytes[at] == b'@' {
+            judge_at(bytes, at, &mut self.facts);
+            return;
+        }
+        let inside = if bytes[at] == b'.' { at + 1 } else { at };
+        let (start, end) = word_around(bytes, inside);
+        if self.last_word == Some(start) {
+            return;
+        }
+        self.last_word = Some(start);
+        let place = place_of(bytes, start, end);
+        let word = &bytes[start..end];
+        let scheme = word.eq_ignore_ascii_case(b"http") || word.eq_ignore_ascii_case(b"https");
+        self.facts.strong |= scheme && start > 0 && bytes[start - 1] == b'+';
+        judge_word(word, place, &bytes[end..], &mut self.facts);
+        self.facts.weak |= place.depth > 0 && modern_compatible(word, bytes);
+    }
+
+    /// How strongly the whole User-Agent says "robot".
+    pub(crate) fn strength(&self, bytes: &[u8]) -> Strength {
+        self.facts.strength(starts_with_ci(bytes, b"mozilla/"))
+    }
+}
+
+/// The alphanumeric word that contains `at`.
+fn word_around(bytes: &[u8], at: usize) -> (usize, usize) {
+    let start = bytes[..at]
+        .iter()
+        .rposition(|b| !b.is_ascii_alphanumeric())
+        .map_or(0, |p| p + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .map_or(bytes.len(), |p| at + p);
+    (start, end)
+}
+
+/// Where the word `bytes[start..end]` sits: comment depth and whether its comment has a
+/// `compatible` item before it. Only called for words that hold a marker fragment.
+fn place_of(bytes: &[u8], start: usize, end: usize) -> Place {
+    let mut depth = 0u32;
+    let mut compatible = false;
+    for (i, &b) in bytes[..start].iter().enumerate() {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                compatible &= depth > 0;
+            }
+            b'c' | b'C' if depth > 0 && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) => {
+                let rest = &bytes[i..];
+                compatible |= starts_with_ci(rest, b"compatible")
+                    && rest.get(10).is_none_or(|b| !b.is_ascii_alphanumeric());
+            }
+            _ => {}
+        }
+    }
+    Place {
+        depth,
+        compatible,
+        prev: start.checked_sub(1).map(|p| bytes[p]),
+        prev2: start.checked_sub(2).map(|p| bytes[p]),
+        next: bytes.get(end).copied(),
+    }
+}
+
+/// `compatible` marks a robot only in a modern `Mozilla/5.0 (compatible; ...)` string; 1990s
+/// browsers (iCab, GoLive, Acorn, Twonky) used it with older Mozilla versions.
+fn modern_compatible(word: &[u8], ua: &[u8]) -> bool {
+    word.eq_ignore_ascii_case(b"compatible") && starts_with_ci(ua, b"mozilla/5.0")
+}
+
+/// Records what one alphanumeric word says.
+fn judge_word(word: &[u8], place: Place, rest: &[u8], facts: &mut Facts) {
+    let stem = trim_version(word);
+    if is_robot_word(stem) {
+        let product = place.depth == 0 || place.compatible || place.next == Some(b'/');
+        facts.strong |= product;
+        facts.robot_word = true;
+    } else if contains_ci(word, b"http") {
+        judge_http_word(word, place, rest, facts);
+    } else if TOOL_SUFFIXES.iter().any(|s| ends_with_ci(stem, s))
+        || TOOL_WORDS.iter().any(|w| stem.eq_ignore_ascii_case(w))
+    {
+        facts.top_tool_word |= place.depth == 0;
+        facts.weak = true;
+    } else if is_site(word, place, rest) {
+        facts.contact = true;
+        facts.product_contact |= place.depth == 0 || place.compatible;
+    }
+}
+
+/// `http`: a URL scheme is a contact; `okhttp`, `Go-http-client`, `HttpClient` as a top-level
+/// product name are HTTP tools; inside a comment (`HTTP PGDL`) it says nothing.
+fn judge_http_word(word: &[u8], place: Place, rest: &[u8], facts: &mut Facts) {
+    let bare = word.eq_ignore_ascii_case(b"http") || word.eq_ignore_ascii_case(b"https");
+    if bare && rest.starts_with(b"://") {
+        // A URL in a robot's `compatible` comment is its contact address.
+        facts.strong |= place.compatible;
+        facts.contact = true;
+        facts.product_contact = true;
+    } else if !(bare && rest.starts_with(b"/1.")) && place.depth == 0 {
+        facts.http_tool = true;
+    }
+}
+
+/// An e-mail address is strong; any other `@` glued to a name (`android@119`) is a weak contact.
+fn judge_at(bytes: &[u8], at: usize, facts: &mut Facts) {
+    if is_email_at(bytes, at) {
+        facts.strong = true;
+    } else if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
+        facts.contact = true;
+        facts.product_contact = true;
+    }
+}
+
+fn is_robot_word(stem: &[u8]) -> bool {
+    ROBOT_SUFFIXES.iter().any(|s| ends_with_ci(stem, s))
+        || ROBOT_INFIXES.iter().any(|s| contains_ci(stem, s))
+}
+
+/// `www.` or `example.com`: a TLD right after `<alnum>.`, not followed by more of the name or
+/// by a version (`radio.de/1.1` is an app's product name; `bit.ly/3eZN` is a link).
+fn is_site(word: &[u8], place: Place, rest: &[u8]) -> bool {
+    if word.eq_ignore_ascii_case(b"www") {
+        return place.next == Some(b'.');
+    }
+    let versioned = rest.strip_prefix(b"/").is_some_and(is_version);
+    place.prev == Some(b'.')
+        && place.prev2.is_some_and(|b| b.is_ascii_alphanumeric())
+        && place
+            .next
+            .is_none_or(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_')))
+        && !versioned
+        && TLDS.iter().any(|t| word.eq_ignore_ascii_case(t))
+}
+
+/// `1.1.19` up to the next space, `;` or `)`; not `3eZNDnO` (a short link's path).
+fn is_version(rest: &[u8]) -> bool {
+    let end = rest
+        .iter()
+        .position(|b| matches!(b, b' ' | b';' | b')' | b'('))
+        .unwrap_or(rest.len());
+    let version = &rest[..end];
+    version.first().is_some_and(u8::is_ascii_digit)
+        && version.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+}
+
+/// `name@host.tld` with an alphabetic TLD (so `android@101.0.4951.41` is not one).
+fn is_email_at(bytes: &[u8], at: usize) -> bool {
+    let local_ok = at > 0 && is_email_local_byte(bytes[at - 1]);
+    let host = &bytes[at + 1..];
+    let host_len = host
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        .count();
+    let host = host[..host_len]
+        .strip_suffix(b".")
+        .unwrap_or(&host[..host_len]);
+    let Some(dot) = host.iter().rposition(|&b| b == b'.') else {
+        return false;
+    };
+    let tld = &host[dot + 1..];
+    local_ok && dot > 0 && tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic)
+}
+
+fn is_email_local_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
+}
+
+/// `centurybot9` → `centurybot`, `HeadOnlyScraperV2` → `HeadOnlyScraper`.
+fn trim_version(word: &[u8]) -> &[u8] {
+    let end = word
+        .iter()
+        .rposition(|b| !b.is_ascii_digit())
+        .map_or(0, |p| p + 1);
+    let stem = &word[..end];
+    match stem.last() {
+        Some(b'v' | b'V') if end < word.len() => &stem[..stem.len() - 1],
+        _ => stem,
+    }
+}
+
+fn starts_with_ci(haystack: &[u8], prefix: &[u8]) -> bool {
+    haystack
+        .get(..prefix.len())
+        .is_some_and(|h| h.eq_ignore_ascii_case(prefix))
+}
+
+fn ends_with_ci(haystack: &[u8], suffix: &[u8]) -> bool {
+    haystack.len() >= suffix.len()
+        && haystack[haystack.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+}
+
+fn contains_ci(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aho_corasick::{AhoCorasickBuilder, MatchKind};
+
+    fn scan(ua: &str) -> Strength {
+        let automaton = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(vocabulary())
+            .expect("the vocabulary compiles");
+        let mut markers = MarkerScan::default();
+        for hit in automaton.find_iter(ua) {
+            markers.on_hit(ua.as_bytes(), hit.start());
+        }
+        markers.strength(ua.as_bytes())
+    }
+
+    macro_rules! cases {
+        ($($name:ident: $ua:expr => $want:ident;)*) => {$(
+            #[test]
+            fn $name() {
+                assert_eq!(scan($ua), Strength::$want, "{:?}", $ua);
+            }
+        )*};
+    }
+
+    cases! {
+        bot_product: "FooBot/1.0" => Strong;
+        bot_in_compatible_comment: "Mozilla/5.0 (compatible; MJ12bot; x)" => Strong;
+        bot_with_version_in_comment: "Mozilla/5.0 (Linux; Foobot/2.0)" => Strong;
+        crawl_infix: "webcrawler-x" => Strong;
+        spider_plus_url: "Baiduspider+(+http://www.baidu.com/search/spider.htm)" => Strong;
+        contact_url: "Foo/1.0 (+https://foo.example/about)" => Strong;
+        email: "Foo/1.0 (admin@foo.example)" => Strong;
+        cubot_device_is_weak: "Mozilla/5.0 (Linux; Android 9; CUBOT X19 Build/O11019)" => Weak;
+        cubot_build_id_is_weak: "Mozilla/5.0 (Linux; U; Android 4.2.2; S308 Build/CUBOT)" => Weak;
+        caboto_is_nothing: "Mozilla/5.0 (Linux; Android 10) Banca Caboto/1.0" => None;
+        botswana_is_nothing: "[FBAN/FBIOS;FBCR/OrangeBotswana]" => None;
+        ecosia_at_version_is_weak: "Chrome/101 (Ecosia android@101.0.4951.41)" => Weak;
+        okhttp_is_tool: "okhttp/4.9.0" => HttpTool;
+        go_http_client_is_tool: "Go-http-client/2.0" => HttpTool;
+        http_in_comment_is_nothing: "Foo/1.0 (HttpClient 4.5)" => None;
+        http_tool_claiming_mozilla_is_nothing: "Mozilla/4.01 (Compatible; Acorn Browse 1.25) Acorn-HTTP/0.84" => None;
+        robot_word_with_url_is_strong: "Mozilla/5.0 (Windows NT 10.0; trendictionbot0.5.0; http://www.trendiction.de/bot) Gecko/20170101 Firefox/67.0" => Strong;
+        robot_word_with_site_is_strong: "Mozilla/5.0 (Windows NT 10.0; cludo.com bot) AppleWebKit/537.36" => Strong;
+        tool_product_with_site_is_strong: "www.deadlinkchecker.com Mozilla/5.0 (Windows NT 6.1)" => Strong;
+        site_in_compatible_browser_comment_is_weak: "Mozilla/5.0 (compatible; MSIE 10.0; Multi-Browser 10.1 (www.multibrowser.de))" => Weak;
+        url_in_compatible_comment_is_strong: "Mozilla/5.0 (compatible; Foo/1.2; https://foo.example/)" => Strong;
+        old_compatible_is_nothing: "Mozilla/4.5 (compatible; iCab Pre2.3; Macintosh; I; PPC)" => None;
+        modern_compatible_is_weak: "Mozilla/5.0 (compatible; Fetchy/1.0)" => Weak;
+        link_is_a_contact: "BW/1.1; bit.ly/3eZNDnO" => Weak;
+        scraper_with_version_suffix: "Mozilla/5.0 (HeadOnlyScraperV2)" => Weak;
+        bare_url_is_weak: "Prince/7.1 (http://www.princexml.com)" => Weak;
+        site_name_is_weak: "panscient.com" => Weak;
+        site_in_compatible_comment_is_weak: "Mozilla/5.0 (compatible; theoldreader.com)" => Weak;
+        app_product_with_domain_name_is_nothing: "radio.de/1.1.19 (Android 2.2) HTC/HTC Legend" => None;
+        carrier_domain_in_comment_is_nothing: "Groupon/2.10 (Android 4.2.2; Telekom.de)" => None;
+        at_after_slash_is_nothing: "Nokia-N8-00/1.0 Domain/@voda_egypt" => None;
+        http_protocol_is_nothing: "HTTP/1.1 SonyEricssonK510i/R4CJ" => None;
+        reverse_dns_is_nothing: "com.google.android.youtube/19.0" => None;
+        checker_suffix_is_weak: "SwifteqLinkChecker" => Weak;
+        plain_browser_is_nothing: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36" => None;
+        digits_after_bot: "centurybot9" => Strong;
+        bottle_is_nothing: "openSUSE 13.1 (Bottle)" => None;
+    }
+}

@@ -1,0 +1,168 @@
+//! Table-driven tests of the whole classifier over the shipped catalog: one line per case.
+
+use std::sync::OnceLock;
+
+use super::*;
+
+fn classifier() -> &'static Classifier {
+    static CLASSIFIER: OnceLock<Classifier> = OnceLock::new();
+    CLASSIFIER.get_or_init(|| {
+        Classifier::build(Catalog::builtin()).expect("the shipped catalog compiles")
+    })
+}
+
+/// `name: user agent => class, agent name (or "-"), category (or "-"), token chain;`
+macro_rules! classify {
+    ($($name:ident: $ua:expr => $class:ident, $agent:expr, $category:expr, [$($token:expr),*];)*) => {$(
+        #[test]
+        fn $name() {
+            let got = classifier().classify($ua);
+            let agent = got.agent.map_or("-", |a| a.name.as_str());
+            let category = got.category().map_or("-", Category::as_str);
+            let tokens: Vec<&str> = got.tokens().iter().map(String::as_str).collect();
+            let want_tokens: Vec<&str> = vec![$($token),*];
+            assert_eq!(
+                (got.class, agent, category, tokens),
+                (Class::$class, $agent, $category, want_tokens),
+                "{:?} ({:?})", $ua, got.reason
+            );
+        }
+    )*};
+}
+
+classify! {
+    // Google
+    googlebot_desktop: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/120.0.0.0 Safari/537.36" => Robot, "Googlebot", "search", ["googlebot"];
+    googlebot_smartphone: "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.71 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" => Robot, "Googlebot", "search", ["googlebot"];
+    googlebot_plain: "Googlebot/2.1 (+http://www.google.com/bot.html)" => Robot, "Googlebot", "search", ["googlebot"];
+    googlebot_image: "Googlebot-Image/1.0" => Robot, "Googlebot-Image", "search", ["googlebot-image", "googlebot"];
+    googlebot_video: "Googlebot-Video/1.0" => Robot, "Googlebot-Video", "search", ["googlebot-video", "googlebot"];
+    googlebot_news: "Googlebot-News" => Robot, "Googlebot-News", "search", ["googlebot-news", "googlebot"];
+    storebot: "Mozilla/5.0 (X11; Linux x86_64; Storebot-Google/1.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.88 Safari/537.36" => Robot, "Storebot-Google", "search", ["storebot-google"];
+    adsbot: "AdsBot-Google (+http://www.google.com/adsbot.html)" => Robot, "AdsBot-Google", "other", ["adsbot-google"];
+    adsbot_mobile: "Mozilla/5.0 (iPhone; CPU iPhone OS 14_7_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/14.1.2 Mobile/15E148 Safari/604.1 (compatible; AdsBot-Google-Mobile; +http://www.google.com/mobile/adsbot.html)" => Robot, "AdsBot-Google-Mobile", "other", ["adsbot-google-mobile", "adsbot-google"];
+    apis_google: "APIs-Google (+https://developers.google.com/webmasters/APIs-Google.html)" => Robot, "APIs-Google", "other", ["apis-google"];
+    inspection_tool: "Mozilla/5.0 (compatible; Google-InspectionTool/1.0)" => Robot, "Google-InspectionTool", "search", ["google-inspectiontool", "googlebot"];
+    google_extended_never_in_ua: "Mozilla/5.0 (compatible; Google-Extended/1.0)" => Robot, "-", "-", [];
+    // Other search engines
+    bingbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36" => Robot, "bingbot", "search", ["bingbot", "msnbot"];
+    yandexbot: "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)" => Robot, "YandexBot", "search", ["yandexbot", "yandex"];
+    applebot: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)" => Robot, "Applebot", "search", ["applebot"];
+    duckduckbot: "DuckDuckBot/1.1; (+http://duckduckgo.com/duckduckbot.html)" => Robot, "DuckDuckBot", "search", ["duckduckbot"];
+    baiduspider: "Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)" => Robot, "Baiduspider", "search", ["baiduspider"];
+    // AI
+    gptbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)" => Robot, "GPTBot", "ai-training", ["gptbot"];
+    oai_searchbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-SearchBot/1.0; +https://openai.com/searchbot" => Robot, "OAI-SearchBot", "ai-search", ["oai-searchbot"];
+    chatgpt_user: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot" => Robot, "ChatGPT-User", "ai-assistant", ["chatgpt-user"];
+    claudebot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)" => Robot, "ClaudeBot", "ai-training", ["claudebot"];
+    claude_user: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)" => Robot, "Claude-User", "ai-assistant", ["claude-user"];
+    perplexitybot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)" => Robot, "PerplexityBot", "ai-search", ["perplexitybot"];
+    perplexity_user: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Perplexity-User/1.0; +https://perplexity.ai/perplexity-user)" => Robot, "Perplexity-User", "ai-assistant", ["perplexity-user"];
+    ccbot: "CCBot/2.0 (https://commoncrawl.org/faq/)" => Robot, "CCBot", "ai-training", ["ccbot"];
+    bytespider: "Mozilla/5.0 (Linux; Android 5.0) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; Bytespider; spider-feedback@bytedance.com)" => Robot, "Bytespider", "ai-training", ["bytespider"];
+    amazonbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Amazonbot/0.1; +https://developer.amazon.com/support/amazonbot) Chrome/119.0.6045.214 Safari/537.36" => Robot, "Amazonbot", "ai-training", ["amazonbot"];
+    meta_externalagent: "meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)" => Robot, "meta-externalagent", "ai-training", ["meta-externalagent"];
+    facebookexternalhit: "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)" => Robot, "facebookexternalhit", "social-preview", ["facebookexternalhit"];
+    archive_org_bot: "Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot)" => Robot, "archive.org_bot", "archiver", ["archive", "ia_archiver"];
+    whatsapp_preview: "WhatsApp/2.23.20.0 A" => Robot, "WhatsApp", "social-preview", ["whatsapp"];
+    // Tools
+    curl: "curl/8.4.0" => Robot, "curl", "http-library", ["curl"];
+    wget: "Wget/1.21.4" => Robot, "Wget", "http-library", ["wget"];
+    python_requests: "python-requests/2.31.0" => Robot, "python-requests", "http-library", ["python-requests"];
+    python_urllib: "Python-urllib/3.11" => Robot, "Python-urllib", "http-library", ["python-urllib"];
+    go_http_client: "Go-http-client/2.0" => Robot, "Go-http-client", "http-library", ["go-http-client"];
+    okhttp: "okhttp/4.12.0" => Robot, "okhttp", "http-library", ["okhttp"];
+    axios: "axios/1.6.2" => Robot, "axios", "http-library", ["axios"];
+    node_fetch: "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)" => Robot, "node-fetch", "http-library", ["node-fetch"];
+    libwww_perl: "libwww-perl/6.72" => Robot, "libwww-perl", "http-library", ["libwww-perl"];
+    java: "Java/17.0.9" => Robot, "Java", "http-library", ["java"];
+    apache_httpclient: "Apache-HttpClient/4.5.14 (Java/17.0.9)" => Robot, "Apache-HttpClient", "http-library", ["apache-httpclient"];
+    library_loses_to_named_robot: "W3C-checklink/4.5 [4.160] libwww-perl/5.823" => Robot, "W3C-checklink", "monitoring", ["w"];
+    headless_chrome: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36" => Robot, "HeadlessChrome", "other", ["headlesschrome"];
+    // Robots the catalog does not know: structure decides.
+    unknown_bot_product: "FancyNewBot/0.3" => Robot, "-", "-", [];
+    unknown_compatible_crawler: "Mozilla/5.0 (compatible; Fetchy/1.0; +https://fetchy.example/bot)" => Robot, "-", "-", [];
+    unknown_http_library: "reqwest-okhttp-bridge/0.1" => Robot, "-", "-", [];
+    unknown_compatible_product: "Mozilla/5.0 (compatible; Fetchy/1.0)" => Robot, "-", "-", [];
+    empty: "" => Robot, "-", "-", [];
+    blank: "   " => Robot, "-", "-", [];
+    // Browsers, including the traps.
+    chrome_windows: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36" => Browser, "-", "-", [];
+    firefox_linux: "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0" => Browser, "-", "-", [];
+    safari_iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1" => Browser, "-", "-", [];
+    cubot_phone: "Mozilla/5.0 (Linux; Android 9; CUBOT X19 Build/O11019) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/74.0.3729.136 Mobile Safari/537.36" => Browser, "-", "-", [];
+    cubot_build_id: "Mozilla/5.0 (Linux; U; Android 4.2.2; de-de; CUBOT S108 Build/CUBOT) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30 [FB_IAB/FB4A;FBAV/55.0.0.18.66;]" => Browser, "-", "-", [];
+    xbot_phone: "Mozilla/5.0 (Linux; Android 10; XBot Senior Build/QP1A.190711.020) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/87.0.4280.101 Mobile Safari/537.36" => Browser, "-", "-", [];
+    banca_caboto: "Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Banca Caboto/2.3.1" => Browser, "-", "-", [];
+    facebook_in_app: "Mozilla/5.0 (Linux; Android 16; Pixel 10 Pro XL Build/CP1A.260305.018; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/146.0.7680.174 Mobile Safari/537.36 MetaIAB Facebook" => Browser, "-", "-", [];
+    facebook_ios_botswana: "Mozilla/5.0 (iPhone; CPU iPhone OS 11_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15G77 [FBAN/FBIOS;FBAV/194.0.0.38.99;FBCR/OrangeBotswana;FBID/phone]" => Browser, "-", "-", [];
+    instagram_android_15_build: "Mozilla/5.0 (Linux; Android 15; CPH2557 Build/AP3A.240617.008; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/142.0.7444.142 Mobile Safari/537.36 Instagram 406.0.0.58.159 Android" => Browser, "-", "-", [];
+    vs_code: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.115.0 Chrome/142.0.7444.265 Electron/39.8.5 Safari/537.36" => Browser, "-", "-", [];
+    trae_ide: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Trae/1.107.1 Chrome/142.0.7444.235 Electron/39.2.7 Safari/537.36" => Browser, "-", "-", [];
+    fluid: "Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_5_6; en-us) AppleWebKit/528.16 (KHTML, like Gecko) Fluid/0.9.6 Safari/528.16" => Browser, "-", "-", [];
+    htc_butterfly: "Mozilla/5.0 (Linux; Android 4.2.2; HTC Butterfly s Build/JDQ39) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/30.0 Mobile Safari/537.36" => Browser, "-", "-", [];
+    whatsapp_desktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) WhatsApp/2.2330.7 Chrome/114.0.5735.289 Electron/25.8.4 Safari/537.36" => Browser, "-", "-", [];
+    old_ie_slcc2: "Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0; SLCC2; .NET CLR 2.0.50727)" => Browser, "-", "-", [];
+    ecosia_at_version: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36 (Ecosia android@119)" => Browser, "-", "-", [];
+    nokia_feature_phone: "Nokia6300/2.0 (05.00) Profile/MIDP-2.0 Configuration/CLDC-1.1" => Browser, "-", "-", [];
+    // Apps without a browser engine are neither.
+    ios_app: "Spotify/8.9.10 iOS/17.4 (iPhone15,2)" => Unknown, "-", "-", [];
+}
+
+#[test]
+fn reasons() {
+    let c = classifier();
+    let cases = [
+        ("", Reason::Empty),
+        ("curl/8.0", Reason::HttpTool),
+        ("Googlebot/2.1", Reason::Catalog),
+        ("FancyNewBot/0.3", Reason::Marker),
+        (
+            "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+            Reason::Browser,
+        ),
+        ("Spotify/8.9.10 iOS/17.4", Reason::Nothing),
+    ];
+    for (ua, want) in cases {
+        assert_eq!(c.classify(ua).reason, want, "{ua:?}");
+    }
+}
+
+#[test]
+fn agent_lookup_is_case_insensitive_and_knows_token_only_agents() {
+    let c = classifier();
+    let extended = c
+        .agent("google-EXTENDED")
+        .expect("Google-Extended is in the catalog");
+    assert!(extended.is_token_only());
+    assert_eq!(extended.tokens, ["google-extended"]);
+    assert!(c.agent("AdsBot-Google").is_some_and(|a| a.ignores_star));
+    assert!(c.agent("APIs-Google").is_some_and(|a| a.ignores_star));
+    assert!(c
+        .agent("AdsBot-Google-Mobile")
+        .is_some_and(|a| a.ignores_star));
+    assert!(c.agent("Googlebot").is_some_and(|a| !a.ignores_star));
+    assert!(c.agent("no such agent").is_none());
+}
+
+#[test]
+fn category_names_round_trip() {
+    for category in Category::ALL {
+        assert_eq!(category.as_str().parse::<Category>(), Ok(category));
+    }
+    assert!("robot"
+        .parse::<Category>()
+        .is_err_and(|e| e.to_string().contains("ai-training")));
+}
+
+#[test]
+fn class_names() {
+    let names: Vec<&str> = Class::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(names, ["browser", "robot", "unknown"]);
+}
+
+#[test]
+fn classifier_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Classifier>();
+}

@@ -1,0 +1,403 @@
+//! The classifier against the shared User-Agent corpora (`../shared/data/ua/`, see SOURCES.md).
+//!
+//! Each test skips, with a message, when the corpora are absent, so the crate still tests
+//! outside the robogate workspace layout.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use robogate::classify::{Catalog, Category, Class, Classifier};
+use serde::Deserialize;
+
+fn data_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ua");
+    if dir.join("crawler-user-agents.json").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: {} not found; the corpus tests need ../shared/data/ua",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn classifier() -> &'static Classifier {
+    static CLASSIFIER: OnceLock<Classifier> = OnceLock::new();
+    CLASSIFIER.get_or_init(|| {
+        Classifier::build(Catalog::builtin()).expect("the shipped catalog compiles")
+    })
+}
+
+fn read(dir: &std::path::Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[derive(Deserialize)]
+struct CrawlerEntry {
+    pattern: String,
+    #[serde(default)]
+    instances: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct BrowserLine {
+    ua: String,
+}
+
+#[derive(Deserialize)]
+struct AiRobot {
+    function: String,
+}
+
+fn crawler_instances(dir: &std::path::Path) -> Vec<(String, String)> {
+    let entries: Vec<CrawlerEntry> =
+        serde_json::from_str(&read(dir, "crawler-user-agents.json")).expect("valid JSON");
+    entries
+        .into_iter()
+        .flat_map(|e| {
+            e.instances
+                .into_iter()
+                .map(move |ua| (e.pattern.clone(), ua))
+        })
+        .collect()
+}
+
+/// crawler-user-agents instances we accept as not-robot: the SOURCES.md traps are real browsers,
+/// and a few are browser strings a crawler re-uses unchanged. `(substring of the UA, why)`.
+const ACCEPTED_ROBOT_MISSES: &[(&str, &str)] = &[
+    (
+        "Build/AP3A.240617.008; wv)",
+        "trap: Instagram in-app browser on Android 15",
+    ),
+    ("MetaIAB Facebook", "trap: Facebook's in-app browser"),
+    ("Code/1.115.0 Chrome", "trap: VS Code (Electron)"),
+    ("Trae/1.107.1 Chrome", "trap: the Trae IDE (Electron)"),
+    ("Fluid/0.9.6", "trap: the Fluid site-specific browser"),
+    (
+        "GTmetrix",
+        "GTmetrix's Chrome string also appears in browsers-dev (isbot fixtures)",
+    ),
+    (
+        "YLT Chrome",
+        "a Chrome string also listed in browsers-dev (isbot fixtures)",
+    ),
+    (
+        "TSM-turingos",
+        "a Chrome string also listed in browsers-dev (isbot fixtures)",
+    ),
+    (
+        "https://top.mail.ru/passremind",
+        "a full WebKit browser string whose only robot sign is a bare URL",
+    ),
+];
+
+#[test]
+fn crawler_instances_classify_as_robots() {
+    let Some(dir) = data_dir() else { return };
+    let instances = crawler_instances(&dir);
+    let misses: Vec<&(String, String)> = instances
+        .iter()
+        .filter(|(_, ua)| classifier().classify(ua).class != Class::Robot)
+        .collect();
+    for (pattern, ua) in &misses {
+        let class = classifier().classify(ua).class;
+        let why = ACCEPTED_ROBOT_MISSES
+            .iter()
+            .find(|(s, _)| ua.contains(s))
+            .map_or("NOT ACCEPTED", |(_, why)| why);
+        println!("robot miss ({class}) [{pattern}] {ua}  -- {why}");
+    }
+    let recall = 1.0 - misses.len() as f64 / instances.len() as f64;
+    println!(
+        "robot recall: {:.2}% ({} of {} instances)",
+        recall * 100.0,
+        instances.len() - misses.len(),
+        instances.len()
+    );
+    assert!(recall >= 0.99, "recall {recall:.4} is below 99%");
+}
+
+/// Browser strings we accept being classified as robots. `(substring of the UA, why)`.
+const ACCEPTED_BROWSER_MISSES: &[(&str, &str)] = &[
+    (
+        "TulipChain/6.03",
+        "a Java download tool with a contact URL, no browser engine",
+    ),
+    (
+        "Prince/7.1 (http://www.princexml.com)",
+        "an HTML-to-PDF renderer with a contact URL, no browser engine",
+    ),
+    (
+        "Nokia SyncML HTTP Client",
+        "a phone's sync client, not a browser: an HTTP tool by name",
+    ),
+    (
+        "Lucidworks-Anda/2.0",
+        "Lucidworks' crawler, mislabelled a browser in the fixtures",
+    ),
+    (
+        "NEC MosaicView/1.0 libwww/",
+        "a 1990s browser built on libwww, an HTTP library name",
+    ),
+    (
+        "_OSF_3.2d)/1.0 libwww/",
+        "a 1990s browser built on libwww, an HTTP library name",
+    ),
+    (
+        "Sundance/0.9.0.33",
+        "a Mozilla/5.0 (compatible; ...) string without any engine",
+    ),
+    (
+        "PHILIPS-Az@lis288",
+        "a feature phone whose model name contains an @",
+    ),
+];
+
+#[test]
+fn browsers_rarely_classify_as_robots() {
+    let Some(dir) = data_dir() else { return };
+    let text = read(&dir, "browsers-dev.jsonl");
+    let browsers: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<BrowserLine>(l)
+                .expect("valid JSON line")
+                .ua
+        })
+        .collect();
+    let mut unexpected = Vec::new();
+    let mut misses = 0usize;
+    for ua in &browsers {
+        let c = classifier().classify(ua);
+        if c.class != Class::Robot {
+            continue;
+        }
+        misses += 1;
+        let agent = c.agent.map_or("-", |a| a.name.as_str());
+        match ACCEPTED_BROWSER_MISSES.iter().find(|(s, _)| ua.contains(s)) {
+            Some((_, why)) => println!(
+                "accepted browser miss ({}, agent {agent}): {ua}  -- {why}",
+                c.reason
+            ),
+            None => {
+                println!(
+                    "UNEXPECTED browser miss ({}, agent {agent}): {ua}",
+                    c.reason
+                );
+                unexpected.push(ua.clone());
+            }
+        }
+    }
+    let rate = misses as f64 / browsers.len() as f64;
+    println!(
+        "browser false positives: {misses} of {} ({:.3}%)",
+        browsers.len(),
+        rate * 100.0
+    );
+    assert!(rate <= 0.001, "false-positive rate {rate:.5} is above 0.1%");
+    assert!(
+        unexpected.is_empty(),
+        "{} browser strings classified as robots without an accepted reason",
+        unexpected.len()
+    );
+}
+
+/// The category ai.robots.txt's free-text `function` stands for.
+fn ai_category(function: &str) -> Category {
+    let f = function.to_ascii_lowercase();
+    let assistant = [
+        "ai assistants",
+        "ai agents",
+        "undocumented ai agents",
+        "ai coding agents",
+    ]
+    .contains(&f.as_str())
+        || [
+            "assistant",
+            "user-initiated",
+            "user prompts",
+            "user queries",
+            "answers",
+            "action",
+            "chat",
+        ]
+        .iter()
+        .any(|w| f.contains(w));
+    if assistant {
+        Category::AiAssistant
+    } else if f.contains("search") {
+        Category::AiSearch
+    } else {
+        Category::AiTraining
+    }
+}
+
+/// Where the catalog deliberately differs from ai.robots.txt's `function`. `(name, category, why)`.
+const CATEGORY_OVERRIDES: &[(&str, Category, &str)] = &[
+    (
+        "Applebot",
+        Category::Search,
+        "Apple's search crawler; AI use is opted out via Applebot-Extended",
+    ),
+    (
+        "Amazonbot",
+        Category::AiTraining,
+        "Amazon documents it as collecting data to train its AI",
+    ),
+    (
+        "facebookexternalhit",
+        Category::SocialPreview,
+        "Meta's link-preview fetcher",
+    ),
+    (
+        "PetalBot",
+        Category::Search,
+        "Huawei's Petal Search crawler",
+    ),
+    (
+        "omgili",
+        Category::AiTraining,
+        "Webz.io sells the crawled data",
+    ),
+    (
+        "omgilibot",
+        Category::AiTraining,
+        "Webz.io sells the crawled data",
+    ),
+];
+
+/// ai.robots.txt names that are not User-Agent tokens (SOURCES.md): whole-token matches of
+/// these in a crawler string belong to another agent.
+const NOT_UA_TOKENS: &[&str] = &[
+    "Spider",
+    "Code",
+    "Trae",
+    "Google-Extended",
+    "Applebot-Extended",
+];
+
+fn has_whole_token(ua: &str, token: &str) -> bool {
+    let is_token_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+    let (hay, needle) = (ua.to_ascii_lowercase(), token.to_ascii_lowercase());
+    hay.match_indices(&needle).any(|(i, _)| {
+        let before = hay.as_bytes()[..i]
+            .last()
+            .is_none_or(|&b| !is_token_byte(b));
+        let after = hay
+            .as_bytes()
+            .get(i + needle.len())
+            .is_none_or(|&b| !is_token_byte(b));
+        before && after
+    })
+}
+
+#[test]
+fn ai_robots_seen_in_real_user_agents_are_recognised() {
+    let Some(dir) = data_dir() else { return };
+    let robots: std::collections::BTreeMap<String, AiRobot> =
+        serde_json::from_str(&read(&dir, "ai-robots.json")).expect("valid JSON");
+    let instances = crawler_instances(&dir);
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (key, robot) in &robots {
+        let name = without_version(key);
+        if NOT_UA_TOKENS.contains(&name) {
+            continue;
+        }
+        let want = CATEGORY_OVERRIDES
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .map_or(ai_category(&robot.function), |o| o.1);
+        for (_, ua) in instances.iter().filter(|(_, ua)| has_whole_token(ua, name)) {
+            checked += 1;
+            let c = classifier().classify(ua);
+            let got = c.agent.map(|a| (a.name.as_str(), a.category));
+            let named = got.is_some_and(|(n, _)| {
+                n.eq_ignore_ascii_case(name)
+                    || ua_names_more_specific(ua, n, name)
+                    || SENT_INSIDE.contains(&(name, n))
+            });
+            if !named || got.map(|g| g.1) != Some(want) {
+                failures.push(format!("{name} (want {want}): got {got:?} for {ua}"));
+            }
+        }
+    }
+    println!("checked {checked} (ai-robots agent, real UA) pairs");
+    assert!(
+        checked > 50,
+        "too few ai-robots agents found in crawler instances"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// ai.robots.txt keys such as `MistralAI-User/1.0` and `Brightbot 1.0` carry a version.
+fn without_version(key: &str) -> &str {
+    let name = key.split('/').next().unwrap_or(key);
+    match name.rsplit_once(' ') {
+        Some((head, tail)) if tail.bytes().all(|b| b.is_ascii_digit() || b == b'.') => head,
+        _ => name,
+    }
+}
+
+/// Agents that travel as a comment of another agent's User-Agent: `(token, agent named instead)`.
+const SENT_INSIDE: &[(&str, &str)] = &[("Claude-Code", "Claude-User")]; // `Claude-User (claude-code/2.1)`
+
+/// The classifier may name a longer product that contains the ai-robots token
+/// (`GoogleOther-Image` for `GoogleOther`).
+fn ua_names_more_specific(ua: &str, agent: &str, token: &str) -> bool {
+    agent.len() > token.len()
+        && agent
+            .to_ascii_lowercase()
+            .starts_with(&token.to_ascii_lowercase())
+        && has_whole_token(ua, agent)
+}
+
+/// SOURCES.md "Known traps", one case each: `(name, user agent, expected class, agent or "-")`.
+const TRAPS: &[(&str, &str, Class, &str)] = &[
+    ("android 15 build id AP3A", "Mozilla/5.0 (Linux; Android 15; CPH2557 Build/AP3A.240617.008; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/142.0.7444.142 Mobile Safari/537.36 Instagram 406.0.0.58.159 Android", Class::Browser, "-"),
+    ("MetaIAB Facebook in-app browser", "Mozilla/5.0 (Linux; Android 16; Pixel 10 Pro XL Build/CP1A.260305.018; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/146.0.7680.174 Mobile Safari/537.36 MetaIAB Facebook", Class::Browser, "-"),
+    ("VS Code Code/1.", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.115.0 Chrome/142.0.7444.265 Electron/39.8.5 Safari/537.36", Class::Browser, "-"),
+    ("Trae/ IDE", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Trae/1.107.1 Chrome/142.0.7444.235 Electron/39.2.7 Safari/537.36", Class::Browser, "-"),
+    ("Fluid browser", "Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_5_6; en-us) AppleWebKit/528.16 (KHTML, like Gecko) Fluid/0.9.6 Safari/528.16", Class::Browser, "-"),
+    ("Sogou mobile browser", "Mozilla/5.0 (Linux; U; Android 4.1.1; xx; MI 2C Build/JRO03L) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30 SogouMSE,SogouMobileBrowser/2.2.1", Class::Browser, "-"),
+    ("Sogou search app", "Mozilla/5.0 (Linux; Android 6.0; Le X620 Build/HEXCNFN5801708221S; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/49.0.2623.91 Mobile Safari/537.36 SogouSearch Android1.0 version3.0", Class::Browser, "-"),
+    ("Sogou spider is still a robot", "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)", Class::Robot, "Sogou web spider"),
+    ("HTC Butterfly phone", "Mozilla/5.0 (Linux; Android 4.2.2; HTC Butterfly s Build/JDQ39) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/30.0.1599.92 Mobile Safari/537.36", Class::Browser, "-"),
+    ("HTC supersonic phone", "Mozilla/5.0 (Linux; U; Android 2.3.3; en-us; htc_supersonic Build/GINGERBREAD_MR1) AppleWebKit/533.1 (KHTML, like Gecko) Version/4.0 Mobile Safari/533.1", Class::Browser, "-"),
+    ("Lucky Ultra Sonic phone", "Mozilla/5.0 (Linux; U; Android 2.3.5; mk-mk; Lucky Ultra Sonic U8650 Build/HuaweiU8650) AppleWebKit/533.1 (KHTML, like Gecko) Version/4.0 Mobile Safari/533.1", Class::Browser, "-"),
+    ("WhatsApp desktop", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) WhatsApp/2.2017.6 Chrome/76.0.3809.146 Electron/6.1.9 Safari/537.36", Class::Browser, "-"),
+    ("WhatsApp link preview", "WhatsApp/2.19.258 A", Class::Robot, "WhatsApp"),
+    ("Viber desktop", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_4) AppleWebKit/537.36 (KHTML, like Gecko) QtWebEngine/5.6.0 Chrome/45.0.2454.101 Safari/537.36 Viber", Class::Browser, "-"),
+    ("Viber in-app", "Mozilla/5.0 (Linux; Android 9; SM-G950F Build/PPR1.180610.011; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/79.0.3945.79 Mobile Safari/537.36 Viber/12.0.0.4", Class::Browser, "-"),
+    ("Viber link preview", "Viber", Class::Robot, "Viber"),
+    ("LCC is not SLCC2", "Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0; SLCC2; .NET CLR 2.0.50727)", Class::Browser, "-"),
+    ("Spider is not an agent", "Mozilla/5.0 (compatible; Spider/1.0)", Class::Robot, "-"),
+    ("Google-Extended never in a UA", "Google-Extended", Class::Unknown, "-"),
+    ("Applebot-Extended never in a UA", "Applebot-Extended", Class::Robot, "-"),
+    ("Cubot phone", "Mozilla/5.0 (Linux; Android 6.0; CUBOT MAX) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/72.0.3626.121 Mobile Safari/537.36", Class::Browser, "-"),
+    ("Cubot in Build", "Mozilla/5.0 (Linux; U; Android 4.2.2; tr-tr; S308 Build/CUBOT) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30 [FB_IAB/FB4A;FBAV/71.0.0.17.73;]", Class::Browser, "-"),
+    ("XBot phone", "Mozilla/5.0 (Linux; Android 8.1.0; XBot_Senior Build/O11019) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/80.0.3987.99 Mobile Safari/537.36", Class::Browser, "-"),
+    ("Banca Caboto app", "Mozilla/5.0 (Linux; Android 11; SM-A515F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.45 Mobile Safari/537.36 Banca Caboto", Class::Browser, "-"),
+    ("GPTBot Mozilla-compatible", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", Class::Robot, "GPTBot"),
+    ("ClaudeBot Mozilla-compatible", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", Class::Robot, "ClaudeBot"),
+    ("bingbot Mozilla-compatible", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36", Class::Robot, "bingbot"),
+    ("Amazonbot Mozilla-compatible", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Amazonbot/0.1; +https://developer.amazon.com/support/amazonbot) Chrome/119.0.6045.214 Safari/537.36", Class::Robot, "Amazonbot"),
+    ("Googlebot smartphone", "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.126 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", Class::Robot, "Googlebot"),
+];
+
+#[test]
+fn every_known_trap_has_its_case() {
+    let mut failures = Vec::new();
+    for (name, ua, class, agent) in TRAPS {
+        let c = classifier().classify(ua);
+        let got_agent = c.agent.map_or("-", |a| a.name.as_str());
+        if (c.class, got_agent) != (*class, *agent) {
+            failures.push(format!(
+                "{name}: want ({class}, {agent}), got ({}, {got_agent}) [{}]",
+                c.class, c.reason
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
