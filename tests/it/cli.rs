@@ -200,3 +200,69 @@ fn check_with_config_shows_class_and_action() {
         "{out}"
     );
 }
+
+#[test]
+fn config_check_names_the_line_of_a_broken_catalog_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    std::fs::write(
+        dir.path().join("agents.toml"),
+        "[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\nname = \"Beta\"\ncategory = \"nonsense\"\noperator = \"x\"\ntokens = [\"b\"]\n",
+    )
+    .unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
+    )
+    .unwrap();
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let agents = dir.path().join("agents.toml").display().to_string();
+    assert!(
+        err.contains(&format!("{agents}:7: agent: ")),
+        "the entry's line: {err}"
+    );
+    assert_eq!(
+        err.matches(": agent").count(),
+        1,
+        "only the broken entry: {err}"
+    );
+    assert!(err.contains("nonsense"), "{err}");
+}
+
+#[test]
+fn classify_works_from_any_folder_with_the_embedded_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = robogate_cmd()
+        .arg("classify")
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        child.stdin.as_mut().unwrap(),
+        format!("{GPTBOT}\n{FIREFOX}\n\n").as_bytes(),
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        (
+            lines[0]["class"].as_str(),
+            lines[0]["agent"].as_str(),
+            lines[0]["category"].as_str()
+        ),
+        (Some("robot"), Some("GPTBot"), Some("ai-training"))
+    );
+    assert_eq!(lines[0]["tokens"], serde_json::json!(["gptbot"]));
+    assert_eq!(lines[1]["class"], "browser");
+    assert_eq!(lines[2]["class"], "robot", "an empty User-Agent is a robot");
+}

@@ -278,3 +278,41 @@ fn reloads_under_load_fail_no_request() {
         served_ok.load(Ordering::Relaxed)
     );
 }
+
+const CATALOG: &str = "[[agent]]\nname = \"FrobBot\"\ncategory = \"ai-training\"\noperator = \"Frob\"\ntokens = [\"frobbot\"]\n";
+
+#[test]
+fn catalog_edits_reload_and_a_broken_entry_keeps_the_last_good_one() {
+    let origin = Origin::start();
+    let robots = "User-agent: frobbot\nDisallow: /\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agents.toml"), CATALOG).unwrap();
+    let rg = Robogate::start_in(
+        dir,
+        origin.addr,
+        robots,
+        "[agents]\nfile = \"agents.toml\"\n",
+    );
+    // "Zapper/1.0" has no robot marker: unknown, not enforced.
+    assert_eq!(
+        get(rg.addr, "/blog/", Some("Zapper/1.0")).unwrap().status,
+        200
+    );
+    let broken = format!("{CATALOG}\n[[agent]]\nname = \"Zapper\"\ncategory = \"nonsense\"\noperator = \"Z\"\ntokens = [\"frobbot\"]\n");
+    std::fs::write(rg.path("agents.toml"), broken).unwrap();
+    eventually("the broken catalog to be refused", || {
+        (errors(&rg) >= 1.0).then_some(())
+    });
+    assert_eq!(
+        get(rg.addr, "/blog/", Some("Zapper/1.0")).unwrap().status,
+        200,
+        "last good catalog"
+    );
+    let fixed = format!("{CATALOG}\n[[agent]]\nname = \"Zapper\"\ncategory = \"scanner\"\noperator = \"Z\"\ntokens = [\"frobbot\"]\n");
+    std::fs::write(rg.path("agents.toml"), fixed).unwrap();
+    eventually("the fixed catalog to be live", || {
+        get(rg.addr, "/blog/", Some("Zapper/1.0"))
+            .ok()
+            .filter(|r| r.status == 403)
+    });
+}

@@ -115,7 +115,21 @@ pub const DEFAULT_ROBOTS: &str = "User-agent: GPTBot\nDisallow: /\n\nUser-agent:
 impl Robogate {
     /// Starts robogate in front of `origin` with `robots` and extra TOML appended to the config.
     pub fn start(origin: SocketAddr, robots: &str, extra_toml: &str) -> Robogate {
-        let dir = tempfile::tempdir().expect("temp dir");
+        Robogate::start_in(
+            tempfile::tempdir().expect("temp dir"),
+            origin,
+            robots,
+            extra_toml,
+        )
+    }
+
+    /// [`Robogate::start`] in a conf folder the caller prepared (with extra files).
+    pub fn start_in(
+        dir: tempfile::TempDir,
+        origin: SocketAddr,
+        robots: &str,
+        extra_toml: &str,
+    ) -> Robogate {
         std::fs::write(dir.path().join("robots.txt"), robots).unwrap();
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
