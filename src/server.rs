@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use pingora_core::apps::HttpServerOptions;
+use pingora_core::listeners::ListenerConfig;
+use pingora_core::protocols::l4::stream::L4BufferSettings;
 use pingora_core::server::configuration::ServerConf;
 use pingora_core::server::{RunArgs, Server};
 use pingora_core::services::background::background_service;
@@ -18,6 +20,10 @@ use crate::config::{self, Settings};
 use crate::proxy::admin::Admin;
 use crate::proxy::Gate;
 use crate::reload::{self, Reloader};
+
+/// Read buffer of each client connection. pingora's default (64 KiB) dominates the memory of
+/// an idle or tarpitted connection; requests through robogate are small.
+pub const CLIENT_READ_BUFFER: usize = 0;
 
 /// How often the conf files are re-checked even without a file event.
 pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
@@ -102,7 +108,12 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     if let Some(app) = proxy.app_logic_mut() {
         app.server_options = Some(options);
     }
-    proxy.add_tcp(&settings.listen.to_string());
+    proxy.add_listener(ListenerConfig::tcp(settings.listen.to_string()).l4_buffer(
+        L4BufferSettings::new(
+            CLIENT_READ_BUFFER,
+            pingora_core::protocols::l4::stream::DEFAULT_L4_WRITE_BUFFER_SIZE,
+        ),
+    ));
 
     let mut admin = Service::new(
         "robogate admin".to_string(),

@@ -36,7 +36,9 @@ pub async fn act(
             match tarpits.try_enter(ip, &policy.tarpit) {
                 Some(_place) => {
                     let path = session.req_header().uri.path().to_string();
-                    tarpit::drip(session, &policy.tarpit, &path)
+                    // Boxed: the drip's state lives on the heap for tarpits only, instead of
+                    // enlarging every request's future.
+                    Box::pin(tarpit::drip(session, &policy.tarpit, &path))
                         .await
                         .map(|_| true)
                 }

@@ -238,3 +238,66 @@ fn crawl_delay_answers_429_with_retry_after_then_admits() {
             .then_some(())
     });
 }
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+fn browser_latencies(rg: &Robogate, n: usize) -> Vec<Duration> {
+    let mut l: Vec<Duration> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            assert_eq!(
+                get(rg.addr, "/about.html", Some(FIREFOX)).unwrap().status,
+                200
+            );
+            t.elapsed()
+        })
+        .collect();
+    l.sort();
+    l
+}
+
+/// Measurement for the notes, not a regression test (run with `--ignored --nocapture`, ideally
+/// with `ROBOGATE_BIN=target/release/robogate`): RSS and browser latency with 10,000 tarpits.
+#[test]
+#[ignore]
+fn measure_ten_thousand_tarpits() {
+    let origin = Origin::start();
+    // The shipped tarpit shape (8 bytes a second), caps raised for one client address.
+    let extra = "[enforce]\naction = \"tarpit\"\n[tarpit]\nmax_concurrent = 10000\nmax_per_client = 100000\n";
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, extra);
+    let idle_rss = rss_kib(rg.child.id());
+    let base = browser_latencies(&rg, 500);
+    let held: Vec<TcpStream> = (0..10_000)
+        .map(|_| {
+            let mut s = TcpStream::connect(rg.addr).unwrap();
+            write!(
+                s,
+                "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    eventually("10,000 tarpits held at once", || {
+        (active(&rg) == 10_000.0).then_some(())
+    });
+    let loaded_rss = rss_kib(rg.child.id());
+    let loaded = browser_latencies(&rg, 500);
+    eprintln!(
+        "idle RSS {} MiB; with 10,000 tarpits RSS {} MiB; browser p50/p99 without {:?}/{:?}, with {:?}/{:?}",
+        idle_rss / 1024,
+        loaded_rss / 1024,
+        base[250],
+        base[495],
+        loaded[250],
+        loaded[495]
+    );
+    drop(held);
+}

@@ -204,8 +204,12 @@ impl Drop for Robogate {
     }
 }
 
+/// The binary under test: `ROBOGATE_BIN` (say, a release build for measurements) or the one
+/// cargo built for this test run.
 pub fn robogate_cmd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_robogate"))
+    Command::new(
+        std::env::var_os("ROBOGATE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_robogate").into()),
+    )
 }
 
 /// The repository root (for conf/ and ../shared).
