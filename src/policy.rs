@@ -117,6 +117,8 @@ impl Default for Enforcement {
 /// The robots.txt being served and enforced: the same bytes, compiled once.
 pub struct RobotsFile {
     pub robots: Robots,
+    /// Status served at `/robots.txt`: 200, or the origin's 4xx/5xx for `source = "origin"`.
+    pub status: u16,
     /// Exactly the bytes served at `/robots.txt`.
     pub body: Bytes,
     /// Strong validator of `body`, quoted.
@@ -129,6 +131,7 @@ impl RobotsFile {
     pub fn new(body: Bytes, modified: SystemTime) -> Self {
         RobotsFile {
             robots: Robots::parse(&body),
+            status: 200,
             etag: format!("\"{:016x}\"", fingerprint(&[&body])),
             last_modified: httpdate::fmt_http_date(modified),
             body,
@@ -142,6 +145,45 @@ impl RobotsFile {
         text.lines()
             .nth(n.checked_sub(1)? as usize)
             .map(|l| l.trim().to_string())
+    }
+}
+
+/// The last fetch of the origin's robots.txt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OriginState {
+    pub fetched_at: std::time::Instant,
+    /// The served robots.txt is a real answer of the origin (2xx or 4xx), a copy worth keeping.
+    pub good: bool,
+    /// The last fetch failed (5xx or no answer): fetch again at the next re-check.
+    pub failed: bool,
+}
+
+/// An `X-Robots-Tag` header added to proxied responses whose canonical path matches `pattern`
+/// (robots.txt pattern syntax), optionally only for some catalog agents.
+#[derive(Debug)]
+pub struct XRobotsTag {
+    pub pattern: robots::PathPattern,
+    pub value: http::HeaderValue,
+    /// Catalog agent indices; empty means every client.
+    pub agents: Vec<usize>,
+}
+
+impl Policy {
+    /// The `X-Robots-Tag` values for a proxied response to this request (no allocation when
+    /// none are configured or none match).
+    pub fn x_robots_tags(&self, target: &str, decision: &Decision) -> Vec<&http::HeaderValue> {
+        if self.x_robots_tags.is_empty() {
+            return Vec::new();
+        }
+        let path = robots::canonicalize_request(target);
+        self.x_robots_tags
+            .iter()
+            .filter(|tag| {
+                tag.agents.is_empty() || decision.agent.is_some_and(|a| tag.agents.contains(&a))
+            })
+            .filter(|tag| tag.pattern.matches(path.as_bytes()))
+            .map(|tag| &tag.value)
+            .collect()
     }
 }
 
@@ -200,7 +242,10 @@ pub struct Upstream {
 /// One immutable policy snapshot.
 pub struct Policy {
     pub generation: u64,
-    pub robots: RobotsFile,
+    pub robots: Arc<RobotsFile>,
+    /// For `[robots] source = "origin"`: when and how the origin's robots.txt was last fetched.
+    pub robots_origin: Option<OriginState>,
+    pub x_robots_tags: Vec<XRobotsTag>,
     pub classifier: Arc<Classifier>,
     /// Fingerprint of the catalog the classifier was built from (to reuse it across reloads).
     pub catalog_fingerprint: u64,
@@ -499,7 +544,12 @@ mod tests {
     fn policy(robots: &str, enforce: Enforcement) -> Policy {
         Policy {
             generation: 1,
-            robots: RobotsFile::new(Bytes::from(robots.to_string()), SystemTime::UNIX_EPOCH),
+            robots: Arc::new(RobotsFile::new(
+                Bytes::from(robots.to_string()),
+                SystemTime::UNIX_EPOCH,
+            )),
+            robots_origin: None,
+            x_robots_tags: Vec::new(),
             classifier: Arc::new(Classifier::builtin()),
             catalog_fingerprint: 0,
             enforce,

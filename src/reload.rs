@@ -51,9 +51,15 @@ pub fn reload_once(
     config_path: &Path,
     live: &ArcSwap<Policy>,
     running: &Settings,
+    fetch_origin: bool,
 ) -> (ReloadOutcome, Vec<PathBuf>) {
     let current = live.load();
-    let outcome = match config::load_after(config_path, current.generation + 1, Some(&current)) {
+    let outcome = match config::load_after(
+        config_path,
+        current.generation + 1,
+        Some(&current),
+        fetch_origin,
+    ) {
         Err(errors) => {
             for e in &errors.0 {
                 tracing::error!(target: "reload", "reload failed, keeping generation {}: {e}", current.generation);
@@ -141,8 +147,9 @@ impl Reloader {
         &self,
         watcher: &mut Option<notify::RecommendedWatcher>,
         watched: &mut BTreeSet<PathBuf>,
+        fetch_origin: bool,
     ) {
-        let (_, files) = reload_once(&self.config_path, &self.live, &self.running);
+        let (_, files) = reload_once(&self.config_path, &self.live, &self.running, fetch_origin);
         // A reload may name new files (say, another robots.txt): watch their folders too.
         if let Some(w) = watcher.as_mut() {
             for dir in folders(&files).difference(&watched.clone()) {
@@ -199,13 +206,14 @@ impl BackgroundService for Reloader {
                 Some(()) = events.recv() => {
                     // Debounce: wait until the files have been quiet for DEBOUNCE.
                     while let Ok(Some(())) = tokio::time::timeout(DEBOUNCE, events.recv()).await {}
-                    self.run_once(&mut watcher, &mut watched);
+                    self.run_once(&mut watcher, &mut watched, true);
                 }
                 Some(()) = async { match hangup.as_mut() { Some(h) => h.recv().await, None => std::future::pending().await } } => {
                     tracing::info!(target: "reload", "SIGHUP: reloading");
-                    self.run_once(&mut watcher, &mut watched);
+                    self.run_once(&mut watcher, &mut watched, true);
                 }
-                _ = tick.tick() => self.run_once(&mut watcher, &mut watched),
+                // The periodic re-check fetches an origin's robots.txt only when it is due.
+                _ = tick.tick() => self.run_once(&mut watcher, &mut watched, false),
             }
         }
     }

@@ -56,7 +56,9 @@ fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy
     })?;
     Ok(Policy {
         generation: 0,
-        robots: RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH),
+        robots: std::sync::Arc::new(RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH)),
+        robots_origin: None,
+        x_robots_tags: Vec::new(),
         classifier: std::sync::Arc::new(classifier),
         catalog_fingerprint: 0,
         enforce: Enforcement::default(),

@@ -2,15 +2,16 @@
 //! names, into [`Settings`] (fixed for the process) and a [`Policy`] (reloadable). This is the only
 //! place untrusted configuration becomes trusted values, and it reports every problem at once.
 
+pub mod origin;
 pub mod raw;
+mod robots;
 
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use bytes::Bytes;
 use toml::Spanned;
 
 use crate::classify::{Catalog, Category, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
@@ -146,14 +147,16 @@ fn resolve(base: &Path, name: &str) -> PathBuf {
 /// Loads robogate.toml and every file it names, and compiles them. `generation` is stamped on the
 /// policy. All problems are returned at once.
 pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
-    load_after(config_path, generation, None)
+    load_after(config_path, generation, None, true)
 }
 
-/// [`load`] for a reload: parts whose inputs are unchanged since `previous` are reused.
+/// [`load`] for a reload: parts whose inputs are unchanged since `previous` are reused, and an
+/// origin's robots.txt is fetched again only when `fetch_origin` is set or its refresh is due.
 pub fn load_after(
     config_path: &Path,
     generation: u64,
     previous: Option<&Policy>,
+    fetch_origin: bool,
 ) -> Result<Loaded, ConfigErrors> {
     let one = |key: &str, message: String| {
         ConfigErrors(vec![ConfigError {
@@ -181,12 +184,13 @@ pub fn load_after(
             return Err(ConfigErrors(errors.list));
         }
     };
-    let compiled = compile(&raw, base, previous, &mut errors);
+    let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
     match compiled {
         Some((settings, parts)) if errors.list.is_empty() => {
             let mut files = vec![config_path.to_path_buf()];
             files.extend(parts.files.iter().cloned());
-            let mut inputs: Vec<&[u8]> = vec![text.as_bytes(), &parts.robots.body];
+            let status = parts.robots.status.to_le_bytes();
+            let mut inputs: Vec<&[u8]> = vec![text.as_bytes(), &parts.robots.body, &status];
             if let Some(a) = &parts.agents_text {
                 inputs.push(a.as_bytes());
             }
@@ -196,6 +200,8 @@ pub fn load_after(
                 policy: Policy {
                     generation,
                     robots: parts.robots,
+                    robots_origin: parts.robots_origin,
+                    x_robots_tags: parts.x_robots_tags,
                     classifier: parts.classifier.0,
                     catalog_fingerprint: parts.classifier.1,
                     enforce: parts.enforce,
@@ -237,7 +243,9 @@ pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> 
 }
 
 struct Parts {
-    robots: RobotsFile,
+    robots: Arc<RobotsFile>,
+    robots_origin: Option<crate::policy::OriginState>,
+    x_robots_tags: Vec<crate::policy::XRobotsTag>,
     classifier: Compiled,
     agents_text: Option<String>,
     enforce: Enforcement,
@@ -251,12 +259,24 @@ fn compile(
     raw: &RawConfig,
     base: &Path,
     previous: Option<&Policy>,
+    fetch_origin: bool,
     errors: &mut Errors<'_>,
 ) -> Option<(Settings, Parts)> {
     let settings = compile_settings(raw, base, errors);
     let upstream = compile_upstream(raw, errors);
-    let (robots, robots_path) = load_robots(&raw.robots.file, base, errors).unzip();
     let (classifier, agents_file, agents_text) = load_agents(raw, base, previous, errors);
+    let sources = robots::Sources {
+        base,
+        previous,
+        fetch_origin,
+        upstream: upstream.as_ref(),
+    };
+    let robots = classifier
+        .as_ref()
+        .and_then(|(c, _)| robots::compile(&raw.robots, c, &sources, errors));
+    let x_robots_tags = classifier
+        .as_ref()
+        .and_then(|(c, _)| robots::compile_x_robots_tags(&raw.x_robots_tag, c, errors));
     let enforce = classifier
         .as_ref()
         .and_then(|(c, _)| compile_enforce(&raw.enforce, c, errors));
@@ -265,12 +285,15 @@ fn compile(
         enforce: raw.crawl_delay.enforce,
         override_delay: raw.crawl_delay.r#override,
     };
-    let mut files: Vec<PathBuf> = robots_path.into_iter().collect();
+    let robots = robots?;
+    let mut files = robots.files;
     files.extend(agents_file);
     Some((
         settings?,
         Parts {
-            robots: robots?,
+            robots: robots.file,
+            robots_origin: robots.origin,
+            x_robots_tags: x_robots_tags?,
             classifier: classifier?,
             agents_text,
             enforce: enforce?,
@@ -376,43 +399,6 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
         write_timeout: origin.write_timeout,
         idle_timeout: origin.idle_timeout,
     })
-}
-
-/// Reads and compiles the robots.txt named by `[robots] file`.
-fn load_robots(
-    name: &Spanned<String>,
-    base: &Path,
-    errors: &mut Errors<'_>,
-) -> Option<(RobotsFile, PathBuf)> {
-    let path = resolve(base, name.get_ref());
-    let key = "robots.file";
-    let read = std::fs::metadata(&path).and_then(|m| {
-        if m.len() > ROBOTS_MAX_BYTES {
-            return Err(std::io::Error::other(format!(
-                "{} bytes is over robots.txt's limit of {ROBOTS_MAX_BYTES} bytes (500 KiB): \
-                 robots ignore the rest, so robogate refuses to serve it; shorten the file",
-                m.len()
-            )));
-        }
-        let bytes = std::fs::read(&path)?;
-        if let Some(at) = bytes.iter().take(8192).position(|&b| b == 0) {
-            return Err(std::io::Error::other(format!(
-                "looks like a binary file (NUL byte at offset {at}), not a robots.txt"
-            )));
-        }
-        Ok((bytes, m.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
-    });
-    match read {
-        Ok((bytes, modified)) => Some((RobotsFile::new(Bytes::from(bytes), modified), path)),
-        Err(e) => {
-            errors.push(
-                Some(name.span()),
-                key,
-                format!("cannot use {}: {e}", path.display()),
-            );
-            None
-        }
-    }
 }
 
 /// A compiled classifier with the fingerprint of the catalog text it came from.

@@ -93,16 +93,63 @@ impl Default for RawAdmin {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawRobots {
+    /// `file` (serve and enforce `file`), `generate` (from `[[robots.group]]`) or `origin`.
+    pub source: Spanned<String>,
     /// Path of the robots.txt to serve and enforce, relative to the config file's folder.
     pub file: Spanned<String>,
+    /// `source = "generate"`: a robots.txt whose groups are merged into the generated ones.
+    pub include: Option<Spanned<String>>,
+    /// `source = "generate"`: Sitemap lines.
+    pub sitemaps: Vec<String>,
+    /// `source = "generate"`: the groups.
+    pub group: Vec<RawRobotsGroup>,
+    /// `source = "origin"`: how often the origin's robots.txt is fetched again.
+    #[serde(with = "humantime_serde")]
+    pub refresh: Duration,
 }
 
 impl Default for RawRobots {
     fn default() -> Self {
         RawRobots {
+            source: Spanned::new(0..0, "file".to_string()),
             file: Spanned::new(0..0, "robots.txt".to_string()),
+            include: None,
+            sitemaps: Vec::new(),
+            group: Vec::new(),
+            refresh: Duration::from_secs(600),
         }
     }
+}
+
+/// One `[[robots.group]]` of a generated robots.txt.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawRobotsGroup {
+    /// Catalog agent names (their most specific robots.txt token is written) or raw tokens.
+    #[serde(default)]
+    pub agents: Vec<Spanned<String>>,
+    /// Every catalog agent of these categories.
+    #[serde(default)]
+    pub categories: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub disallow: Vec<Spanned<String>>,
+    /// Seconds between requests (written as `Crawl-delay`).
+    pub crawl_delay: Option<Spanned<f64>>,
+}
+
+/// One `[[x_robots_tag]]`: a header added to proxied responses.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawXRobotsTag {
+    /// robots.txt pattern (`*`, `$`), matched against the canonical request path.
+    pub path: Spanned<String>,
+    /// The header value, e.g. "noindex, nofollow".
+    pub value: Spanned<String>,
+    /// Only for these catalog agents (default: every client).
+    #[serde(default)]
+    pub agents: Vec<Spanned<String>>,
 }
 
 /// `[agents]`: the crawler catalog.
@@ -216,6 +263,7 @@ pub struct RawConfig {
     pub enforce: RawEnforce,
     pub tarpit: RawTarpit,
     pub crawl_delay: RawCrawlDelay,
+    pub x_robots_tag: Vec<RawXRobotsTag>,
 }
 
 /// A problem found while reading the TOML: byte span (if known), dotted key, message.
@@ -245,6 +293,7 @@ const SECTIONS: &[&str] = &[
     "enforce",
     "tarpit",
     "crawl_delay",
+    "x_robots_tag",
 ];
 
 macro_rules! read_section {
@@ -297,6 +346,7 @@ pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
     let enforce = read_section!(text, errors, enforce: RawEnforce);
     let tarpit = read_section!(text, errors, tarpit: RawTarpit);
     let crawl_delay = read_section!(text, errors, crawl_delay: RawCrawlDelay);
+    let x_robots_tag = read_section!(text, errors, x_robots_tag: Vec<RawXRobotsTag>);
     if origin.is_none() && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -314,6 +364,7 @@ pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
             enforce: enforce.unwrap_or_default(),
             tarpit: tarpit.unwrap_or_default(),
             crawl_delay: crawl_delay.unwrap_or_default(),
+            x_robots_tag: x_robots_tag.unwrap_or_default(),
         }),
         _ => Err(errors),
     }

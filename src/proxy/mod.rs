@@ -200,12 +200,22 @@ impl ProxyHttp for Gate {
 
     async fn response_filter(
         &self,
-        _session: &mut Session,
+        session: &mut Session,
         upstream_response: &mut ResponseHeader,
-        _ctx: &mut RequestCtx,
+        ctx: &mut RequestCtx,
     ) -> Result<()> {
         // Speak HTTP/1.1 to clients even behind an HTTP/1.0 origin.
         upstream_response.set_version(http::Version::HTTP_11);
+        if let (Some(policy), Some(decision)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) {
+            let target = session
+                .req_header()
+                .uri
+                .path_and_query()
+                .map_or("/", |pq| pq.as_str());
+            for value in policy.x_robots_tags(target, decision) {
+                upstream_response.append_header("x-robots-tag", value.clone())?;
+            }
+        }
         Ok(())
     }
 

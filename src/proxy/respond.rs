@@ -115,10 +115,10 @@ async fn robots_txt(session: &mut Session, policy: &Policy) -> Result<()> {
         (header::LAST_MODIFIED, file.last_modified.as_str()),
         (header::CACHE_CONTROL, "public, max-age=60"),
     ];
-    if not_modified {
+    if not_modified && file.status == 200 {
         return local(session, 304, &headers[1..], Bytes::new()).await;
     }
-    local(session, 200, &headers, file.body.clone()).await
+    local(session, file.status, &headers, file.body.clone()).await
 }
 
 /// Does an `If-None-Match` value match our strong ETag (weak comparison, `*` included)?

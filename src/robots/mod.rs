@@ -20,6 +20,7 @@ mod canon;
 mod group;
 mod index;
 mod lint;
+mod model;
 mod parse;
 mod pattern;
 mod render;
@@ -30,6 +31,7 @@ use std::str::FromStr;
 
 pub use canon::{canonicalize_request, canonicalize_request_owned, CanonicalPattern};
 pub use lint::{lint, LintWarning};
+pub use model::{merge, render_groups, GroupSpec, RuleSpec};
 pub use parse::{MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use pattern::{reference_match, PathPattern};
 pub use render::render;

@@ -1,0 +1,217 @@
+//! robots.txt as data, for files robogate writes itself (`[robots] source = "generate"`).
+//!
+//! A [`GroupSpec`] is what one group says; [`Robots::groups`] reads them back from a parsed
+//! file, [`merge`] unions specs per agent key, and [`render_groups`] writes the deterministic
+//! text: a header comment, agent keys with identical rules sharing one group, named groups
+//! sorted and `*` last, one canonical path per line, and within a group the longest patterns
+//! first (Allow before Disallow on ties) so that first-match readers such as Python's
+//! `robotparser` reach the same verdicts as the longest-match rule of RFC 9309.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::pattern::PathPattern;
+use super::Robots;
+
+/// One rule of a group: Allow or Disallow and its pattern (canonical form when rendered).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RuleSpec {
+    pub allow: bool,
+    pub pattern: String,
+}
+
+/// One group: the agent keys it names, its rules and its Crawl-delay.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupSpec {
+    /// Lower-case agent keys (`[a-z_-]+`) or `*`.
+    pub keys: Vec<String>,
+    pub rules: Vec<RuleSpec>,
+    pub crawl_delay: Option<f64>,
+}
+
+impl Robots {
+    /// The groups of this file under the RFC 9309 reading, one per agent key (rules derived by
+    /// Google's index rule are left out: parsing the rendered text derives them again).
+    pub fn groups(&self) -> Vec<GroupSpec> {
+        self.rfc_table()
+            .groups
+            .iter()
+            .map(|g| GroupSpec {
+                keys: vec![g.key.to_string()],
+                rules: g
+                    .rules
+                    .iter()
+                    .filter(|r| !r.derived)
+                    .map(|r| RuleSpec {
+                        allow: r.allow,
+                        pattern: r.pattern.canonical().to_written(),
+                    })
+                    .collect(),
+                crawl_delay: g.crawl_delay.map(|(d, _)| d),
+            })
+            .collect()
+    }
+}
+
+/// Unions the specs per agent key: rules are merged (duplicates dropped); the Crawl-delay of a
+/// later spec replaces an earlier one.
+pub fn merge(specs: &[GroupSpec]) -> Vec<GroupSpec> {
+    let mut by_key: BTreeMap<String, GroupSpec> = BTreeMap::new();
+    for spec in specs {
+        for key in &spec.keys {
+            let entry = by_key.entry(key.clone()).or_insert_with(|| GroupSpec {
+                keys: vec![key.clone()],
+                ..GroupSpec::default()
+            });
+            for rule in &spec.rules {
+                let rule = RuleSpec {
+                    allow: rule.allow,
+                    pattern: PathPattern::new(rule.pattern.as_bytes())
+                        .canonical()
+                        .to_written(),
+                };
+                if !entry.rules.contains(&rule) {
+                    entry.rules.push(rule);
+                }
+            }
+            if spec.crawl_delay.is_some() {
+                entry.crawl_delay = spec.crawl_delay;
+            }
+        }
+    }
+    by_key.into_values().collect()
+}
+
+/// Longest pattern first, Allow before Disallow on ties, then by text: the order in which a
+/// first-match reader agrees with longest-match.
+fn rule_order(a: &RuleSpec, b: &RuleSpec) -> std::cmp::Ordering {
+    b.pattern
+        .len()
+        .cmp(&a.pattern.len())
+        .then(b.allow.cmp(&a.allow))
+        .then(a.pattern.cmp(&b.pattern))
+}
+
+/// Renders merged specs (see the module documentation). `header` lines are written as comments.
+pub fn render_groups(specs: &[GroupSpec], sitemaps: &[String], header: &[&str]) -> String {
+    // Keys with the same rules and delay share one group.
+    let mut shared: Vec<GroupSpec> = Vec::new();
+    for spec in merge(specs) {
+        let mut rules = spec.rules.clone();
+        rules.sort_by(rule_order);
+        let same = shared.iter_mut().find(|g| {
+            g.rules == rules
+                && g.crawl_delay == spec.crawl_delay
+                && !g.keys.contains(&"*".to_string())
+                && !spec.keys.contains(&"*".to_string())
+        });
+        match same {
+            Some(group) => group.keys.extend(spec.keys),
+            None => shared.push(GroupSpec { rules, ..spec }),
+        }
+    }
+    shared.sort_by(|a, b| (a.keys[0] == "*", &a.keys[0]).cmp(&(b.keys[0] == "*", &b.keys[0])));
+    let mut out = String::new();
+    for line in header {
+        let _ = writeln!(out, "# {line}");
+    }
+    for group in &shared {
+        out.push('\n');
+        for key in &group.keys {
+            let _ = writeln!(out, "User-agent: {key}");
+        }
+        if let Some(delay) = group.crawl_delay {
+            let _ = writeln!(out, "Crawl-delay: {delay}");
+        }
+        for rule in &group.rules {
+            let _ = writeln!(
+                out,
+                "{}: {}",
+                if rule.allow { "Allow" } else { "Disallow" },
+                rule.pattern
+            );
+        }
+        if group.rules.is_empty() {
+            out.push_str("Disallow:\n");
+        }
+    }
+    if !sitemaps.is_empty() {
+        out.push('\n');
+    }
+    for sitemap in sitemaps {
+        let _ = writeln!(out, "Sitemap: {sitemap}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(keys: &[&str], rules: &[(bool, &str)]) -> GroupSpec {
+        GroupSpec {
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            rules: rules
+                .iter()
+                .map(|(allow, p)| RuleSpec {
+                    allow: *allow,
+                    pattern: p.to_string(),
+                })
+                .collect(),
+            crawl_delay: None,
+        }
+    }
+
+    #[test]
+    fn renders_shared_groups_sorted_longest_rule_first() {
+        let text = render_groups(
+            &[
+                spec(&["*"], &[(false, "/private/"), (true, "/private/press/")]),
+                spec(&["gptbot"], &[(false, "/")]),
+                spec(&["ccbot"], &[(false, "/")]),
+            ],
+            &["https://example.com/sitemap.xml".into()],
+            &["generated"],
+        );
+        assert_eq!(
+            text,
+            "# generated\n\nUser-agent: ccbot\nUser-agent: gptbot\nDisallow: /\n\
+             \nUser-agent: *\nAllow: /private/press/\nDisallow: /private/\n\
+             \nSitemap: https://example.com/sitemap.xml\n"
+        );
+    }
+
+    #[test]
+    fn merge_unions_rules_per_key_in_canonical_form() {
+        let merged = merge(&[
+            spec(&["a", "b"], &[(false, "/x")]),
+            spec(&["a"], &[(false, "/%78"), (true, "/y")]),
+        ]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(
+            merged[0].rules,
+            vec![
+                RuleSpec {
+                    allow: false,
+                    pattern: "/x".into()
+                },
+                RuleSpec {
+                    allow: true,
+                    pattern: "/y".into()
+                }
+            ]
+        );
+        assert_eq!(merged[1].rules.len(), 1);
+    }
+
+    #[test]
+    fn groups_read_back_what_render_wrote() {
+        let specs = vec![
+            spec(&["bot"], &[(false, "/a*b$"), (true, "/a/")]),
+            spec(&["*"], &[(false, "/")]),
+        ];
+        let text = render_groups(&specs, &[], &[]);
+        let again = render_groups(&Robots::parse(text.as_bytes()).groups(), &[], &[]);
+        assert_eq!(text, again);
+    }
+}
