@@ -203,7 +203,6 @@ fn group_spec(
             "robots.group",
             "the group names no agent: give `agents` or `categories`",
         );
-        return None;
     }
     let mut rules = Vec::new();
     for (allow, values) in [(true, &group.allow), (false, &group.disallow)] {

@@ -102,6 +102,64 @@ pub fn raw_origin(response: &'static str) -> SocketAddr {
     addr
 }
 
+/// An origin whose answer per path the test sets (and changes) at will: raw HTTP/1.1 responses,
+/// one per connection. Unknown paths get a 404.
+#[derive(Clone)]
+pub struct Scripted {
+    pub addr: SocketAddr,
+    routes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+}
+
+impl Scripted {
+    pub fn start() -> Scripted {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let routes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>> =
+            Default::default();
+        let table = routes.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 8192];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+                let response = table
+                    .lock()
+                    .unwrap()
+                    .get(&path)
+                    .cloned()
+                    .unwrap_or_else(|| reply(404, "text/plain", "no such page"));
+                let _ = stream.write_all(response.as_bytes());
+            }
+        });
+        Scripted { addr, routes }
+    }
+
+    /// Sets the raw response for `path`.
+    pub fn route(&self, path: &str, response: String) {
+        self.routes
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), response);
+    }
+}
+
+/// A complete HTTP/1.1 response that closes the connection.
+pub fn reply(status: u16, content_type: &str, body: &str) -> String {
+    format!("HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+}
+
+/// A redirect to `location`.
+pub fn redirect(status: u16, location: &str) -> String {
+    format!("HTTP/1.1 {status} X\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+}
+
 /// A running robogate binary with its own conf folder.
 pub struct Robogate {
     pub addr: SocketAddr,
@@ -133,8 +191,14 @@ impl Robogate {
         std::fs::write(dir.path().join("robots.txt"), robots).unwrap();
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        // Extra TOML with its own [robots] section replaces the default one.
+        let robots_section = if extra_toml.contains("[robots]") {
+            ""
+        } else {
+            "[robots]\nfile = \"robots.txt\"\n"
+        };
         let config = format!(
-            "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n\n[admin]\nlisten = \"{admin}\"\n\n[robots]\nfile = \"robots.txt\"\n{extra_toml}\n"
+            "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n"
         );
         std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
         Robogate::spawn(dir, addr, admin)
