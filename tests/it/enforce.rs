@@ -31,6 +31,21 @@ fn enter_tarpit(rg: &Robogate) -> (TcpStream, String) {
     (s, String::from_utf8_lossy(&head).into_owned())
 }
 
+/// Opens `n` connections that each send a GPTBot request for a disallowed page.
+fn send_tarpit_requests(rg: &Robogate, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| {
+            let mut s = TcpStream::connect(rg.addr).unwrap();
+            write!(
+                s,
+                "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect()
+}
+
 fn active(rg: &Robogate) -> f64 {
     rg.metric("robogate_tarpit_active")
 }
@@ -83,17 +98,7 @@ fn two_thousand_tarpits_while_browsers_are_served_and_overflow_is_blocked() {
         "[tarpit]\nmax_concurrent = 2000\nmax_per_client = 100000\n",
     );
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, &extra);
-    let held: Vec<TcpStream> = (0..2000)
-        .map(|_| {
-            let mut s = TcpStream::connect(rg.addr).unwrap();
-            write!(
-                s,
-                "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
-            )
-            .unwrap();
-            s
-        })
-        .collect();
+    let held = send_tarpit_requests(&rg, 2000);
     eventually("2,000 tarpits held at once", || {
         (active(&rg) == 2000.0).then_some(())
     });
@@ -274,17 +279,7 @@ fn measure_ten_thousand_tarpits() {
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, extra);
     let idle_rss = rss_kib(rg.child.id());
     let base = browser_latencies(&rg, 500);
-    let held: Vec<TcpStream> = (0..10_000)
-        .map(|_| {
-            let mut s = TcpStream::connect(rg.addr).unwrap();
-            write!(
-                s,
-                "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
-            )
-            .unwrap();
-            s
-        })
-        .collect();
+    let held = send_tarpit_requests(&rg, 10_000);
     eventually("10,000 tarpits held at once", || {
         (active(&rg) == 10_000.0).then_some(())
     });
