@@ -138,13 +138,21 @@ impl RobotsFile {
         }
     }
 
-    /// The text of 1-based line `n` of the served file (CR, LF or CRLF terminated), for messages.
+    /// The text of 1-based line `n` of the served file (CR, LF or CRLF terminated), for
+    /// messages. Scans the bytes in place: no copy of the file per blocked request.
     pub fn line_text(&self, n: u32) -> Option<String> {
-        let text = String::from_utf8_lossy(&self.body);
-        let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        text.lines()
-            .nth(n.checked_sub(1)? as usize)
-            .map(|l| l.trim().to_string())
+        let is_end = |b: &u8| *b == b'\n' || *b == b'\r';
+        let mut rest: &[u8] = &self.body;
+        for _ in 1..n.max(1) {
+            let i = rest.iter().position(is_end)?;
+            let crlf = rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n');
+            rest = &rest[i + if crlf { 2 } else { 1 }..];
+        }
+        if n == 0 || rest.is_empty() {
+            return None;
+        }
+        let end = rest.iter().position(is_end).unwrap_or(rest.len());
+        Some(String::from_utf8_lossy(&rest[..end]).trim().to_string())
     }
 }
 
@@ -471,8 +479,8 @@ impl Policy {
     fn classify<'u>(&self, user_agent: Option<&'u str>) -> (Class, Option<usize>, Option<&'u str>) {
         let ua = user_agent.unwrap_or("");
         let c = self.classifier.classify(ua);
-        if let Some(agent) = c.agent {
-            return (c.class, Some(self.agent_index(agent)), None);
+        if c.agent_index.is_some() {
+            return (c.class, c.agent_index, None);
         }
         // robots-spec §7: a UA that names a group in the file is a robot. Browsers keep their
         // class: their product tokens (Mozilla, Safari, ...) are not robot names.
@@ -481,14 +489,6 @@ impl Policy {
             (_, Some(token)) => (Class::Robot, None, Some(token)),
             (class, None) => (class, None, None),
         }
-    }
-
-    fn agent_index(&self, agent: &crate::classify::Agent) -> usize {
-        let agents = self.classifier.agents();
-        let offset = (agent as *const _ as usize).wrapping_sub(agents.as_ptr() as usize);
-        let index = offset / std::mem::size_of::<crate::classify::Agent>().max(1);
-        debug_assert!(std::ptr::eq(&agents[index], agent));
-        index
     }
 
     /// The configured action for a robot and the line of the rule that chose it.

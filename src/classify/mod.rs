@@ -209,6 +209,8 @@ pub struct Classification<'c> {
     pub class: Class,
     /// The catalog agent, if one matched.
     pub agent: Option<&'c Agent>,
+    /// Its position in [`Classifier::agents`] (a compact, stable handle for the request).
+    pub agent_index: Option<usize>,
     /// Why.
     pub reason: Reason,
 }
@@ -218,6 +220,7 @@ impl<'c> Classification<'c> {
         Classification {
             class,
             agent,
+            agent_index: None,
             reason,
         }
     }
@@ -279,13 +282,16 @@ impl Classifier {
             return Classification::new(Class::Robot, None, Reason::Empty);
         }
         let scan = self.known.scan(ua);
-        if let Some(agent) = scan.agent.and_then(|index| self.agents.get(index)) {
+        if let Some((index, agent)) = scan.agent.and_then(|i| Some((i, self.agents.get(i)?))) {
             let reason = if agent.category == Category::HttpLibrary {
                 Reason::HttpTool
             } else {
                 Reason::Catalog
             };
-            return Classification::new(Class::Robot, Some(agent), reason);
+            return Classification {
+                agent_index: Some(index),
+                ..Classification::new(Class::Robot, Some(agent), reason)
+            };
         }
         match (scan.markers, scan.browser) {
             (Strength::Strong, _) => Classification::new(Class::Robot, None, Reason::Marker),

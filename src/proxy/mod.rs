@@ -153,7 +153,8 @@ impl ProxyHttp for Gate {
         upstream: &mut RequestHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        // Origin-form towards the origin, whatever form the client used.
+        // Origin-form towards the origin, whatever form the client used: pingora forwards the
+        // raw request target (absolute-form included) unless the URI is set again.
         let origin_form = upstream
             .uri
             .path_and_query()
@@ -270,7 +271,7 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
         let category = policy.agent_category(d).map_or("other", |c| c.as_str());
         METRICS
             .robot_requests
-            .with_label_values(&[agent_label, category, &verdict.to_string()])
+            .with_label_values(&[agent_label, category, verdict.as_str()])
             .inc();
     }
     let req = session.req_header();
@@ -278,17 +279,16 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
     let client = session
         .client_addr()
         .and_then(|a| a.as_inet())
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
+        .map(|a| a.ip());
     tracing::info!(
         target: "access",
-        client = %client,
+        client = %client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
         method = %req.method,
         path = %req.uri,
         status,
         class,
         agent = agent.unwrap_or("-"),
-        verdict = d.verdict.map_or("-", |v| if v.is_disallowed() { "disallow" } else { "allow" }),
+        verdict = d.verdict.map_or("-", |v| v.as_str()),
         action,
         robots_line = d.robots_line.unwrap_or(0),
         generation = policy.generation,
