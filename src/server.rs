@@ -25,6 +25,10 @@ use crate::reload::{self, Reloader};
 /// an idle or tarpitted connection; requests through robogate are small.
 pub const CLIENT_READ_BUFFER: usize = 0;
 
+/// Write buffer of each client connection: a response head and a small body leave in one
+/// `send` when both fit (pingora's default, 1460 bytes, sends them separately).
+pub const CLIENT_WRITE_BUFFER: usize = 8192;
+
 /// How often the conf files are re-checked even without a file event.
 pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
 
