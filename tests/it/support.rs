@@ -189,52 +189,43 @@ impl Robogate {
         extra_toml: &str,
     ) -> Robogate {
         std::fs::write(dir.path().join("robots.txt"), robots).unwrap();
-        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-        let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         // Extra TOML with its own [robots] section replaces the default one.
         let robots_section = if extra_toml.contains("[robots]") {
             ""
         } else {
             "[robots]\nfile = \"robots.txt\"\n"
         };
-        let config = format!(
-            "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n"
-        );
-        std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
-        Robogate::spawn(dir, addr, admin)
-    }
-
-    fn spawn(dir: tempfile::TempDir, addr: SocketAddr, admin: SocketAddr) -> Robogate {
-        let child = robogate_cmd()
-            .arg("--config")
-            .arg(dir.path().join("robogate.toml"))
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn robogate");
-        let mut rg = Robogate {
-            addr,
-            admin,
-            dir,
-            child,
-        };
-        eventually("robogate to listen", || {
-            if let Ok(Some(status)) = rg.child.try_wait() {
-                let mut err = String::new();
-                let _ = rg
-                    .child
-                    .stderr
-                    .take()
-                    .map(|mut e| e.read_to_string(&mut err));
-                panic!("robogate exited at start with {status}: {err}");
+        // A port found free can be taken by a parallel test before robogate binds it: robogate
+        // then fails fast with "cannot listen on", and we try other ports.
+        for attempt in 1.. {
+            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            let config = format!(
+                "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n"
+            );
+            std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
+            let mut child = robogate_cmd()
+                .arg("--config")
+                .arg(dir.path().join("robogate.toml"))
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn robogate");
+            match wait_ready(&mut child, addr, admin) {
+                Ok(()) => {
+                    return Robogate {
+                        addr,
+                        admin,
+                        dir,
+                        child,
+                    }
+                }
+                Err(err) if err.contains("cannot listen on") && attempt < 5 => continue,
+                Err(err) => panic!("robogate exited at start: {err}"),
             }
-            let ready = get(rg.admin, "/readyz", None)
-                .ok()
-                .filter(|r| r.status == 200);
-            ready.and_then(|_| TcpStream::connect(rg.addr).ok())
-        });
-        rg
+        }
+        unreachable!("the loop returns or panics")
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -266,6 +257,22 @@ impl Drop for Robogate {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Waits until robogate answers `/readyz` and accepts on its public port; the error is its
+/// stderr when it exits first.
+fn wait_ready(child: &mut Child, addr: SocketAddr, admin: SocketAddr) -> Result<(), String> {
+    eventually("robogate to listen", || {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
+            return Some(Err(format!("{status}: {err}")));
+        }
+        let ready = get(admin, "/readyz", None).ok().filter(|r| r.status == 200);
+        ready
+            .and_then(|_| TcpStream::connect(addr).ok())
+            .map(|_| Ok(()))
+    })
 }
 
 /// The binary under test: `ROBOGATE_BIN` (say, a release build for measurements) or the one
