@@ -265,6 +265,33 @@ pub struct Policy {
     pub fingerprint: u64,
 }
 
+impl Policy {
+    /// A policy that enforces `robots` for `classifier` with every other setting at its default
+    /// and no origin (for `robogate check --robots` and tests).
+    pub fn standalone(robots: RobotsFile, classifier: Arc<Classifier>) -> Policy {
+        Policy {
+            generation: 0,
+            robots: Arc::new(robots),
+            robots_origin: None,
+            x_robots_tags: Vec::new(),
+            classifier,
+            catalog_fingerprint: 0,
+            enforce: Enforcement::default(),
+            tarpit: Tarpit::default(),
+            crawl_delay: CrawlDelay::default(),
+            upstream: Upstream {
+                address: String::new(),
+                host: None,
+                connect_timeout: Duration::ZERO,
+                read_timeout: Duration::ZERO,
+                write_timeout: Duration::ZERO,
+                idle_timeout: Duration::ZERO,
+            },
+            fingerprint: 0,
+        }
+    }
+}
+
 /// What the proxy knows about a request, borrowed from it.
 #[derive(Clone, Copy, Debug)]
 pub struct RequestFacts<'a> {
@@ -542,28 +569,10 @@ mod tests {
     use super::*;
 
     fn policy(robots: &str, enforce: Enforcement) -> Policy {
+        let file = RobotsFile::new(Bytes::from(robots.to_string()), SystemTime::UNIX_EPOCH);
         Policy {
-            generation: 1,
-            robots: Arc::new(RobotsFile::new(
-                Bytes::from(robots.to_string()),
-                SystemTime::UNIX_EPOCH,
-            )),
-            robots_origin: None,
-            x_robots_tags: Vec::new(),
-            classifier: Arc::new(Classifier::builtin()),
-            catalog_fingerprint: 0,
             enforce,
-            tarpit: Tarpit::default(),
-            crawl_delay: CrawlDelay::default(),
-            upstream: Upstream {
-                address: "127.0.0.1:1".into(),
-                host: None,
-                connect_timeout: Duration::from_secs(1),
-                read_timeout: Duration::from_secs(1),
-                write_timeout: Duration::from_secs(1),
-                idle_timeout: Duration::from_secs(1),
-            },
-            fingerprint: 0,
+            ..Policy::standalone(file, Arc::new(Classifier::builtin()))
         }
     }
 

@@ -3,13 +3,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use clap::Args;
 
 use crate::classify::Classifier;
-use crate::policy::{Decision, Enforcement, Policy, RequestFacts, RobotsFile, Upstream};
+use crate::policy::{Decision, Policy, RequestFacts, RobotsFile};
 use crate::robots::{self, Reading};
 
 #[derive(Debug, Args)]
@@ -54,26 +54,8 @@ fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy
             .collect::<Vec<_>>()
             .join("\n")
     })?;
-    Ok(Policy {
-        generation: 0,
-        robots: std::sync::Arc::new(RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH)),
-        robots_origin: None,
-        x_robots_tags: Vec::new(),
-        classifier: std::sync::Arc::new(classifier),
-        catalog_fingerprint: 0,
-        enforce: Enforcement::default(),
-        tarpit: Default::default(),
-        crawl_delay: Default::default(),
-        upstream: Upstream {
-            address: String::new(),
-            host: None,
-            connect_timeout: Duration::ZERO,
-            read_timeout: Duration::ZERO,
-            write_timeout: Duration::ZERO,
-            idle_timeout: Duration::ZERO,
-        },
-        fingerprint: 0,
-    })
+    let robots = RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH);
+    Ok(Policy::standalone(robots, std::sync::Arc::new(classifier)))
 }
 
 pub fn run(args: &CheckArgs) -> ExitCode {

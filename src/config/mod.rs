@@ -158,31 +158,12 @@ pub fn load_after(
     previous: Option<&Policy>,
     fetch_origin: bool,
 ) -> Result<Loaded, ConfigErrors> {
-    let one = |key: &str, message: String| {
-        ConfigErrors(vec![ConfigError {
-            file: config_path.to_path_buf(),
-            line: None,
-            key: key.into(),
-            message,
-        }])
-    };
-    let bytes =
-        std::fs::read(config_path).map_err(|e| one("config", format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| one("config", format!("not UTF-8: {e}")))?;
+    let (text, raw) = read_raw(config_path)?;
     let base = config_path.parent().unwrap_or(Path::new("."));
     let mut errors = Errors {
         file: config_path,
         text: &text,
         list: Vec::new(),
-    };
-    let raw = match raw::parse_sections(&text) {
-        Ok(raw) => raw,
-        Err(raw_errors) => {
-            for e in raw_errors {
-                errors.push(e.span, &e.key, e.message);
-            }
-            return Err(ConfigErrors(errors.list));
-        }
     };
     let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
     match compiled {
@@ -217,27 +198,37 @@ pub fn load_after(
     }
 }
 
-/// The catalog file `[agents] file` names in the config at `config_path`, if any.
-pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> {
-    let text = std::fs::read_to_string(config_path).map_err(|e| {
+/// Reads robogate.toml and its sections, with every problem found as `file:line: key: message`.
+fn read_raw(config_path: &Path) -> Result<(String, raw::RawConfig), ConfigErrors> {
+    let one = |message: String| {
         ConfigErrors(vec![ConfigError {
             file: config_path.to_path_buf(),
             line: None,
             key: "config".into(),
-            message: format!("cannot read: {e}"),
+            message,
         }])
-    })?;
-    let raw = raw::parse_sections(&text).map_err(|list| {
-        let mut errors = Errors {
-            file: config_path,
-            text: &text,
-            list: Vec::new(),
-        };
-        for e in list {
-            errors.push(e.span, &e.key, e.message);
+    };
+    let bytes = std::fs::read(config_path).map_err(|e| one(format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| one(format!("not UTF-8: {e}")))?;
+    match raw::parse_sections(&text) {
+        Ok(raw) => Ok((text, raw)),
+        Err(list) => {
+            let mut errors = Errors {
+                file: config_path,
+                text: &text,
+                list: Vec::new(),
+            };
+            for e in list {
+                errors.push(e.span, &e.key, e.message);
+            }
+            Err(ConfigErrors(errors.list))
         }
-        ConfigErrors(errors.list)
-    })?;
+    }
+}
+
+/// The catalog file `[agents] file` names in the config at `config_path`, if any.
+pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> {
+    let (_, raw) = read_raw(config_path)?;
     let base = config_path.parent().unwrap_or(Path::new("."));
     Ok(raw.agents.file.map(|f| resolve(base, f.get_ref())))
 }
