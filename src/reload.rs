@@ -169,7 +169,6 @@ impl Reloader {
 #[async_trait]
 impl BackgroundService for Reloader {
     async fn start(&self, mut shutdown: ShutdownWatch) {
-        self.ready.store(true, Ordering::Release);
         let (tx, mut events) = mpsc::unbounded_channel::<()>();
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
             match res {
@@ -197,6 +196,10 @@ impl BackgroundService for Reloader {
         }
         let mut hangup =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+        // An edit made after the startup load but before the watches existed produced no event:
+        // catch up once, then report ready. From here on every edit is seen.
+        self.run_once(&mut watcher, &mut watched, false);
+        self.ready.store(true, Ordering::Release);
         let mut tick = tokio::time::interval(self.interval);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await; // the first tick fires at once; the policy was just loaded

@@ -10,7 +10,7 @@ use pingora_core::protocols::http::ServerSession;
 
 use crate::metrics::METRICS;
 
-/// The admin app. `ready` is true once a good policy is being served.
+/// The admin app. `ready` is true once a good policy is being served and its files are watched.
 pub struct Admin {
     pub ready: Arc<AtomicBool>,
 }

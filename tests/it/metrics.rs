@@ -118,40 +118,32 @@ fn the_dashboard_uses_only_metrics_robogate_exports() {
 #[test]
 fn access_log_has_one_json_line_per_request() {
     let origin = Origin::start();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("robots.txt"), DEFAULT_ROBOTS).unwrap();
-    let (addr, admin) = (free_port(), free_port());
-    std::fs::write(
-        dir.path().join("robogate.toml"),
-        format!("[server]\nlisten = \"127.0.0.1:{addr}\"\nthreads = 1\ngrace_period = \"0s\"\n[admin]\nlisten = \"127.0.0.1:{admin}\"\n[origin]\naddress = \"{}\"\n", origin.addr),
-    )
-    .unwrap();
-    let mut child = robogate_cmd()
-        .args(["--log-format", "json", "--config"])
-        .arg(dir.path().join("robogate.toml"))
-        .env("RUST_LOG", "access=info")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let addr: std::net::SocketAddr = format!("127.0.0.1:{addr}").parse().unwrap();
-    eventually("robogate to listen", || {
-        std::net::TcpStream::connect(addr).ok()
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "",
+        Launch {
+            args: &["--log-format", "json"],
+            env: &[("RUST_LOG", "access=info")],
+        },
+    );
+    assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 403);
+    let line = eventually("the access log line", || {
+        rg.output()
+            .lines()
+            .find(|l| l.contains("\"path\":\"/blog/\""))
+            .map(str::to_string)
     });
-    assert_eq!(get(addr, "/blog/", Some(GPTBOT)).unwrap().status, 403);
-    let mut stdout = child.stdout.take().unwrap();
-    let mut line = String::new();
-    let mut byte = [0u8; 1];
-    while !line.ends_with('\n') {
-        assert_eq!(
-            std::io::Read::read(&mut stdout, &mut byte).unwrap(),
-            1,
-            "access log line"
-        );
-        line.push(byte[0] as char);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    assert_eq!(
+        rg.output()
+            .lines()
+            .filter(|l| l.contains("\"target\":\"access\""))
+            .count(),
+        1,
+        "one line for one request (readiness probes go to the admin listener): {}",
+        rg.output()
+    );
     let v: serde_json::Value =
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
     assert_eq!(v["target"], "access");

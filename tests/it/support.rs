@@ -5,6 +5,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[path = "../../examples/demo/origin.rs"]
@@ -160,15 +161,25 @@ pub fn redirect(status: u16, location: &str) -> String {
     format!("HTTP/1.1 {status} X\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 }
 
-/// A running robogate binary with its own conf folder.
+/// A running robogate binary with its own conf folder. Its stdout and stderr are collected
+/// (see [`Robogate::output`]) and printed when a test fails.
 pub struct Robogate {
     pub addr: SocketAddr,
     pub admin: SocketAddr,
     pub dir: tempfile::TempDir,
     pub child: Child,
+    output: Arc<Mutex<Vec<u8>>>,
 }
 
 pub const DEFAULT_ROBOTS: &str = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /private/press/\nDisallow: /private/\nDisallow: /admin/\nDisallow: /search\n";
+
+/// Extra command-line arguments and environment for [`Robogate::launch`].
+#[derive(Default)]
+pub struct Launch<'a> {
+    pub args: &'a [&'a str],
+    /// `RUST_LOG` is `warn` unless set here.
+    pub env: &'a [(&'a str, &'a str)],
+}
 
 impl Robogate {
     /// Starts robogate in front of `origin` with `robots` and extra TOML appended to the config.
@@ -188,6 +199,17 @@ impl Robogate {
         robots: &str,
         extra_toml: &str,
     ) -> Robogate {
+        Robogate::launch(dir, origin, robots, extra_toml, Launch::default())
+    }
+
+    /// [`Robogate::start_in`] with extra arguments and environment.
+    pub fn launch(
+        dir: tempfile::TempDir,
+        origin: SocketAddr,
+        robots: &str,
+        extra_toml: &str,
+        launch: Launch,
+    ) -> Robogate {
         std::fs::write(dir.path().join("robots.txt"), robots).unwrap();
         // Extra TOML with its own [robots] section replaces the default one.
         let robots_section = if extra_toml.contains("[robots]") {
@@ -204,21 +226,28 @@ impl Robogate {
                 "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n"
             );
             std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
-            let mut child = robogate_cmd()
+            let mut cmd = robogate_cmd();
+            cmd.args(launch.args)
                 .arg("--config")
                 .arg(dir.path().join("robogate.toml"))
                 .env("RUST_LOG", "warn")
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn robogate");
-            match wait_ready(&mut child, addr, admin) {
+                .envs(launch.env.iter().copied())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = cmd.spawn().expect("spawn robogate");
+            let output = Arc::new(Mutex::new(Vec::new()));
+            let collectors = [
+                collect(child.stdout.take(), &output),
+                collect(child.stderr.take(), &output),
+            ];
+            match wait_ready(&mut child, collectors, &output, addr, admin) {
                 Ok(()) => {
                     return Robogate {
                         addr,
                         admin,
                         dir,
                         child,
+                        output,
                     }
                 }
                 Err(err) if err.contains("cannot listen on") && attempt < 5 => continue,
@@ -230,6 +259,11 @@ impl Robogate {
 
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
+    }
+
+    /// Everything robogate printed so far (logs on stdout, early errors on stderr).
+    pub fn output(&self) -> String {
+        String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
     }
 
     /// The value of one sample line of `/metrics` (`name{labels}`), 0 when absent.
@@ -256,23 +290,60 @@ impl Drop for Robogate {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!(
+                "--- robogate on {} printed:\n{}--- end of robogate output",
+                self.addr,
+                self.output()
+            );
+        }
     }
 }
 
+/// Copies a child's output stream into `into` on a thread of its own (a pipe nobody reads
+/// would block the child once full). The thread ends when the child closes the stream.
+fn collect(
+    stream: Option<impl Read + Send + 'static>,
+    into: &Arc<Mutex<Vec<u8>>>,
+) -> std::thread::JoinHandle<()> {
+    let into = into.clone();
+    std::thread::spawn(move || {
+        let Some(mut stream) = stream else { return };
+        let mut buf = [0u8; 8192];
+        while let Ok(n @ 1..) = stream.read(&mut buf) {
+            into.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    })
+}
+
 /// Waits until robogate answers `/readyz` and accepts on its public port; the error is its
-/// stderr when it exits first.
-fn wait_ready(child: &mut Child, addr: SocketAddr, admin: SocketAddr) -> Result<(), String> {
-    eventually("robogate to listen", || {
+/// output when it exits first.
+fn wait_ready(
+    child: &mut Child,
+    collectors: [std::thread::JoinHandle<()>; 2],
+    output: &Mutex<Vec<u8>>,
+    addr: SocketAddr,
+    admin: SocketAddr,
+) -> Result<(), String> {
+    let exited = eventually("robogate to listen", || {
         if let Ok(Some(status)) = child.try_wait() {
-            let mut err = String::new();
-            let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
-            return Some(Err(format!("{status}: {err}")));
+            return Some(Some(status));
         }
         let ready = get(admin, "/readyz", None).ok().filter(|r| r.status == 200);
         ready
             .and_then(|_| TcpStream::connect(addr).ok())
-            .map(|_| Ok(()))
-    })
+            .map(|_| None)
+    });
+    match exited {
+        None => Ok(()),
+        Some(status) => {
+            for c in collectors {
+                let _ = c.join();
+            }
+            let out = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
+            Err(format!("{status}: {out}"))
+        }
+    }
 }
 
 /// The binary under test: `ROBOGATE_BIN` (say, a release build for measurements) or the one
@@ -306,6 +377,36 @@ impl Response {
     }
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// A keep-alive client connection: one request at a time, no pipelining.
+pub struct Conn {
+    stream: TcpStream,
+}
+
+impl Conn {
+    pub fn open(addr: SocketAddr) -> std::io::Result<Conn> {
+        let stream = TcpStream::connect(addr)?;
+        stream.set_read_timeout(Some(DEADLINE))?;
+        Ok(Conn { stream })
+    }
+
+    /// `GET path` on this connection; the response must be complete and length-delimited.
+    pub fn get(&mut self, path: &str, ua: &str) -> std::io::Result<Response> {
+        let req = format!("GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n\r\n");
+        self.stream.write_all(req.as_bytes())?;
+        let mut raw = Vec::new();
+        let mut buf = [0u8; 16384];
+        loop {
+            match self.stream.read(&mut buf)? {
+                0 => return Err(std::io::Error::other("closed before a complete response")),
+                n => raw.extend_from_slice(&buf[..n]),
+            }
+            if let Some(r) = parse_complete(&raw) {
+                return Ok(r);
+            }
+        }
     }
 }
 
