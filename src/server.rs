@@ -113,10 +113,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         app.server_options = Some(options);
     }
     proxy.add_listener(ListenerConfig::tcp(settings.listen.to_string()).l4_buffer(
-        L4BufferSettings::new(
-            CLIENT_READ_BUFFER,
-            pingora_core::protocols::l4::stream::DEFAULT_L4_WRITE_BUFFER_SIZE,
-        ),
+        L4BufferSettings::new(CLIENT_READ_BUFFER, CLIENT_WRITE_BUFFER),
     ));
 
     let mut admin = Service::new(
