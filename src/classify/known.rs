@@ -107,7 +107,7 @@ impl KnownAgents {
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(&patterns)
             .map_err(|err| {
                 vec![CatalogError {

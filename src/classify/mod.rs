@@ -1,8 +1,10 @@
 //! User-Agent → class (browser | robot | unknown), agent, category and robots.txt token chain.
 //!
 //! Pure: no I/O on the request path. [`Classifier::build`] compiles the [`Catalog`] once into
-//! automata (aho-corasick over whole tokens, a regex set as a second tier); [`Classifier::classify`]
-//! then runs without allocating. The order follows robots-spec §7:
+//! automata (aho-corasick over whole tokens, a regex set as a second tier);
+//! [`Classifier::classify_uncached`] then runs without allocating, and [`Classifier::classify`]
+//! remembers the answers for the most recent distinct User-Agents (real traffic repeats a few
+//! hundred strings). The order follows robots-spec §7:
 //!
 //! 1. empty User-Agent → robot;
 //! 2. catalog match → robot (with the agent);
@@ -236,12 +238,37 @@ impl<'c> Classification<'c> {
     }
 }
 
-/// A compiled, immutable classifier (`Send + Sync`); build once, share everywhere.
-#[derive(Debug)]
+/// How many distinct User-Agents [`Classifier::classify`] remembers.
+pub const CACHE_ENTRIES: usize = 4096;
+
+/// Longer User-Agents are classified afresh every time, which bounds the cache's memory
+/// (about 2 MiB at most) whatever clients send.
+pub const CACHE_MAX_LEN: usize = 512;
+
+/// A remembered answer: the agent by index, so the cache holds no borrows.
+#[derive(Clone, Copy)]
+struct Remembered {
+    class: Class,
+    agent_index: Option<usize>,
+    reason: Reason,
+}
+
+/// A compiled classifier (`Send + Sync`); build once, share everywhere. Its only mutable part is
+/// the cache of recent answers, which never changes what an answer is.
 pub struct Classifier {
     agents: Vec<Agent>,
     by_name: HashMap<String, usize>,
     known: KnownAgents,
+    cache: quick_cache::sync::Cache<Box<str>, Remembered>,
+}
+
+impl fmt::Debug for Classifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Classifier")
+            .field("agents", &self.agents.len())
+            .field("cached", &self.cache.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Classifier {
@@ -272,11 +299,37 @@ impl Classifier {
             agents,
             by_name,
             known,
+            cache: quick_cache::sync::Cache::new(CACHE_ENTRIES),
         }
     }
 
-    /// Classifies one User-Agent header value (pass `""` when the header is missing).
+    /// Classifies one User-Agent header value (pass `""` when the header is missing); the same
+    /// answer as [`Classifier::classify_uncached`], from the cache when the string was seen
+    /// recently.
     pub fn classify(&self, user_agent: &str) -> Classification<'_> {
+        if user_agent.len() > CACHE_MAX_LEN {
+            return self.classify_uncached(user_agent);
+        }
+        if let Some(r) = self.cache.get(user_agent) {
+            return Classification {
+                class: r.class,
+                agent: r.agent_index.and_then(|i| self.agents.get(i)),
+                agent_index: r.agent_index,
+                reason: r.reason,
+            };
+        }
+        let c = self.classify_uncached(user_agent);
+        let remembered = Remembered {
+            class: c.class,
+            agent_index: c.agent_index,
+            reason: c.reason,
+        };
+        self.cache.insert(user_agent.into(), remembered);
+        c
+    }
+
+    /// Classifies one User-Agent header value by running the automata.
+    pub fn classify_uncached(&self, user_agent: &str) -> Classification<'_> {
         let ua = user_agent.trim_matches(|c: char| c.is_ascii_whitespace());
         if ua.is_empty() {
             return Classification::new(Class::Robot, None, Reason::Empty);

@@ -166,3 +166,42 @@ fn classifier_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Classifier>();
 }
+
+fn same_answer(a: Classification<'_>, b: Classification<'_>) -> bool {
+    (a.class, a.agent_index, a.reason) == (b.class, b.agent_index, b.reason)
+        && a.agent.map(|x| &x.name) == b.agent.map(|x| &x.name)
+}
+
+#[test]
+fn the_cache_never_changes_an_answer() {
+    let c = classifier();
+    // Twice the cache's capacity, so answers are also checked after evictions.
+    let uas: Vec<String> = (0..CACHE_ENTRIES * 2)
+        .map(|i| match i % 5 {
+            0 => format!("Mozilla/5.0 (compatible; GPTBot/{i}.0; +https://openai.com/gptbot)"),
+            1 => format!("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{i}.0.0.0 Safari/537.36"),
+            2 => format!("thing-{i}"),
+            3 => format!("curl/8.{i}.0"),
+            _ => format!("  Googlebot/2.{i}  "),
+        })
+        .chain([String::new(), " ".into(), "x".repeat(CACHE_MAX_LEN + 1) + " bot"])
+        .collect();
+    for _round in 0..2 {
+        for ua in &uas {
+            assert!(
+                same_answer(c.classify(ua), c.classify_uncached(ua)),
+                "{ua:?}"
+            );
+        }
+    }
+    assert!(c.cache.len() <= CACHE_ENTRIES);
+}
+
+proptest::proptest! {
+    #[test]
+    fn cached_and_fresh_answers_agree(ua in "[ -~]{0,80}|(Mozilla|bot|Chrome|GPTBot|curl|spider|\\+http://x\\.y|/1\\.0| |;|\\(|\\))*") {
+        let c = classifier();
+        proptest::prop_assert!(same_answer(c.classify(&ua), c.classify_uncached(&ua)));
+        proptest::prop_assert!(same_answer(c.classify(&ua), c.classify_uncached(&ua)));
+    }
+}
