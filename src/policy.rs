@@ -239,7 +239,11 @@ impl Default for CrawlDelay {
 /// Where and how to reach the origin (reloadable).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Upstream {
+    /// As written in the config (`host:port`); the Host header of last resort.
     pub address: String,
+    /// `address` resolved when the config was loaded; every reload and periodic re-check
+    /// resolves it again, so a DNS change takes effect within the re-check interval.
+    pub socket: std::net::SocketAddr,
     pub host: Option<String>,
     pub connect_timeout: Duration,
     pub read_timeout: Duration,
@@ -281,6 +285,7 @@ impl Policy {
             crawl_delay: CrawlDelay::default(),
             upstream: Upstream {
                 address: String::new(),
+                socket: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
                 host: None,
                 connect_timeout: Duration::ZERO,
                 read_timeout: Duration::ZERO,

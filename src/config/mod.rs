@@ -171,7 +171,13 @@ pub fn load_after(
             let mut files = vec![config_path.to_path_buf()];
             files.extend(parts.files.iter().cloned());
             let status = parts.robots.status.to_le_bytes();
-            let mut inputs: Vec<&[u8]> = vec![text.as_bytes(), &parts.robots.body, &status];
+            let origin = parts.upstream.socket.to_string();
+            let mut inputs: Vec<&[u8]> = vec![
+                text.as_bytes(),
+                &parts.robots.body,
+                &status,
+                origin.as_bytes(),
+            ];
             if let Some(a) = &parts.agents_text {
                 inputs.push(a.as_bytes());
             }
@@ -382,8 +388,31 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
         );
         return None;
     }
+    // Resolved here, off the request path: a hostname is looked up once per load, never per
+    // request.
+    let resolved = std::net::ToSocketAddrs::to_socket_addrs(address).map(|mut a| a.next());
+    let socket = match resolved {
+        Ok(Some(socket)) => socket,
+        Ok(None) => {
+            errors.push(
+                Some(origin.address.span()),
+                "origin.address",
+                format!("{address:?} resolves to no address"),
+            );
+            return None;
+        }
+        Err(e) => {
+            errors.push(
+                Some(origin.address.span()),
+                "origin.address",
+                format!("cannot resolve {address:?}: {e}"),
+            );
+            return None;
+        }
+    };
     Some(Upstream {
         address: address.to_string(),
+        socket,
         host: origin.host.clone(),
         connect_timeout: origin.connect_timeout,
         read_timeout: origin.read_timeout,

@@ -137,7 +137,7 @@ impl ProxyHttp for Gate {
     ) -> Result<Box<HttpPeer>> {
         let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
         let up = &policy.upstream;
-        let mut peer = HttpPeer::new(up.address.as_str(), false, String::new());
+        let mut peer = HttpPeer::new(up.socket, false, String::new());
         let o = &mut peer.options;
         o.connection_timeout = Some(up.connect_timeout);
         o.total_connection_timeout = Some(up.connect_timeout);
@@ -155,20 +155,22 @@ impl ProxyHttp for Gate {
     ) -> Result<()> {
         // Origin-form towards the origin, whatever form the client used: pingora forwards the
         // raw request target (absolute-form included) unless the URI is set again.
-        let origin_form = upstream
-            .uri
-            .path_and_query()
-            .map_or("/", |pq| pq.as_str())
-            .parse::<http::Uri>()
-            .map_err(|e| {
-                Error::because(
-                    pingora_error::ErrorType::InvalidHTTPHeader,
-                    "request target",
-                    e,
-                )
-            })?;
         let authority = upstream.uri.authority().map(|a| a.to_string());
-        upstream.set_uri(origin_form);
+        if !upstream.raw_path().starts_with(b"/") {
+            let origin_form = upstream
+                .uri
+                .path_and_query()
+                .map_or("/", |pq| pq.as_str())
+                .parse::<http::Uri>()
+                .map_err(|e| {
+                    Error::because(
+                        pingora_error::ErrorType::InvalidHTTPHeader,
+                        "request target",
+                        e,
+                    )
+                })?;
+            upstream.set_uri(origin_form);
+        }
         let configured = ctx.policy.as_ref().and_then(|p| p.upstream.host.clone());
         match (
             configured,

@@ -65,6 +65,28 @@ fn config_check_rejects_unknown_keys_and_sections() {
     assert!(err.contains(":5: bogus: unknown section `bogus`"), "{err}");
 }
 
+/// The origin's name is resolved when the config loads (never per request): a name that
+/// resolves passes, one that does not is reported with its line.
+#[test]
+fn config_check_resolves_the_origin_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    let conf = dir.path().join("robogate.toml");
+    let check = |address: &str| {
+        std::fs::write(&conf, format!("[origin]\naddress = \"{address}\"\n")).unwrap();
+        run(&["config", "check", "--config", conf.to_str().unwrap()])
+    };
+    let o = check("localhost:8000");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = check("robogate-test.invalid:80");
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(":2: origin.address: cannot resolve \"robogate-test.invalid:80\""),
+        "{err}"
+    );
+}
+
 #[test]
 fn serve_refuses_to_start_without_its_robots_txt() {
     let dir = tempfile::tempdir().unwrap();
