@@ -5,6 +5,7 @@
 //! compiles files into a policy, [`reload`] swaps it live, [`proxy`] is the pingora glue, and
 //! [`metrics`] names every counter.
 
+pub mod alloc;
 pub mod classify;
 pub mod cli;
 pub mod config;

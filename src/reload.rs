@@ -68,6 +68,8 @@ pub fn reload_once(
             return (ReloadOutcome::Failed(errors), Vec::new());
         }
         Ok(loaded) if loaded.policy.fingerprint == current.fingerprint => {
+            drop(loaded.policy);
+            crate::alloc::release_freed_memory();
             METRICS
                 .config_reloads
                 .with_label_values(&["unchanged"])
@@ -78,6 +80,7 @@ pub fn reload_once(
             warn_restart_needed(running, &loaded.settings);
             let generation = loaded.policy.generation;
             live.store(Arc::new(loaded.policy));
+            crate::alloc::release_freed_memory();
             METRICS.config_reloads.with_label_values(&["ok"]).inc();
             mark_success(generation);
             tracing::info!(target: "reload", generation, "new policy live");

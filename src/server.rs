@@ -96,6 +96,8 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     }
     reload::mark_success(loaded.policy.generation);
     let live = Arc::new(ArcSwap::from_pointee(loaded.policy));
+    crate::alloc::release_freed_memory();
+
     let ready = Arc::new(AtomicBool::new(false));
 
     let mut server = Server::new_with_opt_and_conf(None, server_conf(&settings));
