@@ -191,6 +191,26 @@ fn binary_garbage_and_oversized_files_are_refused() {
     assert_live(&rg, V2);
 }
 
+/// A setting that cannot change live is named in a warning; the running value stays, and the
+/// rest of the edit (here the robots.txt it points to) takes effect.
+#[test]
+fn restart_only_settings_are_named_and_the_rest_applies() {
+    let (_o, rg) = start();
+    std::fs::write(rg.path("other.txt"), V2).unwrap();
+    let conf = std::fs::read_to_string(rg.path("robogate.toml")).unwrap();
+    let conf = conf
+        .replace("threads = 1", "threads = 2")
+        .replace("file = \"robots.txt\"", "file = \"other.txt\"");
+    std::fs::write(rg.path("robogate.toml"), conf).unwrap();
+    assert_live(&rg, V2);
+    eventually("the restart warning", || {
+        rg.output()
+            .lines()
+            .find(|l| l.contains("server.threads changed but needs a restart"))
+            .map(drop)
+    });
+}
+
 #[test]
 fn sighup_reloads() {
     let (_o, rg) = start();
