@@ -18,6 +18,7 @@ use pingora_core::services::listening::Service;
 use crate::cli::{LogFormat, ServeArgs};
 use crate::config::{self, Settings};
 use crate::proxy::admin::Admin;
+use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
 use crate::reload::{self, Reloader};
 
@@ -104,11 +105,16 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     server.bootstrap();
 
     let shared = Arc::new(settings.clone());
-    let mut proxy = pingora_proxy::http_proxy_service_with_name(
-        &server.configuration,
-        Gate::new(live.clone(), shared),
-        "robogate proxy",
+    let gate = Gate::new(live.clone(), shared);
+    let sweeper = background_service(
+        "robogate origin pool",
+        PoolSweeper {
+            pool: gate.origins(),
+            live: live.clone(),
+        },
     );
+    let mut proxy =
+        pingora_proxy::http_proxy_service_with_name(&server.configuration, gate, "robogate proxy");
     let mut options = HttpServerOptions::default();
     options.keepalive_request_limit = Some(settings.keepalive_requests);
     if let Some(app) = proxy.app_logic_mut() {
@@ -141,6 +147,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     server.add_service(proxy);
     server.add_service(admin);
     server.add_service(reloader);
+    server.add_service(sweeper);
     tracing::info!(
         listen = %settings.listen,
         admin = %settings.admin_listen,

@@ -2,6 +2,7 @@
 //! the rest. Nothing clever lives here; [`respond`] is where decisions become responses.
 
 pub mod admin;
+pub mod forward;
 pub mod respond;
 pub mod tarpit;
 
@@ -21,7 +22,8 @@ use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 use crate::config::Settings;
 use crate::limit::{Admission, CrawlLimiter, Key};
 use crate::metrics::{self, METRICS};
-use crate::policy::{Decision, Outcome, Policy, RequestFacts};
+use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
+use forward::OriginPool;
 use tarpit::TarpitGate;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings.
@@ -30,6 +32,7 @@ pub struct Gate {
     settings: Arc<Settings>,
     tarpits: Arc<TarpitGate>,
     limiter: CrawlLimiter,
+    origins: Arc<OriginPool>,
 }
 
 impl Gate {
@@ -40,7 +43,13 @@ impl Gate {
             settings,
             tarpits: Arc::default(),
             limiter,
+            origins: Arc::default(),
         }
+    }
+
+    /// The idle origin connections of the direct lane (for [`forward::PoolSweeper`]).
+    pub fn origins(&self) -> Arc<OriginPool> {
+        self.origins.clone()
     }
 
     /// Applies Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
@@ -72,6 +81,76 @@ pub struct RequestCtx {
     decision: Option<Decision>,
     started: Instant,
     upstream_error: Option<&'static str>,
+}
+
+/// The request target as received (origin-form path and query, or the path of absolute-form).
+fn target(req: &RequestHeader) -> &str {
+    req.uri.path_and_query().map_or("/", |pq| pq.as_str())
+}
+
+fn client_ip(session: &Session) -> Option<IpAddr> {
+    session
+        .client_addr()
+        .and_then(|a| a.as_inet())
+        .map(|a| a.ip())
+}
+
+/// Turns the client's request head into the one the origin gets: origin-form target, `Host`,
+/// `X-Forwarded-For`/`-Proto`, HTTP/1.1.
+fn prepare_upstream_request(
+    upstream: &mut RequestHeader,
+    origin: &Upstream,
+    client: Option<IpAddr>,
+) -> Result<()> {
+    // Origin-form towards the origin, whatever form the client used: pingora forwards the
+    // raw request target (absolute-form included) unless the URI is set again.
+    let authority = upstream.uri.authority().map(|a| a.to_string());
+    if !upstream.raw_path().starts_with(b"/") {
+        let origin_form = target(upstream).parse::<http::Uri>().map_err(|e| {
+            Error::because(
+                pingora_error::ErrorType::InvalidHTTPHeader,
+                "request target",
+                e,
+            )
+        })?;
+        upstream.set_uri(origin_form);
+    }
+    match (
+        origin.host.clone(),
+        upstream.headers.contains_key(header::HOST),
+        authority,
+    ) {
+        (Some(host), _, _) => upstream.insert_header(header::HOST, host)?,
+        (None, false, Some(auth)) => upstream.insert_header(header::HOST, auth)?,
+        (None, false, None) => upstream.insert_header(header::HOST, origin.address.clone())?,
+        (None, true, _) => {}
+    }
+    upstream.set_version(http::Version::HTTP_11);
+    if let Some(ip) = client {
+        let ip = ip.to_string();
+        let xff = match upstream.headers.get("x-forwarded-for").map(|v| v.to_str()) {
+            Some(Ok(prior)) if !prior.trim().is_empty() => format!("{prior}, {ip}"),
+            _ => ip,
+        };
+        upstream.insert_header("x-forwarded-for", xff)?;
+    }
+    upstream.insert_header("x-forwarded-proto", "http")?;
+    Ok(())
+}
+
+/// What robogate adds to an origin's response: HTTP/1.1 towards clients even behind an HTTP/1.0
+/// origin, and the operator's `X-Robots-Tag` values for this path and agent.
+fn decorate_response(
+    resp: &mut ResponseHeader,
+    policy: &Policy,
+    decision: &Decision,
+    target: &str,
+) -> Result<()> {
+    resp.set_version(http::Version::HTTP_11);
+    for value in policy.x_robots_tags(target, decision) {
+        resp.append_header("x-robots-tag", value.clone())?;
+    }
+    Ok(())
 }
 
 /// The User-Agent header as text (lossy for the rare non-UTF-8 header).
@@ -111,23 +190,36 @@ impl ProxyHttp for Gate {
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         let policy = self.live.load_full();
         let req = session.req_header();
-        let target = req.uri.path_and_query().map_or("/", |pq| pq.as_str());
         let ua = user_agent(req);
         let facts = RequestFacts {
-            target,
+            target: target(req),
             user_agent: ua.as_deref(),
             is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
         };
         let mut decision = policy.decide(&facts);
-        let ip = session
-            .client_addr()
-            .and_then(|a| a.as_inet())
-            .map(|a| a.ip());
-        self.pace(&mut decision, &policy, ua.as_deref(), ip);
+        self.pace(&mut decision, &policy, ua.as_deref(), client_ip(session));
         drop(ua);
         ctx.policy = Some(policy.clone());
         let decision = ctx.decision.insert(decision);
-        respond::act(session, &policy, decision, &self.tarpits).await
+        if respond::act(session, &policy, decision, &self.tarpits).await? {
+            return Ok(true);
+        }
+        if !forward::eligible(session) {
+            return Ok(false); // pingora's general proxy path
+        }
+        let up = &policy.upstream;
+        let build = |session: &Session| {
+            let mut req = session.req_header().clone();
+            forward::strip_hop_by_hop(&mut req);
+            prepare_upstream_request(&mut req, up, client_ip(session))?;
+            Ok(req)
+        };
+        let decision = &*decision;
+        let decorate = |resp: &mut ResponseHeader, req: &RequestHeader| {
+            decorate_response(resp, &policy, decision, target(req))
+        };
+        forward::exchange(session, build, up, &self.origins, decorate).await?;
+        Ok(true)
     }
 
     async fn upstream_peer(
@@ -153,52 +245,8 @@ impl ProxyHttp for Gate {
         upstream: &mut RequestHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        // Origin-form towards the origin, whatever form the client used: pingora forwards the
-        // raw request target (absolute-form included) unless the URI is set again.
-        let authority = upstream.uri.authority().map(|a| a.to_string());
-        if !upstream.raw_path().starts_with(b"/") {
-            let origin_form = upstream
-                .uri
-                .path_and_query()
-                .map_or("/", |pq| pq.as_str())
-                .parse::<http::Uri>()
-                .map_err(|e| {
-                    Error::because(
-                        pingora_error::ErrorType::InvalidHTTPHeader,
-                        "request target",
-                        e,
-                    )
-                })?;
-            upstream.set_uri(origin_form);
-        }
-        let configured = ctx.policy.as_ref().and_then(|p| p.upstream.host.clone());
-        match (
-            configured,
-            upstream.headers.contains_key(header::HOST),
-            authority,
-        ) {
-            (Some(host), _, _) => upstream.insert_header(header::HOST, host)?,
-            (None, false, Some(auth)) => upstream.insert_header(header::HOST, auth)?,
-            (None, false, None) => {
-                let host = ctx
-                    .policy
-                    .as_ref()
-                    .map_or_else(String::new, |p| p.upstream.address.clone());
-                upstream.insert_header(header::HOST, host)?
-            }
-            (None, true, _) => {}
-        }
-        upstream.set_version(http::Version::HTTP_11);
-        if let Some(addr) = session.client_addr().and_then(|a| a.as_inet()) {
-            let ip = addr.ip().to_string();
-            let xff = match upstream.headers.get("x-forwarded-for").map(|v| v.to_str()) {
-                Some(Ok(prior)) if !prior.trim().is_empty() => format!("{prior}, {ip}"),
-                _ => ip,
-            };
-            upstream.insert_header("x-forwarded-for", xff)?;
-        }
-        upstream.insert_header("x-forwarded-proto", "http")?;
-        Ok(())
+        let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
+        prepare_upstream_request(upstream, &policy.upstream, client_ip(session))
     }
 
     async fn response_filter(
@@ -207,17 +255,13 @@ impl ProxyHttp for Gate {
         upstream_response: &mut ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        // Speak HTTP/1.1 to clients even behind an HTTP/1.0 origin.
-        upstream_response.set_version(http::Version::HTTP_11);
         if let (Some(policy), Some(decision)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) {
-            let target = session
-                .req_header()
-                .uri
-                .path_and_query()
-                .map_or("/", |pq| pq.as_str());
-            for value in policy.x_robots_tags(target, decision) {
-                upstream_response.append_header("x-robots-tag", value.clone())?;
-            }
+            decorate_response(
+                upstream_response,
+                policy,
+                decision,
+                target(session.req_header()),
+            )?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ mod classify_corpus;
 mod cli;
 mod clients;
 mod enforce;
+mod forward;
 mod generate_props;
 mod metrics;
 mod proxy;

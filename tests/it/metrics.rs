@@ -126,6 +126,7 @@ fn access_log_has_one_json_line_per_request() {
         Launch {
             args: &["--log-format", "json"],
             env: &[("RUST_LOG", "access=info")],
+            ..Launch::default()
         },
     );
     assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 403);

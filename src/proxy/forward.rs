@@ -1,0 +1,370 @@
+//! The direct lane to the origin for the common request.
+//!
+//! pingora's general proxy loop runs the upstream and downstream halves of every request as two
+//! futures joined by channels, and parks each pooled origin connection in a spawned watcher task
+//! between requests. Measured on the proxy's hot path that machinery costs more than the whole
+//! robots.txt decision. A request that is a plain `GET` or `HEAD` from an HTTP/1 client, without
+//! a body or an upgrade (nearly all traffic to a website), is exchanged here instead, in sequence:
+//! request head out, response head in, body chunks through. Both ends still speak through
+//! pingora's own HTTP/1 codecs (parsing, framing, keep-alive rules), and idle origin connections
+//! wait in [`OriginPool`]. Everything else takes pingora's general path.
+
+use std::collections::VecDeque;
+use std::io::ErrorKind;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::{header, Method, StatusCode, Version};
+use pingora_core::protocols::http::server::Session as ServerSession;
+use pingora_core::protocols::http::v1::client::HttpSession as OriginSession;
+use pingora_core::protocols::l4::stream::Stream as TcpStream;
+use pingora_core::protocols::Stream;
+use pingora_core::server::ShutdownWatch;
+use pingora_core::services::background::BackgroundService;
+use pingora_error::{Error, ErrorType, OrErr, Result};
+use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_proxy::Session;
+use tokio::io::{AsyncRead, ReadBuf};
+
+use crate::policy::{Policy, Upstream};
+
+/// Idle origin connections kept at most (pingora's own pool default).
+pub const MAX_IDLE: usize = 128;
+
+/// Can this request take the direct lane? A `GET` or `HEAD` from an HTTP/1 client with no body,
+/// no protocol upgrade and no `Connection` options beyond `keep-alive`/`close`: the request
+/// carries nothing but its head, so it can be sent again on a new connection if a pooled one
+/// turns out to be closed.
+pub fn eligible(session: &Session) -> bool {
+    matches!(session.as_downstream(), ServerSession::H1(_)) && plain_head(session.req_header())
+}
+
+/// Is this request nothing but a `GET` or `HEAD` head (see [`eligible`])?
+fn plain_head(req: &RequestHeader) -> bool {
+    if !(req.method == Method::GET || req.method == Method::HEAD) {
+        return false;
+    }
+    let h = &req.headers;
+    if h.contains_key(header::UPGRADE) || h.contains_key(header::TRANSFER_ENCODING) {
+        return false;
+    }
+    if let Some(len) = h.get(header::CONTENT_LENGTH) {
+        if len.as_bytes() != b"0" {
+            return false;
+        }
+    }
+    h.get_all(header::CONNECTION).iter().all(|v| {
+        v.as_bytes().split(|b| *b == b',').all(|token| {
+            let token = token.trim_ascii();
+            token.eq_ignore_ascii_case(b"keep-alive") || token.eq_ignore_ascii_case(b"close")
+        })
+    })
+}
+
+/// Removes the hop-by-hop fields of an [`eligible`] request (RFC 9110 §7.6.1): they describe the
+/// client's connection, not the one to the origin.
+pub fn strip_hop_by_hop(req: &mut RequestHeader) {
+    for name in [
+        header::CONNECTION,
+        header::TE,
+        header::TRAILER,
+        header::PROXY_AUTHORIZATION,
+        header::PROXY_AUTHENTICATE,
+    ] {
+        req.remove_header(&name);
+    }
+    req.remove_header("keep-alive");
+    req.remove_header("proxy-connection");
+}
+
+/// Idle keep-alive connections to the origin, newest last. Shared by all worker threads of the
+/// proxy service (one multi-threaded runtime, so any worker may drive any connection).
+pub struct OriginPool {
+    idle: Mutex<VecDeque<Idle>>,
+}
+
+struct Idle {
+    addr: SocketAddr,
+    stream: Stream,
+    since: Instant,
+}
+
+impl Default for OriginPool {
+    fn default() -> Self {
+        OriginPool {
+            idle: Mutex::new(VecDeque::with_capacity(MAX_IDLE)),
+        }
+    }
+}
+
+impl OriginPool {
+    /// The newest idle connection to `addr` that is still open and has been idle less than
+    /// `max_idle`. Closed, expired and misbehaving connections found on the way are dropped.
+    fn take(&self, addr: SocketAddr, max_idle: Duration) -> Option<Stream> {
+        let now = Instant::now();
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(pos) = idle.iter().rposition(|i| i.addr == addr) {
+            let Some(mut entry) = idle.remove(pos) else {
+                break;
+            };
+            if now.duration_since(entry.since) < max_idle && still_open(&mut entry.stream) {
+                return Some(entry.stream);
+            }
+        }
+        None
+    }
+
+    /// Keeps `stream` for the next request to `addr`, evicting the oldest when full.
+    fn put(&self, addr: SocketAddr, stream: Stream) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() >= MAX_IDLE {
+            idle.pop_front();
+        }
+        idle.push_back(Idle {
+            addr,
+            stream,
+            since: Instant::now(),
+        });
+    }
+
+    /// Closes connections idle for `max_idle` or longer (run periodically, so an origin's
+    /// closed keep-alive connections do not linger half-closed while traffic is quiet).
+    pub fn sweep(&self, max_idle: Duration) {
+        let now = Instant::now();
+        let expired: Vec<Idle> = {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            let keep_from = idle
+                .iter()
+                .position(|i| now.duration_since(i.since) < max_idle)
+                .unwrap_or(idle.len());
+            idle.drain(..keep_from).collect()
+        };
+        drop(expired); // closed outside the lock
+    }
+}
+
+/// An idle connection is reusable only while reading it would block: a readable idle connection
+/// is either closed by the origin or carrying bytes nobody asked for.
+fn still_open(stream: &mut Stream) -> bool {
+    let mut byte = [0u8; 1];
+    let mut buf = ReadBuf::new(&mut byte);
+    let mut cx = Context::from_waker(Waker::noop());
+    matches!(Pin::new(stream).poll_read(&mut cx, &mut buf), Poll::Pending)
+}
+
+/// Sends the request to the origin and streams the answer back. `build` makes the upstream
+/// request head from the client's; `decorate` adds robogate's fields to the response head. A pooled connection that fails before the response head arrived is replaced by a
+/// new connection once: the request has no body, so sending it again is safe.
+pub async fn exchange(
+    session: &mut Session,
+    build: impl Fn(&Session) -> Result<RequestHeader>,
+    up: &Upstream,
+    pool: &OriginPool,
+    decorate: impl FnOnce(&mut ResponseHeader, &RequestHeader) -> Result<()>,
+) -> Result<()> {
+    let head_only = session.req_header().method == Method::HEAD;
+    let pooled = match pool.take(up.socket, up.idle_timeout) {
+        Some(stream) => match ask(stream, build(session)?, up).await {
+            Ok(answer) => Some(answer),
+            Err(e) if worth_retrying(&e) => None,
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    let (mut origin, mut resp) = match pooled {
+        Some(answer) => answer,
+        None => ask(connect(up).await?, build(session)?, up).await?,
+    };
+    let no_body = head_only
+        || matches!(
+            resp.status,
+            StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
+        );
+    let framed = resp.headers.contains_key(header::CONTENT_LENGTH)
+        || resp.headers.contains_key(header::TRANSFER_ENCODING);
+    // A close-delimited (HTTP/1.0 style) body is re-framed as chunked, so the client's
+    // connection survives it.
+    if !no_body && !framed {
+        resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
+    }
+    resp.set_version(Version::HTTP_11);
+    decorate(&mut resp, session.req_header())?;
+    session
+        .write_response_header(resp, no_body)
+        .await
+        .map_err(|e| e.into_down())?;
+    if !no_body {
+        while let Some(chunk) = origin.read_body_ref().await.map_err(|e| e.into_up())? {
+            let chunk = Bytes::copy_from_slice(chunk);
+            session
+                .write_response_body(Some(chunk), false)
+                .await
+                .map_err(|e| e.into_down())?;
+        }
+        session
+            .write_response_body(None, true)
+            .await
+            .map_err(|e| e.into_down())?;
+    }
+    origin.respect_keepalive();
+    if let Some(stream) = origin.reuse().await {
+        pool.put(up.socket, stream);
+    }
+    Ok(())
+}
+
+/// Did a pooled connection fail in a way a new connection may not (closed or reset by the origin
+/// while idle)? Timeouts and malformed answers are the origin's real answer and are not retried.
+fn worth_retrying(e: &Error) -> bool {
+    matches!(
+        e.etype(),
+        ErrorType::ConnectionClosed | ErrorType::ReadError | ErrorType::WriteError
+    )
+}
+
+/// Sends the request head and reads the response head (skipping informational responses).
+async fn ask(
+    stream: Stream,
+    req: RequestHeader,
+    up: &Upstream,
+) -> Result<(OriginSession, Box<ResponseHeader>)> {
+    let mut origin = OriginSession::new(stream);
+    origin.read_timeout = Some(up.read_timeout);
+    origin.write_timeout = Some(up.write_timeout);
+    origin
+        .write_request_header(Box::new(req))
+        .await
+        .map_err(|e| e.into_up())?;
+    loop {
+        let resp = origin
+            .read_resp_header_parts()
+            .await
+            .map_err(|e| e.into_up())?;
+        if !resp.status.is_informational() {
+            return Ok((origin, resp));
+        }
+        if resp.status == StatusCode::SWITCHING_PROTOCOLS {
+            return Error::e_explain(
+                ErrorType::InvalidHTTPHeader,
+                "origin switched protocols without an upgrade request",
+            )
+            .map_err(|e| e.into_up());
+        }
+    }
+}
+
+async fn connect(up: &Upstream) -> Result<Stream> {
+    let tcp = match tokio::time::timeout(
+        up.connect_timeout,
+        tokio::net::TcpStream::connect(up.socket),
+    )
+    .await
+    {
+        Ok(Ok(tcp)) => tcp,
+        Ok(Err(e)) => {
+            let etype = match e.kind() {
+                ErrorKind::ConnectionRefused => ErrorType::ConnectRefused,
+                _ => ErrorType::ConnectError,
+            };
+            return Err(Error::because(etype, format!("connecting to {}", up.socket), e).into_up());
+        }
+        Err(_) => {
+            return Err(Error::explain(
+                ErrorType::ConnectTimedout,
+                format!(
+                    "connecting to {} (timeout {:?})",
+                    up.socket, up.connect_timeout
+                ),
+            )
+            .into_up())
+        }
+    };
+    tcp.set_nodelay(true)
+        .or_err(ErrorType::SocketError, "setting TCP_NODELAY")
+        .map_err(|e| e.into_up())?;
+    Ok(Box::new(TcpStream::from(tcp)))
+}
+
+/// Closes expired idle origin connections every [`SWEEP_INTERVAL`], so an origin's closed
+/// keep-alive connections do not linger half-closed while traffic is quiet.
+pub struct PoolSweeper {
+    pub pool: Arc<OriginPool>,
+    pub live: Arc<ArcSwap<Policy>>,
+}
+
+/// How often [`PoolSweeper`] looks at the idle connections.
+pub const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
+
+#[async_trait]
+impl BackgroundService for PoolSweeper {
+    async fn start(&self, mut shutdown: ShutdownWatch) {
+        let mut tick = tokio::time::interval(SWEEP_INTERVAL);
+        loop {
+            tokio::select! {
+                _ = shutdown.changed() => break,
+                _ = tick.tick() => self.pool.sweep(self.live.load().upstream.idle_timeout),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(method: &str, headers: &[(&str, &str)]) -> RequestHeader {
+        let mut r = RequestHeader::build(method, b"/page", None).unwrap();
+        for (k, v) in headers {
+            r.append_header(k.to_string(), *v).unwrap();
+        }
+        r
+    }
+
+    #[test]
+    fn only_bodiless_gets_and_heads_without_upgrades_are_plain() {
+        assert!(plain_head(&req("GET", &[])));
+        assert!(plain_head(&req("HEAD", &[("Connection", "keep-alive")])));
+        assert!(plain_head(&req(
+            "GET",
+            &[("Connection", "Keep-Alive, close")]
+        )));
+        assert!(plain_head(&req("GET", &[("Content-Length", "0")])));
+        for not_plain in [
+            req("POST", &[]),
+            req("OPTIONS", &[]),
+            req("GET", &[("Content-Length", "5")]),
+            req("GET", &[("Transfer-Encoding", "chunked")]),
+            req(
+                "GET",
+                &[("Upgrade", "websocket"), ("Connection", "upgrade")],
+            ),
+            req("GET", &[("Connection", "close, x-private")]),
+        ] {
+            assert!(!plain_head(&not_plain), "{not_plain:?}");
+        }
+    }
+
+    #[test]
+    fn hop_by_hop_fields_are_removed_and_the_rest_kept() {
+        let mut r = req(
+            "GET",
+            &[
+                ("Connection", "keep-alive"),
+                ("Keep-Alive", "timeout=5"),
+                ("TE", "trailers"),
+                ("Proxy-Authorization", "Basic x"),
+                ("Proxy-Connection", "keep-alive"),
+                ("Accept", "text/html"),
+            ],
+        );
+        strip_hop_by_hop(&mut r);
+        let names: Vec<&str> = r.headers.keys().map(|k| k.as_str()).collect();
+        assert_eq!(names, ["accept"]);
+    }
+}

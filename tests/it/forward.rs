@@ -1,0 +1,338 @@
+//! The way to the origin: the direct lane for plain GET/HEAD (pooled origin connections, replay
+//! on a connection the origin closed, re-framing, hop-by-hop fields) and pingora's general path
+//! for everything else.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crate::support::*;
+
+const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+/// How [`CountingOrigin`] treats a connection after answering.
+#[derive(Clone, Copy)]
+enum AfterAnswers {
+    /// Keep answering (HTTP/1.1 keep-alive).
+    KeepAlive,
+    /// After this many answers, read the next request and hang up without answering, as an
+    /// origin whose keep-alive timeout fires just as a request arrives.
+    HangUpOnRequest(usize),
+    /// After this many answers, close the idle connection (without `Connection: close`).
+    CloseIdle(usize),
+}
+
+/// A keep-alive origin that numbers its connections and the requests on each, answers
+/// `conn=C req=R method=M body=N` and counts connections it saw closed by the peer.
+struct CountingOrigin {
+    addr: SocketAddr,
+    connections: Arc<AtomicUsize>,
+    closed_by_peer: Arc<AtomicUsize>,
+    closed_by_origin: Arc<AtomicUsize>,
+}
+
+impl CountingOrigin {
+    fn start(mode: AfterAnswers) -> CountingOrigin {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let closed_by_peer = Arc::new(AtomicUsize::new(0));
+        let closed_by_origin = Arc::new(AtomicUsize::new(0));
+        let counters = (
+            connections.clone(),
+            closed_by_peer.clone(),
+            closed_by_origin.clone(),
+        );
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let conn = counters.0.fetch_add(1, Ordering::SeqCst) + 1;
+                let (peer, own) = (counters.1.clone(), counters.2.clone());
+                std::thread::spawn(move || {
+                    if serve_connection(stream, conn, mode) {
+                        peer.fetch_add(1, Ordering::SeqCst);
+                    } else {
+                        own.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        CountingOrigin {
+            addr,
+            connections,
+            closed_by_peer,
+            closed_by_origin,
+        }
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+}
+
+/// Serves one connection until either side ends it; `true` when the peer closed it.
+fn serve_connection(mut stream: TcpStream, conn: usize, mode: AfterAnswers) -> bool {
+    let mut pending = Vec::new();
+    for req in 1.. {
+        let Some((method, body_len)) = read_request(&mut stream, &mut pending) else {
+            return true;
+        };
+        match mode {
+            AfterAnswers::HangUpOnRequest(n) if req > n => return false,
+            _ => {}
+        }
+        let body = format!("conn={conn} req={req} method={method} body={body_len}");
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        let payload = if method == "HEAD" { head } else { head + &body };
+        if stream.write_all(payload.as_bytes()).is_err() {
+            return true;
+        }
+        if matches!(mode, AfterAnswers::CloseIdle(n) if req >= n) {
+            return false;
+        }
+    }
+    unreachable!("the loop only ends by returning")
+}
+
+/// Reads one request (head plus a Content-Length body); `None` when the peer closed.
+fn read_request(stream: &mut TcpStream, pending: &mut Vec<u8>) -> Option<(String, usize)> {
+    let mut buf = [0u8; 65536];
+    let head_end = loop {
+        if let Some(i) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => pending.extend_from_slice(&buf[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&pending[..head_end]).to_ascii_lowercase();
+    let method = head.split(' ').next().unwrap_or("").to_ascii_uppercase();
+    let body_len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while pending.len() < head_end + body_len {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => pending.extend_from_slice(&buf[..n]),
+        }
+    }
+    pending.drain(..head_end + body_len);
+    Some((method, body_len))
+}
+
+/// Runs curl with `args` then `urls` (one client connection when it can); returns its stdout and
+/// the number of connections it opened per transfer, comma-separated. `args` ending in `--next`
+/// start a second set of transfers with the same common options.
+fn curl(args: &[&str], urls: &[&str]) -> (String, String) {
+    const COMMON: [&str; 6] = [
+        "-sS",
+        "--http1.1",
+        "-A",
+        FIREFOX,
+        "-w",
+        "\n%{num_connects}\n",
+    ];
+    let again: &[&str] = if args.last() == Some(&"--next") {
+        &COMMON
+    } else {
+        &[]
+    };
+    let out = Command::new("curl")
+        .args(COMMON)
+        .args(args)
+        .args(again)
+        .args(urls)
+        .output()
+        .expect("curl runs");
+    assert!(
+        out.status.success(),
+        "curl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let connects = text
+        .lines()
+        .filter(|l| l.chars().all(|c| c.is_ascii_digit()) && !l.is_empty())
+        .map(str::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    (text, connects)
+}
+
+#[test]
+fn sequential_requests_share_one_origin_connection() {
+    let origin = CountingOrigin::start(AfterAnswers::KeepAlive);
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let mut client = Conn::open(rg.addr).unwrap();
+    for req in 1..=5 {
+        let r = client.get("/page", FIREFOX).unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.text(), format!("conn=1 req={req} method=GET body=0"));
+    }
+    // A second client connection still reuses the idle origin connection.
+    let r = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
+    assert_eq!(r.text(), "conn=1 req=6 method=GET body=0");
+    assert_eq!(origin.connections(), 1);
+}
+
+#[test]
+fn a_request_the_origin_hangs_up_on_is_sent_again_on_a_new_connection() {
+    // Each origin connection answers once, then takes the next request and closes: every
+    // second request meets a pooled connection that dies under it.
+    let origin = CountingOrigin::start(AfterAnswers::HangUpOnRequest(1));
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let mut client = Conn::open(rg.addr).unwrap();
+    for n in 1..=4 {
+        let r = client.get("/page", FIREFOX).unwrap();
+        assert_eq!(r.status, 200, "request {n}: {}", r.text());
+        assert_eq!(r.text(), format!("conn={n} req=1 method=GET body=0"));
+    }
+    let passed = rg.metric("robogate_requests_total{action=\"pass\",class=\"browser\"}");
+    assert_eq!(passed, 4.0, "all four counted as passed, none as errors");
+}
+
+#[test]
+fn an_origin_connection_closed_while_idle_is_not_used() {
+    let origin = CountingOrigin::start(AfterAnswers::CloseIdle(1));
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let mut client = Conn::open(rg.addr).unwrap();
+    for n in 1..=3 {
+        // The origin has closed the previous connection before the next request is sent, so
+        // robogate finds it closed in the pool instead of failing on it.
+        eventually("the origin to close its idle connection", || {
+            (origin.closed_by_origin.load(Ordering::SeqCst) + 1 >= n).then_some(())
+        });
+        let r = client.get("/page", FIREFOX).unwrap();
+        assert_eq!(r.status, 200, "request {n}: {}", r.text());
+        assert_eq!(r.text(), format!("conn={n} req=1 method=GET body=0"));
+    }
+}
+
+#[test]
+fn idle_origin_connections_are_closed_after_the_idle_timeout() {
+    let origin = CountingOrigin::start(AfterAnswers::KeepAlive);
+    let launch = Launch {
+        origin: "idle_timeout = \"300ms\"\n",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, origin.addr, DEFAULT_ROBOTS, "", launch);
+    assert_eq!(get(rg.addr, "/page", Some(FIREFOX)).unwrap().status, 200);
+    eventually("robogate to close the idle origin connection", || {
+        (origin.closed_by_peer.load(Ordering::SeqCst) == 1).then_some(())
+    });
+}
+
+#[test]
+fn head_and_bodies_of_every_framing_keep_the_client_connection() {
+    let origin = CountingOrigin::start(AfterAnswers::KeepAlive);
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let url = format!("http://{}/page", rg.addr);
+    // HEAD then GET on one client connection: the HEAD answer has no body to wait for.
+    let (out, connects) = curl(&["-I", &url, "--next"], &[&url]);
+    assert!(out.contains("HTTP/1.1 200"), "{out}");
+    assert!(
+        !out.contains("method=HEAD"),
+        "a HEAD answer has no body: {out}"
+    );
+    assert!(out.contains("method=GET"), "{out}");
+    assert_eq!(connects, "1,0", "{out}");
+
+    // A close-delimited HTTP/1.0 body is re-framed, so the client's connection survives it.
+    let old = raw_origin("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end");
+    let rg = Robogate::start(old, DEFAULT_ROBOTS, "");
+    let url = format!("http://{}/", rg.addr);
+    let (out, connects) = curl(&["-D", "-"], &[&url, &url]);
+    assert_eq!(out.matches("until the end").count(), 2, "{out}");
+    assert!(
+        out.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{out}"
+    );
+    assert_eq!(connects, "1,0", "{out}");
+}
+
+#[test]
+fn large_bodies_stream_through_intact() {
+    let body: String = (0..400_000).map(|i| format!("{i:07}\n")).collect();
+    let chunked: String = {
+        let mut s = String::from("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+        for piece in body.as_bytes().chunks(70_000) {
+            s.push_str(&format!(
+                "{:x}\r\n{}\r\n",
+                piece.len(),
+                std::str::from_utf8(piece).unwrap()
+            ));
+        }
+        s + "0\r\n\r\n"
+    };
+    let origin = Scripted::start();
+    origin.route("/big", reply(200, "text/plain", &body));
+    origin.route("/chunked", chunked);
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    for path in ["/big", "/chunked"] {
+        let out = Command::new("curl")
+            .args(["-sS", "-A", FIREFOX, &format!("http://{}{path}", rg.addr)])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{path}");
+        assert_eq!(out.stdout.len(), body.len(), "{path}");
+        assert!(out.stdout == body.as_bytes(), "{path}: body differs");
+    }
+}
+
+#[test]
+fn hop_by_hop_fields_stay_between_client_and_robogate() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let r = request(
+        rg.addr,
+        "GET",
+        "/headers",
+        Some(FIREFOX),
+        &[
+            ("Keep-Alive", "timeout=300"),
+            ("TE", "trailers"),
+            ("Proxy-Authorization", "Basic c2VjcmV0"),
+            ("X-Kept", "yes"),
+        ],
+    )
+    .unwrap();
+    let seen = r.text().to_ascii_lowercase();
+    assert!(seen.contains("x-kept: yes"), "{seen}");
+    for gone in ["keep-alive:", "te:", "proxy-authorization:", "connection:"] {
+        assert!(
+            !seen.lines().any(|l| l.starts_with(gone)),
+            "{gone} reached the origin: {seen}"
+        );
+    }
+    // A field the client's Connection header names is hop-by-hop too (pingora's general path).
+    let raw = format!("GET /headers HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\nConnection: close, x-private\r\nX-Private: 1\r\n\r\n");
+    let seen = send_raw(rg.addr, raw.as_bytes(), false)
+        .unwrap()
+        .text()
+        .to_ascii_lowercase();
+    assert!(seen.starts_with("get /headers"), "{seen}");
+    assert!(!seen.contains("x-private"), "{seen}");
+}
+
+#[test]
+fn requests_with_bodies_take_the_general_path() {
+    let origin = CountingOrigin::start(AfterAnswers::KeepAlive);
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let url = format!("http://{}/form", rg.addr);
+    let (out, _) = curl(&["--data-binary", &"x".repeat(100_000)], &[&url]);
+    assert!(out.contains("method=POST body=100000"), "{out}");
+    let (out, _) = curl(&["-X", "PUT", "--data-binary", "abc"], &[&url]);
+    assert!(out.contains("method=PUT body=3"), "{out}");
+    // A GET after them still reaches the origin.
+    let r = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
+    assert!(r.text().contains("method=GET body=0"), "{}", r.text());
+}
