@@ -1,5 +1,6 @@
 //! The pingora glue: build the facts of a request, ask the policy, act on the decision, forward
-//! the rest. Nothing clever lives here; [`respond`] is where decisions become responses.
+//! the rest. [`respond`] is where decisions become responses; [`forward`] carries plain GET/HEAD
+//! requests to the origin (a faster lane than pingora's general proxy loop, which takes the rest).
 
 pub mod admin;
 pub mod forward;
