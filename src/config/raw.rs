@@ -1,7 +1,7 @@
 //! `robogate.toml` as written: serde structs, unknown keys rejected, nothing validated yet.
 //!
 //! Each section is read on its own (see [`parse_sections`]) so that one bad section does not hide
-//! the problems of the others. Values that [`super::compile`] validates are kept `Spanned` so
+//! the problems of the others. Values that `super::compile` validates are kept `Spanned` so
 //! every error can name its line.
 
 use std::time::Duration;
