@@ -189,9 +189,14 @@ pub async fn exchange(
     let framed = resp.headers.contains_key(header::CONTENT_LENGTH)
         || resp.headers.contains_key(header::TRANSFER_ENCODING);
     // A close-delimited (HTTP/1.0 style) body is re-framed as chunked, so the client's
-    // connection survives it.
+    // connection survives it; an HTTP/1.0 client, which cannot read chunked, gets it
+    // close-delimited as well (RFC 9112 §7.1).
     if !no_body && !framed {
-        resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
+        if session.req_header().version == Version::HTTP_11 {
+            resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
+        } else {
+            session.set_keepalive(None);
+        }
     }
     resp.set_version(Version::HTTP_11);
     decorate(&mut resp, session.req_header())?;

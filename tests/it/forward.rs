@@ -257,6 +257,13 @@ fn head_and_bodies_of_every_framing_keep_the_client_connection() {
         "{out}"
     );
     assert_eq!(connects, "1,0", "{out}");
+
+    // An HTTP/1.0 client cannot read chunked: it gets the body close-delimited.
+    let raw = format!("GET / HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\nConnection: keep-alive\r\n\r\n");
+    let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
+    assert_eq!((r.status, r.text().as_str()), (200, "until the end"));
+    assert_eq!(r.header("transfer-encoding"), None);
+    assert_eq!(r.header("connection"), Some("close"));
 }
 
 #[test]
