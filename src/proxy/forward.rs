@@ -159,8 +159,9 @@ fn still_open(stream: &mut Stream) -> bool {
 }
 
 /// Sends the request to the origin and streams the answer back. `build` makes the upstream
-/// request head from the client's; `decorate` adds robogate's fields to the response head. A pooled connection that fails before the response head arrived is replaced by a
-/// new connection once: the request has no body, so sending it again is safe.
+/// request head from the client's; `decorate` adds robogate's fields to the response head.
+/// A pooled connection that fails before the response head arrived is replaced by a new
+/// connection once: the request has no body, so sending it again is safe.
 pub async fn exchange(
     session: &mut Session,
     build: impl Fn(&Session) -> Result<RequestHeader>,
