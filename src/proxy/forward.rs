@@ -201,28 +201,44 @@ pub async fn exchange(
     }
     resp.set_version(Version::HTTP_11);
     decorate(&mut resp, session.req_header())?;
+    // The origin connection goes back to the pool as soon as its answer is read, before the
+    // client can see the end of it: the client's next request finds it there.
+    if no_body {
+        release(origin, up, pool).await;
+        return session
+            .write_response_header(resp, true)
+            .await
+            .map_err(|e| e.into_down());
+    }
     session
-        .write_response_header(resp, no_body)
+        .write_response_header(resp, false)
         .await
         .map_err(|e| e.into_down())?;
-    if !no_body {
-        while let Some(chunk) = origin.read_body_ref().await.map_err(|e| e.into_up())? {
-            let chunk = Bytes::copy_from_slice(chunk);
-            session
-                .write_response_body(Some(chunk), false)
-                .await
-                .map_err(|e| e.into_down())?;
+    let mut last = None;
+    while let Some(chunk) = origin.read_body_ref().await.map_err(|e| e.into_up())? {
+        let chunk = Bytes::copy_from_slice(chunk);
+        if origin.is_body_done() {
+            last = Some(chunk);
+            break;
         }
         session
-            .write_response_body(None, true)
+            .write_response_body(Some(chunk), false)
             .await
             .map_err(|e| e.into_down())?;
     }
+    release(origin, up, pool).await;
+    session
+        .write_response_body(last, true)
+        .await
+        .map_err(|e| e.into_down())
+}
+
+/// Returns a finished origin connection to the pool if the origin keeps it alive.
+async fn release(mut origin: OriginSession, up: &Upstream, pool: &OriginPool) {
     origin.respect_keepalive();
     if let Some(stream) = origin.reuse().await {
         pool.put(up.socket, stream);
     }
-    Ok(())
 }
 
 /// Did a pooled connection fail in a way a new connection may not (closed or reset by the origin
