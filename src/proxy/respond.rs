@@ -192,8 +192,13 @@ pub fn upstream_error_kind(e: &Error) -> Option<&'static str> {
 }
 
 /// Answers a request that could not be proxied. Returns the status written (0 when the client
-/// is already gone).
+/// is already gone, or already has the head of the origin's answer: then nothing more is
+/// written, and the connection closes without the body's end, so the client sees a truncated
+/// answer rather than the origin's status with an error page glued onto its body).
 pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
+    if session.response_written().is_some() {
+        return 0;
+    }
     let status = match e.etype() {
         ErrorType::HTTPStatus(code) => *code,
         _ => match e.esource() {

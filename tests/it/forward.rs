@@ -348,3 +348,31 @@ fn requests_with_bodies_take_the_general_path() {
     let r = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
     assert!(r.text().contains("method=GET body=0"), "{}", r.text());
 }
+
+#[test]
+fn an_origin_answer_cut_short_reaches_the_client_cut_short() {
+    // Head and one chunk, then the origin hangs up: the client must be able to tell the body is
+    // incomplete, on both lanes, and must not get an error page appended to the origin's body.
+    let origin = raw_origin("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+    let rg = Robogate::start(origin, DEFAULT_ROBOTS, "");
+    let url = format!("http://{}/page", rg.addr);
+    for lane in [
+        &["-A", FIREFOX][..],
+        &["-A", FIREFOX, "--data-binary", "abc"],
+    ] {
+        let out = Command::new("curl")
+            .args(["-sS", "--http1.1", "-o", "-", "-w", "\n%{http_code}"])
+            .args(lane)
+            .arg(&url)
+            .output()
+            .expect("curl runs");
+        let body = String::from_utf8_lossy(&out.stdout);
+        // 18: "transfer closed with outstanding read data remaining"
+        assert_eq!(out.status.code(), Some(18), "{lane:?}: {body}");
+        assert_eq!(body, "hello\n200", "{lane:?}");
+    }
+    assert_eq!(
+        rg.metric("robogate_upstream_errors_total{kind=\"reset\"}"),
+        2.0
+    );
+}
