@@ -180,7 +180,11 @@ impl ProxyHttp for Gate {
         _ctx: &mut RequestCtx,
     ) -> Result<()> {
         let s = &self.settings;
-        session.set_keepalive(Some(s.keepalive_timeout.as_secs()));
+        // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
+        // did not ask for it, `Connection: close`, ambiguous framing); only the timeout is ours.
+        if session.get_keepalive().is_some() {
+            session.set_keepalive(Some(s.keepalive_timeout.as_secs()));
+        }
         session.set_read_timeout(Some(s.client_timeout));
         session.set_write_timeout(Some(s.client_timeout));
         // A client that half-closes after its request still gets the answer.

@@ -255,3 +255,49 @@ fn sigterm_stops_within_the_grace_period() {
         start.elapsed()
     );
 }
+
+/// Sends `request` on a new connection and reads until robogate closes it; `None` when it keeps
+/// the connection open past the test deadline.
+fn answer_then_close(addr: std::net::SocketAddr, request: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(DEADLINE)).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    match s.read_to_end(&mut raw) {
+        Ok(_) => Some(String::from_utf8_lossy(&raw).into_owned()),
+        Err(_) => None,
+    }
+}
+
+#[test]
+fn client_connections_close_when_http_says_they_must() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let cases = [
+        // HTTP/1.0 without `Connection: keep-alive`, proxied and answered locally
+        format!("GET / HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n\r\n"),
+        format!("GET /private/x HTTP/1.0\r\nUser-Agent: {GPTBOT}\r\n\r\n"),
+        format!("GET / HTTP/1.1\r\nHost: t\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n\r\n"),
+        // both framings on a request: pingora refuses to reuse the connection (smuggling guard)
+        format!(
+            "POST / HTTP/1.1\r\nHost: t\r\nUser-Agent: {FIREFOX}\r\nContent-Length: 3\r\n\
+             Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        ),
+    ];
+    for request in &cases {
+        let answer = answer_then_close(rg.addr, request);
+        let answer = answer.unwrap_or_else(|| panic!("connection kept open after: {request}"));
+        assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+        assert!(
+            !answer
+                .to_ascii_lowercase()
+                .contains("connection: keep-alive"),
+            "{answer}"
+        );
+    }
+    // Plain HTTP/1.1 keeps its connection.
+    let mut conn = Conn::open(rg.addr).unwrap();
+    assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200);
+    assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200);
+}
