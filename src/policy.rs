@@ -405,18 +405,6 @@ impl Chain<'_> {
     }
 }
 
-/// The path part of a request target (absolute-form or origin-form), without the query.
-fn path_only(target: &str) -> &str {
-    let rest = match target.find("://") {
-        Some(i) if !target.starts_with('/') => {
-            let after = &target[i + 3..];
-            after.find('/').map_or("/", |j| &after[j..])
-        }
-        _ => target,
-    };
-    rest.split(['?', '#']).next().unwrap_or(rest)
-}
-
 impl Policy {
     /// Decides what to do with one request. Pure: the same facts give the same decision.
     pub fn decide(&self, facts: &RequestFacts<'_>) -> Decision {
@@ -441,7 +429,10 @@ impl Policy {
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
         let (class, agent, header_token) = self.classify(facts.user_agent);
-        if facts.is_get_or_head && path_only(facts.target) == "/robots.txt" {
+        let target = robots::canonicalize_request(facts.target);
+        // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
+        // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
+        if facts.is_get_or_head && robots::is_robots_txt(target.as_bytes()) {
             let d = Decision {
                 agent,
                 outcome: Outcome::RobotsTxt,
@@ -474,7 +465,7 @@ impl Policy {
             (None, Some(token)) => Chain::Header(token),
             (None, None) => Chain::Star,
         };
-        let verdict = chain.decide(robots, facts.target, reading);
+        let verdict = chain.decide(robots, &target, reading);
         let mut out = Decision {
             agent,
             verdict: Some(verdict.verdict),
@@ -610,6 +601,11 @@ mod tests {
         named_group_blocks_everything: Mode::Enforce, "/public", Some(GPTBOT) => Block;
         robots_txt_always_served: Mode::Enforce, "/robots.txt", Some(GPTBOT) => RobotsTxt;
         robots_txt_absolute_form: Mode::Enforce, "http://x.test/robots.txt", None => RobotsTxt;
+        robots_txt_with_query: Mode::Enforce, "/robots.txt?x=1", Some(GPTBOT) => RobotsTxt;
+        robots_txt_double_slash: Mode::Enforce, "//robots.txt", Some(GPTBOT) => RobotsTxt;
+        robots_txt_dot_segment: Mode::Enforce, "/./robots.txt", Some(GPTBOT) => RobotsTxt;
+        robots_txt_escaped: Mode::Enforce, "/%72obots.txt", Some(GPTBOT) => RobotsTxt;
+        robots_txt_is_not_a_prefix: Mode::Enforce, "/robots.txt.bak", Some(GPTBOT) => Block;
         empty_user_agent_is_robot: Mode::Enforce, "/private/", Some("") => Block;
         missing_user_agent_is_robot: Mode::Enforce, "/private/", None => Block;
         shadow_only_counts: Mode::Shadow, "/private/x", Some("Wget/1.21") => ShadowBlock;

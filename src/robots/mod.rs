@@ -308,8 +308,10 @@ impl Robots {
     }
 }
 
-/// §5: `/robots.txt` itself is always allowed (whatever the query).
-fn is_robots_txt(canonical: &[u8]) -> bool {
+/// §5: `/robots.txt` itself is always allowed (whatever the query). `canonical` is a target
+/// from [`canonicalize_request`], so every spelling of the path (`//robots.txt`,
+/// `/./robots.txt`, `/%72obots.txt`) is this one.
+pub fn is_robots_txt(canonical: &[u8]) -> bool {
     let path = canonical.split(|&b| b == b'?').next().unwrap_or(canonical);
     path == b"/robots.txt"
 }

@@ -36,6 +36,15 @@ fn serves_robots_txt_from_the_conf_file_with_validators() {
         DEFAULT_ROBOTS.as_bytes(),
         "serves exactly the file it enforces"
     );
+    // Every spelling the matcher reads as /robots.txt gets the same file, not the origin's.
+    for spelling in ["//robots.txt", "/./robots.txt", "/%72obots.txt"] {
+        let other = get(rg.addr, spelling, Some(GPTBOT)).unwrap();
+        assert_eq!(
+            (other.status, other.body.as_slice()),
+            (200, DEFAULT_ROBOTS.as_bytes()),
+            "{spelling}"
+        );
+    }
     assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
     assert_eq!(
         r.header("content-length"),
