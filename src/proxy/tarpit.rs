@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header;
-use pingora_error::Result;
+use pingora_error::{ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
@@ -176,7 +176,7 @@ pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<
             METRICS.tarpit_bytes.inc_by(n as u64);
             let gone = tokio::select! {
                 _ = tokio::time::sleep(limits.interval) => false,
-                _ = session.as_downstream_mut().read_body_or_idle(true) => true,
+                _ = hang_up(session) => true,
             };
             if gone {
                 break;
@@ -188,6 +188,20 @@ pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<
         .tarpit_seconds
         .inc_by(started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// Resolves when the client hangs up (FIN or reset). A request body is read and dropped. Bytes
+/// after the request (a pipelined request) are not a hang-up: this then waits for the next tick,
+/// which looks again (pingora drops one such byte per look).
+async fn hang_up(session: &mut Session) {
+    loop {
+        match session.as_downstream_mut().read_body_or_idle(false).await {
+            Ok(_) => {} // a chunk of the request body, or its end
+            // pingora's "sent data after end of body"; it has consumed one byte
+            Err(e) if e.etype() == &ErrorType::ConnectError => std::future::pending().await,
+            Err(_) => return,
+        }
+    }
 }
 
 #[cfg(test)]

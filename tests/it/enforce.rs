@@ -76,6 +76,53 @@ fn tarpit_drips_a_close_delimited_page() {
 }
 
 #[test]
+fn bytes_sent_into_a_tarpit_do_not_end_it() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, TARPIT);
+    // (request head, bytes sent once the answer has started): a request body, a next request
+    let cases = [
+        (
+            format!("POST /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\nContent-Length: 5\r\n\r\n"),
+            "hello".to_string(),
+        ),
+        (
+            format!("GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"),
+            format!("GET /next HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"),
+        ),
+    ];
+    let mut held = Vec::new();
+    for (head, later) in &cases {
+        let mut s = TcpStream::connect(rg.addr).unwrap();
+        s.set_read_timeout(Some(DEADLINE)).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 256];
+        let body_len = |a: &[u8]| {
+            a.windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map(|end| a.len() - end - 4)
+        };
+        while body_len(&answer).is_none() {
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0, "closed before the head");
+            answer.extend_from_slice(&buf[..n]);
+        }
+        s.write_all(later.as_bytes()).unwrap();
+        // At least three more 4-byte drips: the tarpit outlives the bytes.
+        let start = body_len(&answer).unwrap();
+        while body_len(&answer).unwrap() < start + 12 {
+            let n = s.read(&mut buf).unwrap();
+            let text = String::from_utf8_lossy(&answer);
+            assert!(n > 0, "tarpit ended by {later:?}: {text}");
+            answer.extend_from_slice(&buf[..n]);
+        }
+        assert!(answer.starts_with(b"HTTP/1.1 200"));
+        held.push(s);
+    }
+    assert_eq!(active(&rg), 2.0);
+}
+
+#[test]
 fn a_client_that_hangs_up_is_released_at_once() {
     let origin = Origin::start();
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, TARPIT);
