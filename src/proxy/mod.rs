@@ -89,6 +89,7 @@ fn target(req: &RequestHeader) -> &str {
     req.uri.path_and_query().map_or("/", |pq| pq.as_str())
 }
 
+/// The client's IP address (`None` for a Unix-socket client).
 fn client_ip(session: &Session) -> Option<IpAddr> {
     session
         .client_addr()
@@ -327,10 +328,7 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
     }
     let req = session.req_header();
     let status = session.response_written().map_or(0, |r| r.status.as_u16());
-    let client = session
-        .client_addr()
-        .and_then(|a| a.as_inet())
-        .map(|a| a.ip());
+    let client = client_ip(session);
     tracing::info!(
         target: "access",
         client = %client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),

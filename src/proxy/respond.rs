@@ -29,11 +29,7 @@ pub async fn act(
             too_fast(session, retry_after_secs).await.map(|_| true)
         }
         Outcome::Tarpit => {
-            let ip = session
-                .client_addr()
-                .and_then(|a| a.as_inet())
-                .map(|a| a.ip());
-            match tarpits.try_enter(ip, &policy.tarpit) {
+            match tarpits.try_enter(super::client_ip(session), &policy.tarpit) {
                 Some(_place) => {
                     let path = session.req_header().uri.path().to_string();
                     // Boxed: the drip's state lives on the heap for tarpits only, instead of
@@ -181,10 +177,12 @@ pub fn upstream_error_kind(e: &Error) -> Option<&'static str> {
         return None;
     }
     Some(match e.etype() {
-        ErrorType::ConnectTimedout | ErrorType::ConnectRefused | ErrorType::ConnectNoRoute => {
-            "connect"
-        }
-        ErrorType::ConnectError | ErrorType::BindError | ErrorType::SocketError => "connect",
+        ErrorType::ConnectTimedout
+        | ErrorType::ConnectRefused
+        | ErrorType::ConnectNoRoute
+        | ErrorType::ConnectError
+        | ErrorType::BindError
+        | ErrorType::SocketError => "connect",
         ErrorType::ReadTimedout | ErrorType::WriteTimedout => "timeout",
         ErrorType::ConnectionClosed | ErrorType::ReadError | ErrorType::WriteError => "reset",
         _ => "other",
