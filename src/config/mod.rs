@@ -357,6 +357,20 @@ fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
             format!("must be at least tarpit.chunk_bytes ({chunk})"),
         );
     }
+    // A cap of 0 turns every tarpit into a block (which `action = "block"` says plainly), and
+    // with `max_per_client = 0` the tarpit gate would keep an empty entry per client IP for good.
+    for (cap, key) in [
+        (&raw.max_concurrent, "tarpit.max_concurrent"),
+        (&raw.max_per_client, "tarpit.max_per_client"),
+    ] {
+        if *cap.get_ref() == 0 {
+            errors.push(
+                Some(cap.span()),
+                key,
+                "must be at least 1 (to never tarpit, leave `tarpit` out of enforce.action and [[enforce.rule]])",
+            );
+        }
+    }
     if raw.interval.is_zero() || raw.duration.is_zero() {
         errors.push(
             None,
@@ -560,4 +574,65 @@ fn compile_action_rule(
         action: action?,
         line,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-agent catalog: loading it is quick, unlike the 1,500 agents built in.
+    const CATALOG: &str = "[[agent]]\nname = \"FrobBot\"\ncategory = \"ai-training\"\noperator = \"Frob\"\ntokens = [\"frobbot\"]\n";
+
+    /// Loads `extra` (TOML sections) after a minimal valid config, in a folder of its own.
+    /// `extra` starts on line 5 of robogate.toml.
+    fn load_with(extra: &str) -> Result<Loaded, ConfigErrors> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("robots.txt"),
+            "User-agent: *\nDisallow: /x\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("agents.toml"), CATALOG).unwrap();
+        let conf = dir.path().join("robogate.toml");
+        let text = format!(
+            "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n{extra}"
+        );
+        std::fs::write(&conf, text).unwrap();
+        load(&conf, 1)
+    }
+
+    /// The errors of loading `extra`, each as `line: key: message` (the file name left out).
+    fn errors_of(extra: &str) -> Vec<String> {
+        match load_with(extra) {
+            Ok(_) => Vec::new(),
+            Err(ConfigErrors(list)) => list
+                .iter()
+                .map(|e| format!("{}: {}: {}", e.line.unwrap_or(0), e.key, e.message))
+                .collect(),
+        }
+    }
+
+    /// Asserts that loading `extra` fails with exactly one error, at `line` on `key`.
+    fn assert_one_error(extra: &str, line: usize, key: &str) {
+        let errors = errors_of(extra);
+        assert_eq!(errors.len(), 1, "{extra:?} gave {errors:#?}");
+        let prefix = format!("{line}: {key}: ");
+        assert!(
+            errors[0].starts_with(&prefix),
+            "{extra:?}: expected {prefix:?}, got {:?}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn minimal_config_loads() {
+        assert_eq!(errors_of(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn tarpit_caps_of_zero_are_refused_with_key_and_line() {
+        assert_one_error("[tarpit]\nmax_concurrent = 0\n", 6, "tarpit.max_concurrent");
+        assert_one_error("[tarpit]\nmax_per_client = 0\n", 6, "tarpit.max_per_client");
+        assert!(load_with("[tarpit]\nmax_concurrent = 1\nmax_per_client = 1\n").is_ok());
+    }
 }
