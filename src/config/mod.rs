@@ -115,6 +115,21 @@ impl<'a> Errors<'a> {
         });
     }
 
+    /// A duration that must be above zero; `None`, with an error naming `key` and its line, when
+    /// it is zero. `why` says what a zero would break.
+    fn nonzero(&mut self, value: &raw::SpannedDuration, key: &str, why: &str) -> Option<Duration> {
+        let d = value.get_ref().0;
+        if d.is_zero() {
+            self.push(
+                Some(value.span()),
+                key,
+                format!("must be above zero: {why}"),
+            );
+            return None;
+        }
+        Some(d)
+    }
+
     /// Parses a spanned string value, recording an error and returning `None` when it is invalid.
     fn parse<T: std::str::FromStr>(&mut self, value: &Spanned<String>, key: &str) -> Option<T>
     where
@@ -315,6 +330,11 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         }
     }
     let server = &raw.server;
+    let client_timeout = errors.nonzero(
+        &server.client_timeout,
+        "server.client_timeout",
+        "every client read and write would time out at once",
+    );
     let threads = if server.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -332,9 +352,9 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         admin_listen: admin_listen?,
         threads,
         grace_period: server.grace_period,
-        keepalive_timeout: server.keepalive_timeout,
+        keepalive_timeout: server.keepalive_timeout.get_ref().0,
         keepalive_requests: server.keepalive_requests.max(1),
-        client_timeout: server.client_timeout,
+        client_timeout: client_timeout?,
         pid_file,
         crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
     })
@@ -371,18 +391,24 @@ fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
             );
         }
     }
-    if raw.interval.is_zero() || raw.duration.is_zero() {
-        errors.push(
-            None,
-            "tarpit.interval",
-            "tarpit.interval and tarpit.duration must be above zero",
-        );
+    let duration = errors.nonzero(
+        &raw.duration,
+        "tarpit.duration",
+        "every tarpit would end before its first byte",
+    );
+    let interval = errors.nonzero(
+        &raw.interval,
+        "tarpit.interval",
+        "the drip would send without pause",
+    );
+    if errors.list.len() != before {
+        return None;
     }
-    (errors.list.len() == before).then(|| Tarpit {
+    Some(Tarpit {
         max_concurrent: *raw.max_concurrent.get_ref(),
         max_per_client: *raw.max_per_client.get_ref(),
-        duration: raw.duration,
-        interval: raw.interval,
+        duration: duration?,
+        interval: interval?,
         chunk_bytes: chunk,
         max_bytes: *raw.max_bytes.get_ref(),
     })
@@ -390,6 +416,22 @@ fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
 
 fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream> {
     let origin = &raw.origin;
+    // Checked first, so that a bad address does not hide them.
+    let connect_timeout = errors.nonzero(
+        &origin.connect_timeout,
+        "origin.connect_timeout",
+        "every connection to the origin would time out",
+    );
+    let read_timeout = errors.nonzero(
+        &origin.read_timeout,
+        "origin.read_timeout",
+        "every read from the origin would time out",
+    );
+    let write_timeout = errors.nonzero(
+        &origin.write_timeout,
+        "origin.write_timeout",
+        "every write to the origin would time out",
+    );
     let address = origin.address.get_ref().trim();
     let valid = address
         .rsplit_once(':')
@@ -428,9 +470,9 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
         address: address.to_string(),
         socket,
         host: origin.host.clone(),
-        connect_timeout: origin.connect_timeout,
-        read_timeout: origin.read_timeout,
-        write_timeout: origin.write_timeout,
+        connect_timeout: connect_timeout?,
+        read_timeout: read_timeout?,
+        write_timeout: write_timeout?,
         idle_timeout: origin.idle_timeout,
     })
 }
@@ -583,9 +625,9 @@ mod tests {
     /// A one-agent catalog: loading it is quick, unlike the 1,500 agents built in.
     const CATALOG: &str = "[[agent]]\nname = \"FrobBot\"\ncategory = \"ai-training\"\noperator = \"Frob\"\ntokens = [\"frobbot\"]\n";
 
-    /// Loads `extra` (TOML sections) after a minimal valid config, in a folder of its own.
-    /// `extra` starts on line 5 of robogate.toml.
-    fn load_with(extra: &str) -> Result<Loaded, ConfigErrors> {
+    /// Writes a minimal valid robogate.toml followed by `extra`, which starts on line 5, still
+    /// in the `[origin]` table (so it may add `[origin]` keys before any section of its own).
+    fn write_conf(extra: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("robots.txt"),
@@ -595,9 +637,15 @@ mod tests {
         std::fs::write(dir.path().join("agents.toml"), CATALOG).unwrap();
         let conf = dir.path().join("robogate.toml");
         let text = format!(
-            "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n{extra}"
+            "[agents]\nfile = \"agents.toml\"\n[origin]\naddress = \"127.0.0.1:1\"\n{extra}"
         );
         std::fs::write(&conf, text).unwrap();
+        (dir, conf)
+    }
+
+    /// Loads the minimal config followed by `extra` (see [`write_conf`]).
+    fn load_with(extra: &str) -> Result<Loaded, ConfigErrors> {
+        let (_dir, conf) = write_conf(extra);
         load(&conf, 1)
     }
 
@@ -634,5 +682,55 @@ mod tests {
         assert_one_error("[tarpit]\nmax_concurrent = 0\n", 6, "tarpit.max_concurrent");
         assert_one_error("[tarpit]\nmax_per_client = 0\n", 6, "tarpit.max_per_client");
         assert!(load_with("[tarpit]\nmax_concurrent = 1\nmax_per_client = 1\n").is_ok());
+    }
+
+    /// Each zero duration is reported on its own key and line; before, a zero tarpit.duration
+    /// was reported as tarpit.interval with no line, and zero timeouts were accepted.
+    #[test]
+    fn zero_durations_are_refused_with_their_own_key_and_line() {
+        for key in ["connect_timeout", "read_timeout", "write_timeout"] {
+            assert_one_error(&format!("{key} = \"0ms\"\n"), 5, &format!("origin.{key}"));
+        }
+        for (section, key) in [
+            ("tarpit", "duration"),
+            ("tarpit", "interval"),
+            ("server", "client_timeout"),
+        ] {
+            assert_one_error(
+                &format!("[{section}]\n{key} = \"0s\"\n"),
+                6,
+                &format!("{section}.{key}"),
+            );
+        }
+    }
+
+    #[test]
+    fn a_zero_duration_error_reads_file_line_key_message() {
+        let (_dir, conf) = write_conf("\n[tarpit]\ninterval = \"1s\"\nduration = \"0s\"\n");
+        let Err(errors) = load(&conf, 1) else {
+            panic!("tarpit.duration = \"0s\" was accepted");
+        };
+        assert_eq!(
+            errors.to_string(),
+            format!(
+                "{}:8: tarpit.duration: must be above zero: every tarpit would end before its first byte",
+                conf.display()
+            )
+        );
+    }
+
+    #[test]
+    fn nonzero_durations_load() {
+        let loaded = load_with(
+            "read_timeout = \"1ms\"\n[server]\nclient_timeout = \"250ms\"\n[tarpit]\nduration = \"1ms\"\ninterval = \"1ms\"\n",
+        )
+        .map_err(|e| e.to_string())
+        .unwrap();
+        assert_eq!(loaded.settings.client_timeout, Duration::from_millis(250));
+        assert_eq!(
+            loaded.policy.upstream.read_timeout,
+            Duration::from_millis(1)
+        );
+        assert_eq!(loaded.policy.tarpit.duration, Duration::from_millis(1));
     }
 }

@@ -9,6 +9,20 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+/// A duration written like `"2s"`, `"500ms"` or `"1m"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct HumanDuration(#[serde(with = "humantime_serde")] pub Duration);
+
+/// A [`HumanDuration`] with its place in the file, for durations `super::compile` validates (a
+/// default has the empty span `0..0`, which names no line).
+pub type SpannedDuration = Spanned<HumanDuration>;
+
+/// A default duration: it was not written, so it has no place in the file.
+fn unwritten(d: Duration) -> SpannedDuration {
+    Spanned::new(0..0, HumanDuration(d))
+}
+
 /// `[server]`: the public listener and the process. Changing it needs a restart.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -20,13 +34,11 @@ pub struct RawServer {
     #[serde(with = "humantime_serde")]
     pub grace_period: Duration,
     /// Idle time before a client keep-alive connection is closed.
-    #[serde(with = "humantime_serde")]
-    pub keepalive_timeout: Duration,
+    pub keepalive_timeout: SpannedDuration,
     /// Requests served on one client connection before it is closed.
     pub keepalive_requests: u32,
     /// Time allowed for a client to send a complete request header or body chunk.
-    #[serde(with = "humantime_serde")]
-    pub client_timeout: Duration,
+    pub client_timeout: SpannedDuration,
     pub pid_file: Option<String>,
 }
 
@@ -36,9 +48,9 @@ impl Default for RawServer {
             listen: Spanned::new(0..0, "0.0.0.0:8080".to_string()),
             threads: 0,
             grace_period: Duration::from_secs(5),
-            keepalive_timeout: Duration::from_secs(60),
+            keepalive_timeout: unwritten(Duration::from_secs(60)),
             keepalive_requests: 1000,
-            client_timeout: Duration::from_secs(60),
+            client_timeout: unwritten(Duration::from_secs(60)),
             pid_file: None,
         }
     }
@@ -53,22 +65,22 @@ pub struct RawOrigin {
     /// Host header sent upstream; by default the client's is kept.
     #[serde(default)]
     pub host: Option<String>,
-    #[serde(default = "default_connect_timeout", with = "humantime_serde")]
-    pub connect_timeout: Duration,
-    #[serde(default = "default_read_timeout", with = "humantime_serde")]
-    pub read_timeout: Duration,
-    #[serde(default = "default_read_timeout", with = "humantime_serde")]
-    pub write_timeout: Duration,
+    #[serde(default = "default_connect_timeout")]
+    pub connect_timeout: SpannedDuration,
+    #[serde(default = "default_read_timeout")]
+    pub read_timeout: SpannedDuration,
+    #[serde(default = "default_read_timeout")]
+    pub write_timeout: SpannedDuration,
     /// How long an idle pooled origin connection is kept.
     #[serde(default = "default_idle_timeout", with = "humantime_serde")]
     pub idle_timeout: Duration,
 }
 
-fn default_connect_timeout() -> Duration {
-    Duration::from_secs(2)
+fn default_connect_timeout() -> SpannedDuration {
+    unwritten(Duration::from_secs(2))
 }
-fn default_read_timeout() -> Duration {
-    Duration::from_secs(30)
+fn default_read_timeout() -> SpannedDuration {
+    unwritten(Duration::from_secs(30))
 }
 fn default_idle_timeout() -> Duration {
     Duration::from_secs(60)
@@ -205,11 +217,9 @@ pub struct RawTarpit {
     /// Tarpits held at once for one client IP; over it, block instead.
     pub max_per_client: Spanned<usize>,
     /// How long one tarpit lasts at most.
-    #[serde(with = "humantime_serde")]
-    pub duration: Duration,
+    pub duration: SpannedDuration,
     /// Time between two drips.
-    #[serde(with = "humantime_serde")]
-    pub interval: Duration,
+    pub interval: SpannedDuration,
     /// Bytes per drip.
     pub chunk_bytes: Spanned<usize>,
     /// Body bytes of one tarpit at most.
@@ -221,8 +231,8 @@ impl Default for RawTarpit {
         RawTarpit {
             max_concurrent: Spanned::new(0..0, 10_000),
             max_per_client: Spanned::new(0..0, 16),
-            duration: Duration::from_secs(120),
-            interval: Duration::from_secs(1),
+            duration: unwritten(Duration::from_secs(120)),
+            interval: unwritten(Duration::from_secs(1)),
             chunk_bytes: Spanned::new(0..0, 8),
             max_bytes: Spanned::new(0..0, 64 * 1024),
         }
