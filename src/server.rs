@@ -116,7 +116,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     let mut proxy =
         pingora_proxy::http_proxy_service_with_name(&server.configuration, gate, "robogate proxy");
     let mut options = HttpServerOptions::default();
-    options.keepalive_request_limit = Some(settings.keepalive_requests);
+    options.keepalive_request_limit = Some(settings.keepalive_request_limit());
     if let Some(app) = proxy.app_logic_mut() {
         app.server_options = Some(options);
     }

@@ -69,12 +69,27 @@ pub struct Settings {
     pub admin_listen: SocketAddr,
     pub threads: usize,
     pub grace_period: Duration,
+    /// Idle time before a client keep-alive connection is closed: whole seconds, or zero for
+    /// keep-alive off (see [`Settings::keepalive_request_limit`]).
     pub keepalive_timeout: Duration,
     pub keepalive_requests: u32,
     pub client_timeout: Duration,
     pub pid_file: PathBuf,
     /// Hard bound of the Crawl-delay limiter's state.
     pub crawl_delay_max_entries: usize,
+}
+
+impl Settings {
+    /// pingora's `keepalive_request_limit` (how often a client connection may be reused): 0 when
+    /// keep-alive is off (`server.keepalive_timeout = "0s"`), so that every connection is closed
+    /// after its first response, with `Connection: close`.
+    pub fn keepalive_request_limit(&self) -> u32 {
+        if self.keepalive_timeout.is_zero() {
+            0
+        } else {
+            self.keepalive_requests
+        }
+    }
 }
 
 /// The result of a successful load.
@@ -335,6 +350,7 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         "server.client_timeout",
         "every client read and write would time out at once",
     );
+    let keepalive_timeout = compile_keepalive_timeout(&server.keepalive_timeout, errors);
     let threads = if server.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -352,12 +368,33 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         admin_listen: admin_listen?,
         threads,
         grace_period: server.grace_period,
-        keepalive_timeout: server.keepalive_timeout.get_ref().0,
+        keepalive_timeout: keepalive_timeout?,
         keepalive_requests: server.keepalive_requests.max(1),
         client_timeout: client_timeout?,
         pid_file,
         crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
     })
+}
+
+/// `server.keepalive_timeout`: `"0s"` turns keep-alive off (as `keepalive_timeout 0` does in
+/// nginx); anything else must be whole seconds. pingora counts keep-alive time in seconds and
+/// takes 0 for "never time out", so `"500ms"` would keep idle connections open for good and
+/// `"1500ms"` would silently be 1 s.
+fn compile_keepalive_timeout(
+    value: &raw::SpannedDuration,
+    errors: &mut Errors<'_>,
+) -> Option<Duration> {
+    let d = value.get_ref().0;
+    if d.subsec_nanos() == 0 {
+        return Some(d);
+    }
+    let message = if d < Duration::from_secs(1) {
+        format!("{d:?} is under 1s, the least pingora's keep-alive timer can count: write at least \"1s\", or \"0s\" to turn keep-alive off")
+    } else {
+        format!("{d:?} is not a whole number of seconds, which pingora's keep-alive timer counts: write \"{}s\" or \"{}s\"", d.as_secs(), d.as_secs() + 1)
+    };
+    errors.push(Some(value.span()), "server.keepalive_timeout", message);
+    None
 }
 
 fn compile_tarpit(raw: &RawTarpit, errors: &mut Errors<'_>) -> Option<Tarpit> {
@@ -717,6 +754,43 @@ mod tests {
                 conf.display()
             )
         );
+    }
+
+    /// Under 1 s pingora's keep-alive would never time out: refused, except "0s", which turns
+    /// keep-alive off.
+    #[test]
+    fn keepalive_timeout_is_whole_seconds_or_zero_for_off() {
+        for value in ["500ms", "999ms", "1500ms"] {
+            assert_one_error(
+                &format!("[server]\nkeepalive_timeout = \"{value}\"\n"),
+                6,
+                "server.keepalive_timeout",
+            );
+        }
+        let errors = errors_of("[server]\nkeepalive_timeout = \"500ms\"\n");
+        assert!(
+            errors[0].contains("\"0s\" to turn keep-alive off"),
+            "{errors:?}"
+        );
+        let settings = |value: &str| {
+            load_with(&format!(
+                "[server]\nkeepalive_timeout = \"{value}\"\nkeepalive_requests = 50\n"
+            ))
+            .map_err(|e| e.to_string())
+            .unwrap()
+            .settings
+        };
+        let off = settings("0s");
+        assert_eq!(off.keepalive_timeout, Duration::ZERO);
+        assert_eq!(
+            off.keepalive_request_limit(),
+            0,
+            "closed after one response"
+        );
+        let on = settings("1s");
+        assert_eq!(on.keepalive_timeout, Duration::from_secs(1));
+        assert_eq!(on.keepalive_request_limit(), 50);
+        assert_eq!(settings("2m").keepalive_timeout, Duration::from_secs(120));
     }
 
     #[test]

@@ -309,4 +309,36 @@ fn client_connections_close_when_http_says_they_must() {
     let mut conn = Conn::open(rg.addr).unwrap();
     assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200);
     assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200);
+
+/// `server.keepalive_timeout = "0s"` turns keep-alive off: every answer — proxied, served by
+/// robogate, or a block — says `Connection: close` and the connection ends there. (pingora reads
+/// a keep-alive timeout of 0 as "never time out": before, "0s" kept idle connections for good.)
+#[test]
+fn keepalive_timeout_zero_closes_every_connection_after_one_response() {
+    let origin = Origin::start();
+    let launch = Launch {
+        server: "keepalive_timeout = \"0s\"\n",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, origin.addr, DEFAULT_ROBOTS, "", launch);
+    for (path, ua, status) in [
+        ("/about.html", FIREFOX, 200),
+        ("/robots.txt", FIREFOX, 200),
+        ("/private/x", WGET, 403),
+    ] {
+        let mut conn = Conn::open(rg.addr).unwrap();
+        let r = conn.get(path, ua).unwrap();
+        assert_eq!(r.status, status, "{path}");
+        assert_eq!(
+            r.header("connection"),
+            Some("close"),
+            "{path}: {:?}",
+            r.headers
+        );
+        assert!(
+            conn.get(path, ua).is_err(),
+            "{path}: a second request was answered on the same connection"
+        );
+    }
 }
