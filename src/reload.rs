@@ -90,32 +90,9 @@ pub fn reload_once(
     outcome
 }
 
+/// Logs the restart-only settings (see [`Settings::changed_keys`]) an edit changed.
 fn warn_restart_needed(running: &Settings, new: &Settings) {
-    let changed: Vec<&str> = [
-        ("server.listen", running.listen != new.listen),
-        ("admin.listen", running.admin_listen != new.admin_listen),
-        ("server.threads", running.threads != new.threads),
-        (
-            "server.grace_period",
-            running.grace_period != new.grace_period,
-        ),
-        (
-            "server.keepalive_timeout",
-            running.keepalive_timeout != new.keepalive_timeout,
-        ),
-        (
-            "server.keepalive_requests",
-            running.keepalive_requests != new.keepalive_requests,
-        ),
-        (
-            "server.client_timeout",
-            running.client_timeout != new.client_timeout,
-        ),
-        ("server.pid_file", running.pid_file != new.pid_file),
-    ]
-    .into_iter()
-    .filter_map(|(key, differs)| differs.then_some(key))
-    .collect();
+    let changed = running.changed_keys(new);
     if !changed.is_empty() {
         tracing::warn!(
             target: "reload",

@@ -80,6 +80,49 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The robogate.toml keys whose value differs between `self` (running) and `new` (just
+    /// loaded): each needs a restart to take effect. Every field is destructured here without
+    /// `..`, so a new setting does not compile until it is compared under its key.
+    pub fn changed_keys(&self, new: &Settings) -> Vec<&'static str> {
+        let Settings {
+            listen,
+            admin_listen,
+            threads,
+            grace_period,
+            keepalive_timeout,
+            keepalive_requests,
+            client_timeout,
+            pid_file,
+            crawl_delay_max_entries,
+        } = self;
+        [
+            ("server.listen", *listen != new.listen),
+            ("admin.listen", *admin_listen != new.admin_listen),
+            ("server.threads", *threads != new.threads),
+            ("server.grace_period", *grace_period != new.grace_period),
+            (
+                "server.keepalive_timeout",
+                *keepalive_timeout != new.keepalive_timeout,
+            ),
+            (
+                "server.keepalive_requests",
+                *keepalive_requests != new.keepalive_requests,
+            ),
+            (
+                "server.client_timeout",
+                *client_timeout != new.client_timeout,
+            ),
+            ("server.pid_file", *pid_file != new.pid_file),
+            (
+                "crawl_delay.max_entries",
+                *crawl_delay_max_entries != new.crawl_delay_max_entries,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(key, differs)| differs.then_some(key))
+        .collect()
+    }
+
     /// pingora's `keepalive_request_limit` (how often a client connection may be reused): 0 when
     /// keep-alive is off (`server.keepalive_timeout = "0s"`), so that every connection is closed
     /// after its first response, with `Connection: close`.
@@ -791,6 +834,45 @@ mod tests {
         assert_eq!(on.keepalive_timeout, Duration::from_secs(1));
         assert_eq!(on.keepalive_request_limit(), 50);
         assert_eq!(settings("2m").keepalive_timeout, Duration::from_secs(120));
+    }
+
+    /// Every field of [`Settings`] is compared under its key, and those keys are exactly the
+    /// rows README's configuration table marks *restart*.
+    #[test]
+    fn changed_keys_names_every_restart_setting_of_the_readme() {
+        let a = load_with("").map_err(|e| e.to_string()).unwrap().settings;
+        assert_eq!(a.changed_keys(&a.clone()), Vec::<&str>::new());
+        let b = Settings {
+            listen: "127.0.0.1:1".parse().unwrap(),
+            admin_listen: "127.0.0.1:2".parse().unwrap(),
+            threads: a.threads + 1,
+            grace_period: a.grace_period + Duration::from_secs(1),
+            keepalive_timeout: a.keepalive_timeout + Duration::from_secs(1),
+            keepalive_requests: a.keepalive_requests + 1,
+            client_timeout: a.client_timeout + Duration::from_secs(1),
+            pid_file: a.pid_file.join("other"),
+            crawl_delay_max_entries: a.crawl_delay_max_entries + 1,
+        };
+        let mut changed = a.changed_keys(&b);
+        changed.sort();
+        let readme = include_str!("../../README.md");
+        let mut restart: Vec<&str> = readme
+            .lines()
+            .filter(|l| l.contains("| restart |"))
+            .filter_map(|l| l.split('`').nth(1))
+            .collect();
+        restart.sort();
+        assert_eq!(changed, restart);
+    }
+
+    #[test]
+    fn a_new_crawl_delay_max_entries_needs_a_restart() {
+        let running = load_with("").map_err(|e| e.to_string()).unwrap().settings;
+        let new = load_with("[crawl_delay]\nmax_entries = 5\n")
+            .map_err(|e| e.to_string())
+            .unwrap()
+            .settings;
+        assert_eq!(running.changed_keys(&new), ["crawl_delay.max_entries"]);
     }
 
     #[test]

@@ -211,6 +211,26 @@ fn restart_only_settings_are_named_and_the_rest_applies() {
     });
 }
 
+/// `crawl_delay.max_entries` sizes the limiter built at start: a change is named in the same
+/// warning as the `[server]` keys (it used to be missing from the list, so it was ignored
+/// silently).
+#[test]
+fn a_new_crawl_delay_max_entries_is_named_as_needing_a_restart() {
+    let (_o, rg) = start();
+    let conf = std::fs::read_to_string(rg.path("robogate.toml")).unwrap();
+    std::fs::write(
+        rg.path("robogate.toml"),
+        format!("{conf}\n[crawl_delay]\nmax_entries = 5\n"),
+    )
+    .unwrap();
+    eventually("the restart warning", || {
+        rg.output()
+            .lines()
+            .find(|l| l.contains("crawl_delay.max_entries changed but needs a restart"))
+            .map(drop)
+    });
+}
+
 #[test]
 fn sighup_reloads() {
     let (_o, rg) = start();
