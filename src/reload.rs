@@ -122,6 +122,30 @@ fn folders(files: &[PathBuf]) -> BTreeSet<PathBuf> {
         .collect()
 }
 
+/// Adds a watch on every folder of `files` not yet in `watched` (and records it there); a folder
+/// that cannot be watched is logged and tried again at the next reload. Without a watcher (file
+/// watching unavailable) it does nothing.
+fn watch_folders(
+    watcher: &mut Option<notify::RecommendedWatcher>,
+    watched: &mut BTreeSet<PathBuf>,
+    files: &[PathBuf],
+) {
+    let Some(watcher) = watcher.as_mut() else {
+        return;
+    };
+    for dir in folders(files) {
+        if watched.contains(&dir) {
+            continue;
+        }
+        match watcher.watch(&dir, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                watched.insert(dir);
+            }
+            Err(e) => tracing::warn!(target: "reload", "cannot watch {}: {e}", dir.display()),
+        }
+    }
+}
+
 impl Reloader {
     fn run_once(
         &self,
@@ -131,18 +155,7 @@ impl Reloader {
     ) {
         let (_, files) = reload_once(&self.config_path, &self.live, &self.running, fetch_origin);
         // A reload may name new files (say, another robots.txt): watch their folders too.
-        if let Some(w) = watcher.as_mut() {
-            for dir in folders(&files).difference(&watched.clone()) {
-                match w.watch(dir, RecursiveMode::NonRecursive) {
-                    Ok(()) => {
-                        watched.insert(dir.clone());
-                    }
-                    Err(e) => {
-                        tracing::warn!(target: "reload", "cannot watch {}: {e}", dir.display())
-                    }
-                }
-            }
-        }
+        watch_folders(watcher, watched, &files);
     }
 }
 
@@ -162,18 +175,7 @@ impl BackgroundService for Reloader {
         .map_err(|e| tracing::error!(target: "reload", "file watching unavailable ({e}); relying on the periodic re-check and SIGHUP"))
         .ok();
         let mut watched = BTreeSet::new();
-        if let Some(w) = watcher.as_mut() {
-            for dir in folders(&self.files) {
-                match w.watch(&dir, RecursiveMode::NonRecursive) {
-                    Ok(()) => {
-                        watched.insert(dir);
-                    }
-                    Err(e) => {
-                        tracing::warn!(target: "reload", "cannot watch {}: {e}", dir.display())
-                    }
-                }
-            }
-        }
+        watch_folders(&mut watcher, &mut watched, &self.files);
         let mut hangup =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
         // An edit made after the startup load but before the watches existed produced no event:
