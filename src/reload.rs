@@ -31,7 +31,8 @@ pub const DEBOUNCE: Duration = Duration::from_millis(50);
 pub enum ReloadOutcome {
     /// A new policy is live with this generation.
     Swapped(u64),
-    /// The inputs are byte-for-byte what is already live.
+    /// The inputs are byte-for-byte what is already live. A fetch of the origin's robots.txt
+    /// that found the same file is still recorded (see [`reload_once`]).
     Unchanged,
     /// Something failed; the last good policy keeps serving.
     Failed(ConfigErrors),
@@ -47,6 +48,12 @@ pub fn mark_success(generation: u64) {
 }
 
 /// One reload step: load, compare, swap. Never panics; logs and counts its outcome.
+///
+/// When nothing changed, the live policy stays, with one exception: if this load fetched the
+/// origin's robots.txt again (`[robots] source = "origin"`), the live policy is republished with
+/// the new fetch state ([`Policy::robots_origin`]) and everything else as it was — same
+/// generation, same robots.txt object (so its Last-Modified stays), counted as `unchanged`.
+/// Without that, the next re-check would still find `robots.refresh` due and fetch again.
 pub fn reload_once(
     config_path: &Path,
     live: &ArcSwap<Policy>,
@@ -68,7 +75,16 @@ pub fn reload_once(
             return (ReloadOutcome::Failed(errors), Vec::new());
         }
         Ok(loaded) if loaded.policy.fingerprint == current.fingerprint => {
-            drop(loaded.policy);
+            if loaded.policy.robots_origin != current.robots_origin {
+                // Equal fingerprints: every input is the same, so is every compiled part.
+                live.store(Arc::new(Policy {
+                    generation: current.generation,
+                    robots: current.robots.clone(),
+                    ..loaded.policy
+                }));
+            } else {
+                drop(loaded.policy);
+            }
             crate::alloc::release_freed_memory();
             METRICS
                 .config_reloads

@@ -1,6 +1,10 @@
 //! Where robots.txt comes from: generated from policy, fetched from the origin; X-Robots-Tag.
 
 use std::process::Command;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use robogate::reload::{reload_once, ReloadOutcome};
 
 use crate::support::*;
 
@@ -119,6 +123,60 @@ fn origin_robots_txt_is_served_and_enforced() {
     });
     assert_eq!(get(rg.addr, "/robots.txt", None).unwrap().text(), robots);
     assert_eq!(get(rg.addr, "/private/x", Some(WGET)).unwrap().status, 403);
+}
+
+/// `robots.refresh` keeps its pace when the origin keeps answering the same robots.txt. Such a
+/// fetch changes nothing to swap in, and its time used to be thrown away with the unchanged
+/// policy: once `refresh` had first passed, every later re-check fetched again.
+///
+/// The periodic re-check runs every 30 s in the binary, so this test runs it in process:
+/// `reload_once` without `fetch_origin`, exactly what each tick does.
+#[test]
+fn origin_robots_txt_is_fetched_no_more_often_than_refresh() {
+    let origin = Scripted::start();
+    let robots = "User-agent: *\nDisallow: /private/\n";
+    origin.route("/robots.txt", reply(200, "text/plain", robots));
+    let dir = tempfile::tempdir().unwrap();
+    // A one-agent catalog: the built-in one takes long to compile in a debug build.
+    std::fs::write(
+        dir.path().join("agents.toml"),
+        "[[agent]]\nname = \"FrobBot\"\ncategory = \"ai-training\"\noperator = \"Frob\"\ntokens = [\"frobbot\"]\n",
+    )
+    .unwrap();
+    let conf = dir.path().join("robogate.toml");
+    let refresh = Duration::from_secs(1);
+    std::fs::write(
+        &conf,
+        format!(
+            "[origin]\naddress = \"{}\"\n[agents]\nfile = \"agents.toml\"\n[robots]\nsource = \"origin\"\nrefresh = \"{}ms\"\n",
+            origin.addr,
+            refresh.as_millis()
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let loaded = robogate::config::load(&conf, 1).expect("config loads");
+    assert_eq!(origin.hits("/robots.txt"), 1, "fetched at start");
+    let live = ArcSwap::from_pointee(loaded.policy);
+    // Every fetch comes at least `refresh` after the one before, and the first after `start`.
+    let most_fetches = || 1 + (start.elapsed().as_nanos() / refresh.as_nanos()) as usize;
+    eventually("two refreshes", || {
+        let (outcome, _) = reload_once(&conf, &live, &loaded.settings, false);
+        assert!(matches!(outcome, ReloadOutcome::Unchanged), "{outcome:?}");
+        let (fetches, most) = (origin.hits("/robots.txt"), most_fetches());
+        assert!(
+            fetches <= most,
+            "{fetches} fetches in {:?} with refresh = {refresh:?}",
+            start.elapsed()
+        );
+        (fetches >= 3).then_some(())
+    });
+    assert_eq!(
+        live.load().generation,
+        1,
+        "an unchanged file is no new generation"
+    );
+    assert_eq!(live.load().robots.body, robots.as_bytes());
 }
 
 #[test]

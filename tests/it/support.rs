@@ -104,11 +104,12 @@ pub fn raw_origin(response: &'static str) -> SocketAddr {
 }
 
 /// An origin whose answer per path the test sets (and changes) at will: raw HTTP/1.1 responses,
-/// one per connection. Unknown paths get a 404.
+/// one per connection. Unknown paths get a 404. It counts the requests for each path.
 #[derive(Clone)]
 pub struct Scripted {
     pub addr: SocketAddr,
     routes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+    hits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
 }
 
 impl Scripted {
@@ -118,6 +119,9 @@ impl Scripted {
         let routes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>> =
             Default::default();
         let table = routes.clone();
+        let hits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>> =
+            Default::default();
+        let counts = hits.clone();
         std::thread::spawn(move || {
             for mut stream in listener.incoming().flatten() {
                 let mut head = Vec::new();
@@ -130,6 +134,7 @@ impl Scripted {
                 }
                 let head = String::from_utf8_lossy(&head).into_owned();
                 let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+                *counts.lock().unwrap().entry(path.clone()).or_default() += 1;
                 let response = table
                     .lock()
                     .unwrap()
@@ -139,7 +144,12 @@ impl Scripted {
                 let _ = stream.write_all(response.as_bytes());
             }
         });
-        Scripted { addr, routes }
+        Scripted { addr, routes, hits }
+    }
+
+    /// How many requests for `path` arrived so far (counted before the answer is written).
+    pub fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
     }
 
     /// Sets the raw response for `path`.
