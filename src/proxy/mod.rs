@@ -183,8 +183,10 @@ impl ProxyHttp for Gate {
         let s = &self.settings;
         // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
         // did not ask for it, `Connection: close`, ambiguous framing); only the timeout is ours.
+        // `keepalive_timeout = "0s"` is keep-alive off (pingora would read 0 as "forever").
         if session.get_keepalive().is_some() {
-            session.set_keepalive(Some(s.keepalive_timeout.as_secs()));
+            let secs = s.keepalive_timeout.as_secs();
+            session.set_keepalive((secs > 0).then_some(secs));
         }
         session.set_read_timeout(Some(s.client_timeout));
         session.set_write_timeout(Some(s.client_timeout));

@@ -309,6 +309,7 @@ fn client_connections_close_when_http_says_they_must() {
     let mut conn = Conn::open(rg.addr).unwrap();
     assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200);
     assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200);
+}
 
 /// `server.keepalive_timeout = "0s"` turns keep-alive off: every answer — proxied, served by
 /// robogate, or a block — says `Connection: close` and the connection ends there. (pingora reads
