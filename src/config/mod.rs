@@ -123,14 +123,15 @@ impl Settings {
         .collect()
     }
 
-    /// pingora's `keepalive_request_limit` (how often a client connection may be reused): 0 when
-    /// keep-alive is off (`server.keepalive_timeout = "0s"`), so that every connection is closed
-    /// after its first response, with `Connection: close`.
+    /// pingora's `keepalive_request_limit`, which counts *re*uses of a client connection (a
+    /// limit of N serves N + 1 requests): `keepalive_requests - 1`, and 0 when keep-alive is off
+    /// (`server.keepalive_timeout = "0s"`), so that every connection is closed after its first
+    /// response, with `Connection: close`.
     pub fn keepalive_request_limit(&self) -> u32 {
         if self.keepalive_timeout.is_zero() {
             0
         } else {
-            self.keepalive_requests
+            self.keepalive_requests.saturating_sub(1)
         }
     }
 }
@@ -832,7 +833,11 @@ mod tests {
         );
         let on = settings("1s");
         assert_eq!(on.keepalive_timeout, Duration::from_secs(1));
-        assert_eq!(on.keepalive_request_limit(), 50);
+        assert_eq!(
+            on.keepalive_request_limit(),
+            49,
+            "50 requests: the first and 49 reuses"
+        );
         assert_eq!(settings("2m").keepalive_timeout, Duration::from_secs(120));
     }
 

@@ -343,3 +343,26 @@ fn keepalive_timeout_zero_closes_every_connection_after_one_response() {
         );
     }
 }
+
+/// `server.keepalive_requests = 3`: the third answer on a connection is its last.
+#[test]
+fn keepalive_requests_is_the_number_of_requests_per_connection() {
+    let origin = Origin::start();
+    let launch = Launch {
+        server: "keepalive_requests = 3\n",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, origin.addr, DEFAULT_ROBOTS, "", launch);
+    let mut conn = Conn::open(rg.addr).unwrap();
+    for n in 1..=3 {
+        let r = conn.get("/about.html", FIREFOX).unwrap();
+        assert_eq!(r.status, 200);
+        let closes = r.header("connection") == Some("close");
+        assert_eq!(closes, n == 3, "request {n}: {:?}", r.headers);
+    }
+    assert!(
+        conn.get("/about.html", FIREFOX).is_err(),
+        "a 4th request was answered"
+    );
+}
