@@ -395,6 +395,22 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         "every client read and write would time out at once",
     );
     let keepalive_timeout = compile_keepalive_timeout(&server.keepalive_timeout, errors);
+    let grace = server.grace_period.get_ref().0;
+    if grace.subsec_nanos() != 0 {
+        errors.push(
+            Some(server.grace_period.span()),
+            "server.grace_period",
+            format!("{grace:?} is not a whole number of seconds, which pingora's shutdown counts: write \"{}s\" or \"{}s\"", grace.as_secs(), grace.as_secs() + 1),
+        );
+    }
+    let keepalive_requests = *server.keepalive_requests.get_ref();
+    if keepalive_requests == 0 {
+        errors.push(
+            Some(server.keepalive_requests.span()),
+            "server.keepalive_requests",
+            "must be at least 1 (to close every connection after one answer, set server.keepalive_timeout = \"0s\")",
+        );
+    }
     let threads = if server.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -411,9 +427,9 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         listen: listen?,
         admin_listen: admin_listen?,
         threads,
-        grace_period: server.grace_period,
+        grace_period: (grace.subsec_nanos() == 0).then_some(grace)?,
         keepalive_timeout: keepalive_timeout?,
-        keepalive_requests: server.keepalive_requests.max(1),
+        keepalive_requests: (keepalive_requests > 0).then_some(keepalive_requests)?,
         client_timeout: client_timeout?,
         pid_file,
         crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
@@ -783,6 +799,29 @@ mod tests {
                 &format!("{section}.{key}"),
             );
         }
+    }
+
+    #[test]
+    fn grace_period_is_whole_seconds_and_keepalive_requests_at_least_one() {
+        assert_one_error(
+            "[server]\ngrace_period = \"500ms\"\n",
+            6,
+            "server.grace_period",
+        );
+        assert_one_error(
+            "[server]\nkeepalive_requests = 0\n",
+            6,
+            "server.keepalive_requests",
+        );
+        let loaded = load_with("[server]\ngrace_period = \"0s\"\nkeepalive_requests = 1\n")
+            .map_err(|e| e.to_string())
+            .unwrap();
+        assert_eq!(loaded.settings.grace_period, Duration::ZERO);
+        assert_eq!(
+            loaded.settings.keepalive_request_limit(),
+            0,
+            "one request each"
+        );
     }
 
     #[test]

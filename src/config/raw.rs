@@ -31,12 +31,11 @@ pub struct RawServer {
     /// Worker threads of the proxy service (0: one per CPU core).
     pub threads: usize,
     /// How long after SIGTERM connections may still finish.
-    #[serde(with = "humantime_serde")]
-    pub grace_period: Duration,
+    pub grace_period: SpannedDuration,
     /// Idle time before a client keep-alive connection is closed.
     pub keepalive_timeout: SpannedDuration,
     /// Requests served on one client connection before it is closed.
-    pub keepalive_requests: u32,
+    pub keepalive_requests: Spanned<u32>,
     /// Time allowed for a client to send a complete request header or body chunk.
     pub client_timeout: SpannedDuration,
     pub pid_file: Option<String>,
@@ -47,9 +46,9 @@ impl Default for RawServer {
         RawServer {
             listen: Spanned::new(0..0, "0.0.0.0:8080".to_string()),
             threads: 0,
-            grace_period: Duration::from_secs(5),
+            grace_period: unwritten(Duration::from_secs(5)),
             keepalive_timeout: unwritten(Duration::from_secs(60)),
-            keepalive_requests: 1000,
+            keepalive_requests: Spanned::new(0..0, 1000),
             client_timeout: unwritten(Duration::from_secs(60)),
             pid_file: None,
         }
