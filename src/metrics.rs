@@ -25,6 +25,7 @@ pub struct Metrics {
     pub tarpit_bytes: IntCounter,
     pub tarpit_seconds: prometheus::Counter,
     pub tarpit_overflow: IntCounter,
+    pub crawl_delay_untracked: IntCounter,
     pub config_reloads: IntCounterVec,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
@@ -122,6 +123,14 @@ impl Metrics {
             )
             .expect("static metric definition"),
         );
+        let crawl_delay_untracked = register(
+            &r,
+            IntCounter::new(
+                "robogate_crawl_delay_untracked_total",
+                "Requests admitted without Crawl-delay pacing because the limiter was full of live entries (crawl_delay.max_entries).",
+            )
+            .expect("static metric definition"),
+        );
         let config_reloads = counter_vec(
             &r,
             "robogate_config_reloads_total",
@@ -155,6 +164,7 @@ impl Metrics {
             tarpit_bytes,
             tarpit_seconds,
             tarpit_overflow,
+            crawl_delay_untracked,
             config_reloads,
             config_generation,
             config_last_success,

@@ -66,7 +66,16 @@ impl Gate {
         {
             Admission::Admit => {}
             Admission::Untracked => {
-                tracing::warn!(target: "limit", "Crawl-delay limiter full; admitting untracked")
+                METRICS.crawl_delay_untracked.inc();
+                // Logged the 1st, 2nd, 4th, 8th... time: a full limiter must not flood the log.
+                let untracked = METRICS.crawl_delay_untracked.get();
+                if untracked.is_power_of_two() {
+                    tracing::warn!(
+                        target: "limit",
+                        untracked,
+                        "Crawl-delay limiter full (crawl_delay.max_entries); admitting untracked"
+                    )
+                }
             }
             Admission::Wait(wait) => {
                 let retry_after_secs = wait.as_secs_f64().ceil().max(1.0) as u32;

@@ -343,3 +343,26 @@ fn measure_ten_thousand_tarpits() {
     );
     drop(held);
 }
+
+#[test]
+fn a_full_crawl_delay_limiter_admits_counts_and_logs_sparingly() {
+    let origin = Origin::start();
+    let robots = "User-agent: *\nCrawl-delay: 100\n";
+    // 16 shards of one entry each: 64 paced clients overflow it.
+    let extra = "[enforce]\nunknown = \"enforce\"\n[crawl_delay]\nmax_entries = 1\n";
+    let rg = Robogate::start(origin.addr, robots, extra);
+    for i in 0..64 {
+        let ua = format!("probe-{i}");
+        assert_eq!(get(rg.addr, "/", Some(&ua)).unwrap().status, 200, "{ua}");
+    }
+    let untracked = eventually("untracked admissions to be counted", || {
+        Some(rg.metric("robogate_crawl_delay_untracked_total")).filter(|n| *n >= 48.0)
+    });
+    let logged = eventually("the overflow to be logged", || {
+        Some(rg.output().matches("admitting untracked").count()).filter(|n| *n > 0)
+    });
+    assert!(
+        logged <= untracked.log2() as usize + 1,
+        "{untracked} untracked admissions logged {logged} times"
+    );
+}
