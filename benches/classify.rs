@@ -2,6 +2,9 @@
 //! cached and uncached, against a naive baseline: every crawler-user-agents pattern as one case-insensitive regex.
 //!
 //! Needs `../shared/data/ua/`; prints a message and measures nothing without it.
+//!
+//! `classify_long` needs no data: one uncached classification of hostile 64 KiB User-Agents
+//! (no cache takes them), shaped after the inputs that made the old per-hit work quadratic.
 
 use std::path::PathBuf;
 
@@ -111,5 +114,39 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Length of the hostile User-Agents of [`bench_long`].
+const LONG_UA_LEN: usize = 64 * 1024;
+
+/// `prefix` followed by `unit` repeated up to [`LONG_UA_LEN`] bytes.
+fn long_ua(prefix: &str, unit: &str) -> String {
+    let mut ua = String::from(prefix);
+    while ua.len() + unit.len() <= LONG_UA_LEN {
+        ua.push_str(unit);
+    }
+    ua
+}
+
+/// One classification of a 64 KiB User-Agent, for each shape that used to cost quadratic time:
+/// many marker words in one comment, one long word full of markers, many site names followed by
+/// a `/`, many gates of a catalog regex that does not match.
+fn bench_long(c: &mut Criterion) {
+    let classifier = Classifier::build(Catalog::builtin()).expect("the shipped catalog compiles");
+    let cases = [
+        ("comment_bots", long_ua("Mozilla/5.0 (", "bot ")),
+        ("one_word_bots", long_ua("Mozilla/5.0 (", "bot")),
+        ("site_paths", long_ua("Foo/1.0 ", "x.com/")),
+        ("regex_gates", long_ua("Foo/1.0 ", "Java ")),
+    ];
+    let mut group = c.benchmark_group("classify_long");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(LONG_UA_LEN as u64));
+    for (name, ua) in &cases {
+        group.bench_function(*name, |b| {
+            b.iter(|| classifier.classify_uncached(black_box(ua)).class)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_long);
 criterion_main!(benches);
