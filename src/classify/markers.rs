@@ -68,7 +68,7 @@ const TLDS: [&[u8]; 29] = [
 ];
 
 /// Where a word was found.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Place {
     /// Nesting depth of `(`/`[` comments; 0 = a top-level product.
     depth: u32,
@@ -80,7 +80,7 @@ struct Place {
 }
 
 /// What the scan saw; [`Facts::strength`] weighs it.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Facts {
     /// A marker that decides alone: a robot word in a product, `+http`, an e-mail address.
     strong: bool,
@@ -132,14 +132,24 @@ pub(crate) fn vocabulary() -> Vec<Vec<u8>> {
 }
 
 /// Marker facts gathered from the vocabulary hits of one User-Agent.
+///
+/// Linear in the User-Agent's length whatever it holds: hits arrive in increasing order, so the
+/// comment state before a word ([`Nesting`]) is carried forward from the previous word instead
+/// of being recomputed from the start, and hits inside the word judged last are skipped before
+/// that word is looked for again. Each byte is thus read a bounded number of times, however
+/// many marker words a hostile header repeats (`Mozilla/5.0 (bot bot bot ...`).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct MarkerScan {
     facts: Facts,
-    last_word: Option<usize>,
+    /// The word judged last, `start..end`.
+    last_word: Option<(usize, usize)>,
+    /// Comment state up to the start of the word judged last.
+    nesting: Nesting,
 }
 
 impl MarkerScan {
-    /// Judges the word around a vocabulary hit that starts at `at` (once per word).
+    /// Judges the word around a vocabulary hit that starts at `at` (once per word). Costs the
+    /// bytes between the previous word and this one, plus this word's length.
     pub(crate) fn on_hit(&mut self, bytes: &[u8], at: usize) {
         if self.facts.strong {
             return;
@@ -149,12 +159,20 @@ impl MarkerScan {
             return;
         }
         let inside = if bytes[at] == b'.' { at + 1 } else { at };
-        let (start, end) = word_around(bytes, inside);
-        if self.last_word == Some(start) {
+        // Inside the last word: the same word, found without walking back to its start (a
+        // 1 MiB `botbotbot...` word would otherwise be walked once per `bot`).
+        if self
+            .last_word
+            .is_some_and(|(start, end)| (start..end).contains(&inside))
+        {
             return;
         }
-        self.last_word = Some(start);
-        let place = place_of(bytes, start, end);
+        let (start, end) = word_around(bytes, inside);
+        if self.last_word.is_some_and(|(last, _)| last == start) {
+            return;
+        }
+        self.last_word = Some((start, end));
+        let place = self.nesting.place(bytes, start, end);
         let word = &bytes[start..end];
         let scheme = word.eq_ignore_ascii_case(b"http") || word.eq_ignore_ascii_case(b"https");
         self.facts.strong |= scheme && start > 0 && bytes[start - 1] == b'+';
@@ -181,32 +199,55 @@ fn word_around(bytes: &[u8], at: usize) -> (usize, usize) {
     (start, end)
 }
 
-/// Where the word `bytes[start..end]` sits: comment depth and whether its comment has a
-/// `compatible` item before it. Only called for words that hold a marker fragment.
-fn place_of(bytes: &[u8], start: usize, end: usize) -> Place {
-    let mut depth = 0u32;
-    let mut compatible = false;
-    for (i, &b) in bytes[..start].iter().enumerate() {
-        match b {
-            b'(' | b'[' => depth += 1,
-            b')' | b']' => {
-                depth = depth.saturating_sub(1);
-                compatible &= depth > 0;
-            }
-            b'c' | b'C' if depth > 0 && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) => {
-                let rest = &bytes[i..];
-                compatible |= starts_with_ci(rest, b"compatible")
-                    && rest.get(10).is_none_or(|b| !b.is_ascii_alphanumeric());
-            }
-            _ => {}
+/// The comment state of a User-Agent before some position, carried from one marker word to the
+/// next: [`Nesting::place`] reads only the bytes since the previous call, so placing every word
+/// of a header costs one pass over it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Nesting {
+    /// The bytes before `pos` are accounted for.
+    pos: usize,
+    /// Nesting depth of `(`/`[` comments at `pos`; 0 = top level.
+    depth: u32,
+    /// The comment open at `pos` has had a `compatible` item.
+    compatible: bool,
+}
+
+impl Nesting {
+    /// Where the word `bytes[start..end]` sits: comment depth and whether its comment has a
+    /// `compatible` item before it. Reads `bytes[self.pos..start]` when words come in
+    /// increasing order (as vocabulary hits do); an earlier `start` starts over from the
+    /// beginning, so the answer never depends on the order of calls.
+    fn place(&mut self, bytes: &[u8], start: usize, end: usize) -> Place {
+        if start < self.pos {
+            *self = Nesting::default();
         }
-    }
-    Place {
-        depth,
-        compatible,
-        prev: start.checked_sub(1).map(|p| bytes[p]),
-        prev2: start.checked_sub(2).map(|p| bytes[p]),
-        next: bytes.get(end).copied(),
+        for i in self.pos..start {
+            match bytes[i] {
+                b'(' | b'[' => self.depth += 1,
+                b')' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.compatible &= self.depth > 0;
+                }
+                b'c' | b'C'
+                    if self.depth > 0 && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) =>
+                {
+                    // Reads up to 11 bytes on, possibly past `start`, exactly like a scan from
+                    // the beginning would.
+                    let rest = &bytes[i..];
+                    self.compatible |= starts_with_ci(rest, b"compatible")
+                        && rest.get(10).is_none_or(|b| !b.is_ascii_alphanumeric());
+                }
+                _ => {}
+            }
+        }
+        self.pos = start;
+        Place {
+            depth: self.depth,
+            compatible: self.compatible,
+            prev: start.checked_sub(1).map(|p| bytes[p]),
+            prev2: start.checked_sub(2).map(|p| bytes[p]),
+            next: bytes.get(end).copied(),
+        }
     }
 }
 
@@ -271,25 +312,25 @@ fn is_site(word: &[u8], place: Place, rest: &[u8]) -> bool {
     if word.eq_ignore_ascii_case(b"www") {
         return place.next == Some(b'.');
     }
-    let versioned = rest.strip_prefix(b"/").is_some_and(is_version);
     place.prev == Some(b'.')
         && place.prev2.is_some_and(|b| b.is_ascii_alphanumeric())
         && place
             .next
             .is_none_or(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_')))
-        && !versioned
         && TLDS.iter().any(|t| word.eq_ignore_ascii_case(t))
+        && !rest.strip_prefix(b"/").is_some_and(is_version)
 }
 
-/// `1.1.19` up to the next space, `;` or `)`; not `3eZNDnO` (a short link's path).
+/// `1.1.19` up to the next space, `;`, `(` or `)`; not `3eZNDnO` (a short link's path).
+///
+/// Stops at the first byte that is not part of a version, so it reads only the digits and dots
+/// after the word: `x.com/x.com/x.com/...` does not cost a walk to the end per `.com`.
 fn is_version(rest: &[u8]) -> bool {
-    let end = rest
+    let mut version = rest
         .iter()
-        .position(|b| matches!(b, b' ' | b';' | b')' | b'('))
-        .unwrap_or(rest.len());
-    let version = &rest[..end];
-    version.first().is_some_and(u8::is_ascii_digit)
-        && version.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+        .take_while(|b| !matches!(b, b' ' | b';' | b')' | b'('));
+    version.next().is_some_and(u8::is_ascii_digit)
+        && version.all(|b| b.is_ascii_digit() || *b == b'.')
 }
 
 /// `name@host.tld` with an alphabetic TLD (so `android@101.0.4951.41` is not one).
@@ -347,14 +388,20 @@ fn contains_ci(haystack: &[u8], needle: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aho_corasick::{AhoCorasickBuilder, MatchKind};
+    use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed};
+
+    fn automaton(kind: MatchKind) -> AhoCorasick {
+        AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(kind)
+            .build(vocabulary())
+            .expect("the vocabulary compiles")
+    }
 
     fn scan(ua: &str) -> Strength {
-        let automaton = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(vocabulary())
-            .expect("the vocabulary compiles");
+        let automaton = automaton(MatchKind::LeftmostFirst);
         let mut markers = MarkerScan::default();
         for hit in automaton.find_iter(ua) {
             markers.on_hit(ua.as_bytes(), hit.start());
@@ -409,5 +456,199 @@ mod tests {
         plain_browser_is_nothing: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36" => None;
         digits_after_bot: "centurybot9" => Strong;
         bottle_is_nothing: "openSUSE 13.1 (Bottle)" => None;
+    }
+
+    /// The placement before it was made incremental, kept as the reference: rescans the
+    /// User-Agent from its start for every word (quadratic over a whole header).
+    fn place_of(bytes: &[u8], start: usize, end: usize) -> Place {
+        let mut depth = 0u32;
+        let mut compatible = false;
+        for (i, &b) in bytes[..start].iter().enumerate() {
+            match b {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    compatible &= depth > 0;
+                }
+                b'c' | b'C' if depth > 0 && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) => {
+                    let rest = &bytes[i..];
+                    compatible |= starts_with_ci(rest, b"compatible")
+                        && rest.get(10).is_none_or(|b| !b.is_ascii_alphanumeric());
+                }
+                _ => {}
+            }
+        }
+        Place {
+            depth,
+            compatible,
+            prev: start.checked_sub(1).map(|p| bytes[p]),
+            prev2: start.checked_sub(2).map(|p| bytes[p]),
+            next: bytes.get(end).copied(),
+        }
+    }
+
+    /// [`MarkerScan`] as it was before it was made linear, kept as the reference: finds the
+    /// word around every hit from scratch and places it with [`place_of`].
+    #[derive(Default)]
+    struct ReferenceScan {
+        facts: Facts,
+        last_word: Option<usize>,
+    }
+
+    impl ReferenceScan {
+        fn on_hit(&mut self, bytes: &[u8], at: usize) {
+            if self.facts.strong {
+                return;
+            }
+            if bytes[at] == b'@' {
+                judge_at(bytes, at, &mut self.facts);
+                return;
+            }
+            let inside = if bytes[at] == b'.' { at + 1 } else { at };
+            let (start, end) = word_around(bytes, inside);
+            if self.last_word == Some(start) {
+                return;
+            }
+            self.last_word = Some(start);
+            let place = place_of(bytes, start, end);
+            let word = &bytes[start..end];
+            let scheme = word.eq_ignore_ascii_case(b"http") || word.eq_ignore_ascii_case(b"https");
+            self.facts.strong |= scheme && start > 0 && bytes[start - 1] == b'+';
+            judge_word(word, place, &bytes[end..], &mut self.facts);
+            self.facts.weak |= place.depth > 0 && modern_compatible(word, bytes);
+        }
+    }
+
+    /// The version check before it stopped early, kept as the reference for [`is_version`].
+    fn reference_is_version(rest: &[u8]) -> bool {
+        let end = rest
+            .iter()
+            .position(|b| matches!(b, b' ' | b';' | b')' | b'('))
+            .unwrap_or(rest.len());
+        let version = &rest[..end];
+        version.first().is_some_and(u8::is_ascii_digit)
+            && version.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+    }
+
+    fn config() -> Config {
+        Config {
+            cases: 256,
+            rng_seed: RngSeed::Fixed(0x0CA5_CADE),
+            failure_persistence: None,
+            ..Config::default()
+        }
+    }
+
+    /// Pieces that make the placement interesting: comment brackets, `compatible` (also glued
+    /// or cut short), robot and tool words, URLs, site names, versions, `@`.
+    const PIECES: &[&str] = &[
+        "(",
+        ")",
+        "[",
+        "]",
+        "((",
+        "))",
+        ";",
+        "; ",
+        " ",
+        "/",
+        "+",
+        ".",
+        "@",
+        "compatible",
+        "Compatible",
+        "compatibles",
+        "xcompatible",
+        "compat",
+        "bot",
+        "Bot",
+        "crawl",
+        "spider",
+        "checker",
+        "curl",
+        "http",
+        "https",
+        "://",
+        "www.",
+        ".com",
+        ".de",
+        ".ly",
+        "x.com/",
+        "1.0",
+        "/1.1",
+        "Mozilla/5.0 ",
+        "Mozilla/4.0 ",
+        "okhttp",
+        "a@b.org",
+        "v2",
+        "9",
+    ];
+
+    /// User-Agent-like strings: pieces and stray printable bytes.
+    fn user_agent() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                3 => proptest::sample::select(PIECES).prop_map(str::to_owned),
+                1 => "[ -~]{1,3}",
+            ],
+            0..48,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        /// Carried forward over the hits in order, [`Nesting::place`] says exactly what
+        /// [`place_of`] says from scratch, for every word of every hit.
+        #[test]
+        fn incremental_place_is_place_of(ua in user_agent()) {
+            let bytes = ua.as_bytes();
+            let mut nesting = Nesting::default();
+            for hit in automaton(MatchKind::LeftmostLongest).find_iter(bytes) {
+                let at = hit.start();
+                let inside = if bytes[at] == b'.' { at + 1 } else { at };
+                let (start, end) = word_around(bytes, inside);
+                prop_assert_eq!(nesting.place(bytes, start, end), place_of(bytes, start, end));
+            }
+        }
+
+        /// The linear [`MarkerScan`] gathers exactly the facts of the old per-hit scan after
+        /// every hit, whichever hits the shared automaton leaves to it (`keep` drops some, as
+        /// catalog literals and browser signatures do).
+        #[test]
+        fn marker_scan_is_the_reference_scan(
+            ua in user_agent(),
+            keep in proptest::collection::vec(any::<bool>(), 1..8),
+        ) {
+            let bytes = ua.as_bytes();
+            let mut fast = MarkerScan::default();
+            let mut reference = ReferenceScan::default();
+            let automaton = automaton(MatchKind::LeftmostLongest);
+            for (n, hit) in automaton.find_iter(bytes).enumerate().filter(|(n, _)| keep[n % keep.len()]) {
+                fast.on_hit(bytes, hit.start());
+                reference.on_hit(bytes, hit.start());
+                prop_assert_eq!(fast.facts, reference.facts, "after hit {} at {}", n, hit.start());
+            }
+        }
+
+        /// [`is_version`] stops early but answers as the full check did.
+        #[test]
+        fn is_version_is_the_reference(rest in "[0-9./ ;()a-z]{0,12}") {
+            prop_assert_eq!(is_version(rest.as_bytes()), reference_is_version(rest.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn place_after_an_earlier_word_starts_over() {
+        let ua = b"Mozilla/5.0 (compatible; Foo) (x bot) bar";
+        let mut nesting = Nesting::default();
+        for (start, end) in [(31, 34), (0, 7), (13, 23), (13, 23), (39, 42), (26, 29)] {
+            assert_eq!(
+                nesting.place(ua, start, end),
+                place_of(ua, start, end),
+                "{start}..{end}"
+            );
+        }
     }
 }

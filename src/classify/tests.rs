@@ -205,3 +205,61 @@ proptest::proptest! {
         proptest::prop_assert!(same_answer(c.classify(&ua), c.classify_uncached(&ua)));
     }
 }
+
+/// The longest request header pingora accepts.
+const HOSTILE_LEN: usize = 1 << 20;
+
+/// `prefix` followed by `unit` repeated up to [`HOSTILE_LEN`] bytes: a User-Agent no cache
+/// takes, with a marker hit every few bytes.
+fn hostile(prefix: &str, unit: &str) -> String {
+    let mut ua = String::from(prefix);
+    while ua.len() + unit.len() <= HOSTILE_LEN {
+        ua.push_str(unit);
+    }
+    ua
+}
+
+/// Class, agent name (or "-") and reason of one User-Agent.
+fn outcome(ua: &str) -> (Class, &'static str, Reason) {
+    let got = classifier().classify(ua);
+    (
+        got.class,
+        got.agent.map_or("-", |a| a.name.as_str()),
+        got.reason,
+    )
+}
+
+// The next tests classify 1 MiB User-Agents whose per-hit work used to grow with the header
+// (a quadratic classification takes minutes on them in a debug build); that they finish at all
+// documents the linear scan. No timing is asserted.
+
+#[test]
+fn hostile_comment_full_of_bots_is_a_robot() {
+    // The reported reproduction: 262,000 `bot` words, each once placed by a rescan from byte 0.
+    let ua = hostile("Mozilla/5.0 (", "bot ");
+    assert_eq!(outcome(&ua), (Class::Robot, "-", Reason::Marker));
+}
+
+#[test]
+fn hostile_word_full_of_bots_is_a_robot() {
+    // One 1 MiB word: each `bot` in it once walked back to the word's start.
+    let ua = hostile("Mozilla/5.0 (", "bot");
+    assert_eq!(outcome(&ua), (Class::Robot, "-", Reason::Marker));
+}
+
+#[test]
+fn hostile_site_paths_are_a_robot() {
+    // Each `.com` once checked for a version up to the end of the header.
+    let ua = hostile("Foo/1.0 ", "x.com/");
+    assert_eq!(outcome(&ua), (Class::Robot, "-", Reason::Marker));
+}
+
+#[test]
+fn hostile_nesting_keeps_its_depth() {
+    // Half a million open comments, then a robot word: still inside a comment (a weak marker),
+    // and a Gecko engine outranks it.
+    let ua = hostile("Mozilla/5.0 ", "(") + " bot Gecko/20100101";
+    assert_eq!(outcome(&ua), (Class::Browser, "-", Reason::Browser));
+    let ua = hostile("Mozilla/5.0 ", "(") + " bot";
+    assert_eq!(outcome(&ua), (Class::Robot, "-", Reason::Marker));
+}
