@@ -141,14 +141,19 @@ impl KnownAgents {
         }
     }
 
-    /// One pass over the User-Agent. Does not allocate.
+    /// One pass over the User-Agent. Does not allocate (unless the catalog has more than
+    /// [`RegexesRun::INLINE`] regexes and a gate of a later one is found).
     ///
     /// A literal glued to a neighbouring token is skipped by searching again one byte further
-    /// on, so a valid shorter match inside it is still found.
+    /// on, so a valid shorter match inside it is still found. A catalog regex runs over the
+    /// whole User-Agent at most once, however often its gate appears: its answer depends on
+    /// the User-Agent only, and running it at every gate would cost the header's length per
+    /// gate (`Java Java Java ...`).
     pub(crate) fn scan(&self, ua: &str) -> Scan {
         let bytes = ua.as_bytes();
         let mut best: Option<Hit> = None;
         let mut regex_agent = None;
+        let mut regexes_run = RegexesRun::default();
         let mut markers = MarkerScan::default();
         let mut browser = false;
         let mut from = 0;
@@ -178,7 +183,9 @@ impl KnownAgents {
             }
             id -= self.literal_info.len();
             if let Some((re, agent)) = self.regexes.get(id) {
-                regex_agent = regex_agent.or_else(|| re.is_match(ua).then_some(*agent));
+                if regex_agent.is_none() && regexes_run.first_time(id) {
+                    regex_agent = re.is_match(ua).then_some(*agent);
+                }
                 continue;
             }
             id -= self.regexes.len();
@@ -202,11 +209,65 @@ impl KnownAgents {
     }
 }
 
+/// Which catalog regexes one [`KnownAgents::scan`] has run: a bit per regex, inline for the
+/// first [`RegexesRun::INLINE`], on the heap (only when needed) for the rest.
+#[derive(Default)]
+struct RegexesRun {
+    inline: u128,
+    spilled: Vec<u64>,
+}
+
+impl RegexesRun {
+    /// How many regexes are tracked without allocating.
+    const INLINE: usize = 128;
+
+    /// Marks regex `index` as run; true if it had not been.
+    fn first_time(&mut self, index: usize) -> bool {
+        let (word, bit) = match index.checked_sub(Self::INLINE) {
+            None => {
+                let bit = 1u128 << index;
+                let first = self.inline & bit == 0;
+                self.inline |= bit;
+                return first;
+            }
+            Some(rest) => (rest / 64, 1u64 << (rest % 64)),
+        };
+        if self.spilled.len() <= word {
+            self.spilled.resize(word + 1, 0);
+        }
+        let first = self.spilled[word] & bit == 0;
+        self.spilled[word] |= bit;
+        first
+    }
+}
+
 fn build_error(file: &str, agent: &Agent, key: &str, message: String) -> CatalogError {
     CatalogError {
         file: file.to_owned(),
         line: agent.line,
         key: key.to_owned(),
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_regex_runs_once() {
+        let mut run = RegexesRun::default();
+        for index in [0, 5, 127, 128, 200, 1000] {
+            assert!(run.first_time(index), "{index} the first time");
+        }
+        for index in [0, 5, 127, 128, 200, 1000] {
+            assert!(!run.first_time(index), "{index} the second time");
+        }
+        for index in [1, 126, 129, 191, 192, 999, 1001] {
+            assert!(
+                run.first_time(index),
+                "{index} is not marked by its neighbours"
+            );
+        }
     }
 }

@@ -263,3 +263,41 @@ fn hostile_nesting_keeps_its_depth() {
     let ua = hostile("Mozilla/5.0 ", "(") + " bot";
     assert_eq!(outcome(&ua), (Class::Robot, "-", Reason::Marker));
 }
+
+#[test]
+fn hostile_regex_gates_run_their_regex_once() {
+    // `Java` gates the regex `(^|[\s(])Java/[0-9]`, which used to run over the whole header at
+    // each of 210,000 gates.
+    let ua = hostile("Foo/1.0 ", "Java ");
+    assert_eq!(outcome(&ua), (Class::Unknown, "-", Reason::Nothing));
+    let ua = hostile("Foo/1.0 ", "Java ") + "Java/17";
+    assert_eq!(outcome(&ua), (Class::Robot, "Java", Reason::HttpTool));
+}
+
+/// A catalog of 200 agents known only by a regex, `Rx{i}q/<digit>`, gated by the name `Rx{i}q`:
+/// more regexes than a scan tracks without allocating.
+fn regex_classifier() -> Classifier {
+    let text: String = (0..200)
+        .map(|i| {
+            format!("[[agent]]\nname = \"Rx{i}q\"\ncategory = \"other\"\noperator = \"o\"\ntokens = []\nmatch = []\nregex = 'Rx{i}q/[0-9]'\n\n")
+        })
+        .collect();
+    Classifier::build(Catalog::parse(&text, "rx.toml").expect("valid catalog")).expect("compiles")
+}
+
+#[test]
+fn regexes_run_once_still_pick_the_first_gate_that_matches() {
+    let c = regex_classifier();
+    let name = |ua: &str| c.classify_uncached(ua).agent.map(|a| a.name.clone());
+    // Gates of a regex that fails and of one that matches, alternating; inline and spilled.
+    for (gated, matching) in [(3, 150), (150, 3), (130, 199), (0, 127)] {
+        let ua = format!("Rx{gated}q Rx{matching}q ").repeat(20) + &format!("Rx{matching}q/1");
+        assert_eq!(name(&ua), Some(format!("Rx{matching}q")), "{ua}");
+    }
+    // Two regexes that match: the first gate decides, as before.
+    assert_eq!(name("Rx199q/1 Rx150q/1 Rx3q/1"), Some("Rx199q".into()));
+    assert_eq!(name("Rx3q/1 Rx199q/1"), Some("Rx3q".into()));
+    // 1 MiB of gates of regexes that do not match.
+    let ua = hostile("", "Rx150q Rx3q ");
+    assert_eq!(c.classify(&ua).class, Class::Unknown);
+}
