@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod classify;
 pub mod cli;
 pub mod config;
+pub mod drain;
 pub mod limit;
 pub mod metrics;
 pub mod policy;

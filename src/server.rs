@@ -3,7 +3,7 @@
 use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -17,6 +17,7 @@ use pingora_core::services::listening::Service;
 
 use crate::cli::{LogFormat, ServeArgs};
 use crate::config::{self, Settings};
+use crate::drain;
 use crate::proxy::admin::Admin;
 use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
@@ -73,7 +74,7 @@ fn server_conf(settings: &Settings) -> ServerConf {
 
 /// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
 pub fn serve(args: &ServeArgs) -> ExitCode {
-    let _guard = init_logging(args.log_format);
+    let logs: drain::LogGuard = Arc::new(Mutex::new(Some(init_logging(args.log_format))));
     let loaded = match config::load(&args.config, 1) {
         Ok(l) => l,
         Err(errors) => {
@@ -154,6 +155,11 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         config = %args.config.display(),
         "robogate starting"
     );
+    if let Err(e) = drain::exit_when_drained(server.watch_execution_phase(), logs.clone()) {
+        // Without it a stop just takes the whole grace period.
+        tracing::warn!("cannot start the drain watcher: {e}");
+    }
     server.run(RunArgs::default());
+    drop(logs.lock().map(|mut guard| guard.take()));
     ExitCode::SUCCESS
 }

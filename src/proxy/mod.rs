@@ -21,6 +21,7 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
+use crate::drain::InFlight;
 use crate::limit::{Admission, CrawlLimiter, Key};
 use crate::metrics::{self, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
@@ -87,6 +88,9 @@ impl Gate {
 
 /// Per-request state: the policy snapshot the request started with, and its decision.
 pub struct RequestCtx {
+    /// Counts the request as in flight for a graceful stop until the context is dropped, after
+    /// the answer's last byte.
+    _in_flight: InFlight,
     policy: Option<Arc<Policy>>,
     decision: Option<Decision>,
     started: Instant,
@@ -177,6 +181,7 @@ impl ProxyHttp for Gate {
 
     fn new_ctx(&self) -> RequestCtx {
         RequestCtx {
+            _in_flight: InFlight::enter(),
             policy: None,
             decision: None,
             started: Instant::now(),

@@ -247,6 +247,59 @@ fn origin_down_gives_a_502_page_and_recovers() {
     });
 }
 
+/// With nothing in flight, SIGTERM exits at once rather than after the grace period; a request
+/// in flight is answered in full first.
+#[test]
+fn sigterm_exits_as_soon_as_the_last_request_is_answered() {
+    use std::io::{Read, Write};
+    use std::sync::mpsc;
+    // An origin that answers only when told to.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = listener.local_addr().unwrap();
+    let (got_request, request_seen) = mpsc::channel();
+    let (answer, answer_now) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf);
+        got_request.send(()).unwrap();
+        answer_now.recv().unwrap();
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow");
+    });
+    let launch = Launch {
+        server: "grace_period = \"60s\"\n",
+        env: &[("RUST_LOG", "info")],
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut rg = Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", launch);
+    let addr = rg.addr;
+    let client = std::thread::spawn(move || get(addr, "/slow", Some(FIREFOX)));
+    request_seen.recv_timeout(DEADLINE).unwrap();
+    rg.signal("TERM");
+    eventually("the grace period to begin", || {
+        rg.output().contains("grace period").then_some(())
+    });
+    assert!(
+        rg.child.try_wait().unwrap().is_none(),
+        "exited with a request in flight"
+    );
+    answer.send(()).unwrap();
+    let r = client
+        .join()
+        .unwrap()
+        .expect("the request in flight is answered");
+    assert_eq!((r.status, r.text().as_str()), (200, "slow"));
+    // Well inside the 60 s grace period (eventually gives up after DEADLINE).
+    let status = eventually("robogate to exit", || rg.child.try_wait().ok().flatten());
+    assert!(status.success(), "exit status {status}");
+    assert!(
+        rg.output().contains("exiting before the grace period ends"),
+        "{}",
+        rg.output()
+    );
+}
+
 #[test]
 fn sigterm_stops_within_the_grace_period() {
     let (_origin, mut rg) = gate();

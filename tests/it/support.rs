@@ -237,9 +237,14 @@ impl Robogate {
             let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let config = format!(
-                "[server]\nlisten = \"{addr}\"\nthreads = 1\ngrace_period = \"1s\"\n{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n",
+                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n",
                 origin_extra = launch.origin,
                 server_extra = launch.server,
+                grace = if launch.server.contains("grace_period") {
+                    ""
+                } else {
+                    "grace_period = \"1s\"\n"
+                },
             );
             std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
             let mut cmd = robogate_cmd();

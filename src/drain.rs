@@ -1,0 +1,74 @@
+//! A graceful stop that ends when the work does. After SIGTERM pingora stops accepting, lets
+//! requests in flight finish, and then sleeps out the whole `server.grace_period` even when
+//! nothing is left to do. robogate counts its requests in flight and exits as soon as there are
+//! none (at most the grace period later, as before), the way nginx's graceful quit does.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use pingora_core::server::ExecutionPhase;
+use tokio::sync::broadcast::{self, error::RecvError};
+use tracing_appender::non_blocking::WorkerGuard;
+
+/// Requests being processed (from the parsed head to the last byte written).
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// How often the drain looks at the count once the grace period has begun.
+const POLL: Duration = Duration::from_millis(10);
+
+/// One request in flight, for as long as this lives.
+#[derive(Debug)]
+pub struct InFlight(());
+
+impl InFlight {
+    pub fn enter() -> InFlight {
+        IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
+        InFlight(())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The log writer's flush guard, shared by `serve` (which drops it on a normal exit) and the
+/// drain (which drops it before an early one, so no line is lost).
+pub type LogGuard = Arc<Mutex<Option<WorkerGuard>>>;
+
+/// Watches pingora's phases; once its grace period starts, exits the process as soon as no
+/// request has been in flight for two looks in a row (a request whose head was already read
+/// when the listener stopped is still counted a moment later).
+pub fn exit_when_drained(
+    mut phases: broadcast::Receiver<ExecutionPhase>,
+    logs: LogGuard,
+) -> std::io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("robogate drain".into())
+        .spawn(move || {
+            loop {
+                match phases.blocking_recv() {
+                    Ok(ExecutionPhase::ShutdownGracePeriod) => break,
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                }
+            }
+            let mut idle_looks = 0;
+            while idle_looks < 2 {
+                std::thread::sleep(POLL);
+                idle_looks = if IN_FLIGHT.load(Ordering::Acquire) == 0 {
+                    idle_looks + 1
+                } else {
+                    0
+                };
+            }
+            tracing::info!("no request in flight: exiting before the grace period ends");
+            if let Ok(mut guard) = logs.lock() {
+                drop(guard.take()); // flushes the log writer
+            }
+            std::process::exit(0);
+        })
+}
