@@ -4,6 +4,7 @@
 //! settings, generation) published through one `ArcSwap`; [`Policy::decide`] turns the facts of a
 //! request into a [`Decision`] that `proxy::respond` turns into bytes.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -139,22 +140,48 @@ impl RobotsFile {
     }
 
     /// The text of 1-based line `n` of the served file (CR, LF or CRLF terminated), for
-    /// messages. Scans the bytes in place: no copy of the file per blocked request.
+    /// messages: trimmed, without a byte order mark, and cut to [`LINE_TEXT_MAX`] bytes (a line
+    /// can be as long as the file). Scans the bytes in place with `memchr`: no copy of the file
+    /// per blocked request.
     pub fn line_text(&self, n: u32) -> Option<String> {
-        let is_end = |b: &u8| *b == b'\n' || *b == b'\r';
-        let mut rest: &[u8] = &self.body;
-        for _ in 1..n.max(1) {
-            let i = rest.iter().position(is_end)?;
-            let crlf = rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n');
-            rest = &rest[i + if crlf { 2 } else { 1 }..];
-        }
-        if n == 0 || rest.is_empty() {
+        if n == 0 {
             return None;
         }
-        let end = rest.iter().position(is_end).unwrap_or(rest.len());
-        Some(String::from_utf8_lossy(&rest[..end]).trim().to_string())
+        let body: &[u8] = &self.body;
+        let mut start = 0;
+        let mut ends = memchr::memchr2_iter(b'\n', b'\r', body);
+        for _ in 1..n {
+            let i = ends.next()?;
+            if body[i] == b'\r' && body.get(i + 1) == Some(&b'\n') {
+                ends.next(); // the LF of a CRLF
+                start = i + 2;
+            } else {
+                start = i + 1;
+            }
+        }
+        let line = &body[start..ends.next().unwrap_or(body.len())];
+        let line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+        if line.is_empty() && start == body.len() {
+            return None;
+        }
+        Some(shorten(String::from_utf8_lossy(line).trim(), LINE_TEXT_MAX).into_owned())
     }
 }
+
+/// `text` cut to at most `max` bytes (at a character boundary) with `…` appended when cut.
+pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Cow::Owned(format!("{}…", &text[..cut]))
+}
+
+/// Longest robots.txt line text quoted in a message (a block's body, `robogate check`).
+pub const LINE_TEXT_MAX: usize = 200;
 
 /// The last fetch of the origin's robots.txt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -641,6 +668,13 @@ mod tests {
     }
 
     #[test]
+    fn shorten_cuts_at_a_character_boundary() {
+        assert_eq!(shorten("abc", 3), "abc");
+        assert_eq!(shorten("abcd", 3), "abc…");
+        assert_eq!(shorten("aé", 2), "a…", "é is two bytes: not cut in half");
+    }
+
+    #[test]
     fn line_text_quotes_the_served_file() {
         let f = RobotsFile::new(Bytes::from_static(b"a\r\nb\rc\n"), SystemTime::UNIX_EPOCH);
         assert_eq!(
@@ -651,5 +685,12 @@ mod tests {
             ),
             (Some("b"), Some("c"), None)
         );
+        assert_eq!(f.line_text(4), None, "past the last line");
+        let long = format!("\u{feff}Disallow: /a # {}\nx\n", "é".repeat(1000));
+        let f = RobotsFile::new(Bytes::from(long), SystemTime::UNIX_EPOCH);
+        let text = f.line_text(1).unwrap();
+        assert!(text.starts_with("Disallow: /a # é"), "{text}");
+        assert!(text.ends_with('…') && text.len() <= LINE_TEXT_MAX + '…'.len_utf8());
+        assert_eq!(f.line_text(2).as_deref(), Some("x"));
     }
 }

@@ -9,7 +9,7 @@ use pingora_proxy::Session;
 use std::sync::Arc;
 
 use crate::metrics::METRICS;
-use crate::policy::{Decision, Outcome, Policy};
+use crate::policy::{shorten, Decision, Outcome, Policy};
 use crate::proxy::tarpit::{self, TarpitGate};
 
 /// Answers the request locally when the decision says so. Returns `Ok(true)` when a response was
@@ -126,8 +126,12 @@ fn etag_matches(if_none_match: &str, etag: &str) -> bool {
 }
 
 /// A short text body naming the robot and the robots.txt line that disallows the path.
+/// Longest request target quoted in a block's body (a target can be as long as a request head).
+const TARGET_TEXT_MAX: usize = 1024;
+
 pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String {
     let who = policy.agent_name(decision).unwrap_or("this robot");
+    let target = shorten(target, TARGET_TEXT_MAX);
     let mut body = format!("403 Forbidden: {who} may not fetch {target}");
     match decision.robots_line {
         Some(line) => {
