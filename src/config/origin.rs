@@ -45,15 +45,73 @@ pub fn fetch(address: &str, host: Option<&str>, timeout: Duration) -> Fetched {
             let read = response
                 .into_body()
                 .as_reader()
-                .take(ROBOTS_MAX_BYTES)
+                .take(ROBOTS_MAX_BYTES + 1)
                 .read_to_end(&mut body);
             match read {
-                Ok(_) => Fetched::Rules(body),
+                Ok(_) => {
+                    cut_to_limit(&mut body);
+                    Fetched::Rules(body)
+                }
                 Err(e) => Fetched::Unreachable(format!("reading the body: {e}")),
             }
         }
         400..=499 => Fetched::Unavailable(status),
         300..=399 => Fetched::Unavailable(status),
         _ => Fetched::Unreachable(format!("status {status}")),
+    }
+}
+
+/// Cuts a body over [`ROBOTS_MAX_BYTES`] the way robots read it (robots-spec §1.1): the first
+/// `ROBOTS_MAX_BYTES` octets, less a line the limit cuts, which is dropped whole. Without this,
+/// the served and enforced file would end in a partial rule (`Disallow: /private-area` read as
+/// `Disallow: /`). This mirrors the robots parser's private `limit_size`, which is not
+/// reachable from outside `src/robots/`.
+fn cut_to_limit(body: &mut Vec<u8>) {
+    let limit = ROBOTS_MAX_BYTES as usize;
+    if body.len() <= limit {
+        return;
+    }
+    let keep = if matches!(body[limit], b'\r' | b'\n') {
+        limit
+    } else {
+        memchr::memrchr2(b'\r', b'\n', &body[..limit]).map_or(0, |end| end + 1)
+    };
+    body.truncate(keep);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(body: &[u8]) -> Vec<u8> {
+        let mut body = body.to_vec();
+        cut_to_limit(&mut body);
+        body
+    }
+
+    #[test]
+    fn a_line_cut_by_the_limit_is_dropped_whole() {
+        let limit = ROBOTS_MAX_BYTES as usize;
+        let mut body = vec![b'#'; limit - 12];
+        body.push(b'\n');
+        body.extend_from_slice(b"Disallow: /private-area\n");
+        assert_eq!(cut(&body), body[..limit - 11]);
+    }
+
+    #[test]
+    fn a_line_ending_at_the_limit_is_kept() {
+        let limit = ROBOTS_MAX_BYTES as usize;
+        let mut body = vec![b'#'; limit - 11];
+        body.extend_from_slice(b"Disallow: /\nDisallow: /x\n");
+        assert_eq!(cut(&body), body[..limit]);
+        let mut crlf = vec![b'#'; limit - 1];
+        crlf.extend_from_slice(b"\r\nDisallow: /x\n");
+        assert_eq!(cut(&crlf), crlf[..limit], "CR at the limit, LF after it");
+    }
+
+    #[test]
+    fn bodies_within_the_limit_are_untouched() {
+        let body = vec![b'x'; ROBOTS_MAX_BYTES as usize];
+        assert_eq!(cut(&body), body);
     }
 }

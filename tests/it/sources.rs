@@ -285,6 +285,42 @@ fn origin_file_is_read_up_to_500_kib() {
     );
 }
 
+/// An origin file whose last line straddles the 500 KiB limit: that line is dropped whole
+/// (robots-spec §1.1), so neither the served copy nor enforcement ends in a truncated rule.
+/// Before, the copy was cut at exactly 512,000 bytes and `Disallow: /private-area` was served
+/// and enforced as `Disallow: /`, blocking the whole site.
+#[test]
+fn origin_line_cut_by_the_size_limit_is_dropped_whole() {
+    let origin = Scripted::start();
+    let filler = format!("# {}\n", "x".repeat(98));
+    let mut body = String::from("User-agent: *\nDisallow: /early\n");
+    while body.len() + filler.len() <= 512_000 - 11 {
+        body.push_str(&filler);
+    }
+    body.push_str(&"#".repeat(512_000 - 11 - 1 - body.len()));
+    body.push('\n');
+    let kept = body.len();
+    body.push_str("Disallow: /private-area\n");
+    assert!(body.len() > 512_000);
+    assert_eq!(
+        &body[kept..512_000],
+        "Disallow: /",
+        "the limit cuts the last rule"
+    );
+    origin.route("/robots.txt", reply(200, "text/plain", &body));
+    origin.route("/open", reply(200, "text/plain", "open"));
+    let rg = Robogate::start(origin.addr, "", "[robots]\nsource = \"origin\"\n");
+    let served = get(rg.addr, "/robots.txt", None).unwrap();
+    assert_eq!(served.body.len(), kept, "cut after the last line break");
+    assert_eq!(served.body, body.as_bytes()[..kept]);
+    assert_eq!(get(rg.addr, "/early", Some(WGET)).unwrap().status, 403);
+    assert_eq!(
+        get(rg.addr, "/open", Some(WGET)).unwrap().status,
+        200,
+        "the cut line is no `Disallow: /`"
+    );
+}
+
 #[test]
 fn x_robots_tag_is_added_on_canonical_paths_and_for_chosen_agents() {
     let origin = Origin::start();
