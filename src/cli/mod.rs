@@ -121,6 +121,17 @@ fn config_check(path: &Path) -> ExitCode {
     match crate::config::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
+            if let Some(why) = &loaded.robots_fetch_failure {
+                eprintln!(
+                    "{}: robots.source: the origin's robots.txt could not be fetched from {} ({why}): \
+                     robots treat the site as disallowed; robogate would serve a complete-disallow \
+                     robots.txt with status 503 until the origin answers",
+                    path.display(),
+                    p.upstream.address,
+                );
+                eprintln!("1 problem(s) found");
+                return ExitCode::from(1);
+            }
             for w in crate::robots::lint(&p.robots.body) {
                 println!(
                     "warning: {}: {w}",

@@ -142,6 +142,9 @@ pub struct Loaded {
     pub policy: Policy,
     /// Every file the load read (robogate.toml first); their folders are watched for changes.
     pub files: Vec<PathBuf>,
+    /// `source = "origin"`: why this load could not fetch the origin's robots.txt (5xx or no
+    /// answer), if it could not; the served file is then the last good copy or complete disallow.
+    pub robots_fetch_failure: Option<String>,
 }
 
 /// Collects errors against one file, translating byte spans into line numbers.
@@ -272,6 +275,7 @@ pub fn load_after(
                     fingerprint: fp,
                 },
                 files,
+                robots_fetch_failure: parts.robots_fetch_failure,
             })
         }
         _ => Err(ConfigErrors(errors.list)),
@@ -324,6 +328,7 @@ struct Parts {
     crawl_delay: CrawlDelay,
     upstream: Upstream,
     files: Vec<PathBuf>,
+    robots_fetch_failure: Option<String>,
 }
 
 fn compile(
@@ -372,6 +377,7 @@ fn compile(
             crawl_delay,
             upstream: upstream?,
             files,
+            robots_fetch_failure: robots.fetch_failure,
         },
     ))
 }

@@ -29,6 +29,8 @@ pub(super) struct CompiledRobots {
     pub origin: Option<OriginState>,
     /// Files read (their folders are watched).
     pub files: Vec<PathBuf>,
+    /// Why the origin's robots.txt could not be fetched this time (5xx or no answer), if so.
+    pub fetch_failure: Option<String>,
 }
 
 /// The robots.txt robogate serves while the origin's cannot be had and never could.
@@ -48,6 +50,7 @@ pub(super) fn compile(
                 file: Arc::new(file),
                 origin: None,
                 files: vec![path],
+                fetch_failure: None,
             }
         }),
         "generate" => generate(raw, classifier, sources.base, errors),
@@ -143,6 +146,7 @@ fn generate(
         file: Arc::new(RobotsFile::new(Bytes::from(text), SystemTime::now())),
         origin: None,
         files,
+        fetch_failure: None,
     })
 }
 
@@ -258,6 +262,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
             file: p.robots.clone(),
             origin: p.robots_origin,
             files: Vec::new(),
+            fetch_failure: None,
         };
     }
     let fetched = match sources.upstream {
@@ -277,6 +282,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
             failed: false,
         }),
         files: Vec::new(),
+        fetch_failure: None,
     };
     match fetched {
         Fetched::Rules(body) => answered(RobotsFile::new(Bytes::from(body), SystemTime::now())),
@@ -299,6 +305,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
                             failed: true,
                         }),
                         files: Vec::new(),
+                        fetch_failure: Some(why),
                     }
                 }
                 None => {
@@ -318,6 +325,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
                             failed: true,
                         }),
                         files: Vec::new(),
+                        fetch_failure: Some(why),
                     }
                 }
             }

@@ -48,6 +48,43 @@ fn config_check_reports_every_problem_with_file_line_and_key() {
     }
 }
 
+/// `source = "origin"` with an origin that does not answer: the live proxy would serve complete
+/// disallow with status 503, so `config check` must not say ok.
+#[test]
+fn config_check_fails_when_the_origin_robots_txt_cannot_be_fetched() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("robogate.toml");
+    let closed = format!("127.0.0.1:{}", free_port());
+    std::fs::write(
+        &conf,
+        format!("[origin]\naddress = \"{closed}\"\nhost = \"example.test\"\nconnect_timeout = \"1s\"\n\n[robots]\nsource = \"origin\"\n"),
+    )
+    .unwrap();
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("robots.source: the origin's robots.txt could not be fetched"),
+        "{err}"
+    );
+    assert!(err.contains("robots treat the site as disallowed"), "{err}");
+    assert!(!stdout(&o).contains(": ok"), "{}", stdout(&o));
+
+    // Once the origin answers, the same config is ok.
+    let origin = Scripted::start();
+    origin.route(
+        "/robots.txt",
+        reply(200, "text/plain", "User-agent: *\nDisallow:\n"),
+    );
+    std::fs::write(
+        &conf,
+        format!("[origin]\naddress = \"{}\"\nhost = \"example.test\"\n\n[robots]\nsource = \"origin\"\n", origin.addr),
+    )
+    .unwrap();
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
 #[test]
 fn config_check_rejects_unknown_keys_and_sections() {
     let dir = tempfile::tempdir().unwrap();
