@@ -94,6 +94,9 @@ pub fn reload_once(
         }
         Ok(loaded) => {
             warn_restart_needed(running, &loaded.settings);
+            for w in &loaded.warnings {
+                tracing::warn!(target: "reload", "{w}");
+            }
             let generation = loaded.policy.generation;
             live.store(Arc::new(loaded.policy));
             crate::alloc::release_freed_memory();

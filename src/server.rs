@@ -86,6 +86,9 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    for w in &loaded.warnings {
+        tracing::warn!(target: "reload", "{w}");
+    }
     let settings = loaded.settings;
     for (what, addr) in [
         ("server.listen", settings.listen),

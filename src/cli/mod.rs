@@ -121,6 +121,9 @@ fn config_check(path: &Path) -> ExitCode {
     match crate::config::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
+            for w in &loaded.warnings {
+                println!("warning: {w}");
+            }
             if let Some(why) = &loaded.robots_fetch_failure {
                 eprintln!(
                     "{}: robots.source: the origin's robots.txt could not be fetched from {} ({why}): \

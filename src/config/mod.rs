@@ -145,6 +145,9 @@ pub struct Loaded {
     /// `source = "origin"`: why this load could not fetch the origin's robots.txt (5xx or no
     /// answer), if it could not; the served file is then the last good copy or complete disallow.
     pub robots_fetch_failure: Option<String>,
+    /// Settings that load but are likely wrong, as `file:line: key: message`; logged when the
+    /// policy goes live and printed by `config check`, which still passes.
+    pub warnings: Vec<ConfigError>,
 }
 
 /// Collects errors against one file, translating byte spans into line numbers.
@@ -152,6 +155,8 @@ struct Errors<'a> {
     file: &'a Path,
     text: &'a str,
     list: Vec<ConfigError>,
+    /// Problems that do not stop the load (see [`Loaded::warnings`]).
+    warnings: Vec<ConfigError>,
 }
 
 impl<'a> Errors<'a> {
@@ -170,6 +175,22 @@ impl<'a> Errors<'a> {
     ) {
         let line = span.as_ref().and_then(|s| self.line_of(s));
         self.list.push(ConfigError {
+            file: self.file.to_path_buf(),
+            line,
+            key: key.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// Records a warning: like [`Errors::push`], but the load goes on.
+    fn warn(
+        &mut self,
+        span: Option<std::ops::Range<usize>>,
+        key: &str,
+        message: impl Into<String>,
+    ) {
+        let line = span.as_ref().and_then(|s| self.line_of(s));
+        self.warnings.push(ConfigError {
             file: self.file.to_path_buf(),
             line,
             key: key.to_string(),
@@ -241,6 +262,7 @@ pub fn load_after(
         file: config_path,
         text: &text,
         list: Vec::new(),
+        warnings: Vec::new(),
     };
     let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
     match compiled {
@@ -276,6 +298,7 @@ pub fn load_after(
                 },
                 files,
                 robots_fetch_failure: parts.robots_fetch_failure,
+                warnings: errors.warnings,
             })
         }
         _ => Err(ConfigErrors(errors.list)),
@@ -301,6 +324,7 @@ fn read_raw(config_path: &Path) -> Result<(String, raw::RawConfig), ConfigErrors
                 file: config_path,
                 text: &text,
                 list: Vec::new(),
+                warnings: Vec::new(),
             };
             for e in list {
                 errors.push(e.span, &e.key, e.message);
@@ -340,6 +364,18 @@ fn compile(
 ) -> Option<(Settings, Parts)> {
     let settings = compile_settings(raw, base, errors);
     let upstream = compile_upstream(raw, errors);
+    if raw.robots.source.get_ref() == "origin" && raw.origin.host.is_none() {
+        errors.warn(
+            Some(raw.robots.source.span()),
+            "origin.host",
+            format!(
+                "robots.source = \"origin\" without origin.host: robots.txt is fetched with \
+                 `Host: {}`, which on a name-based virtual host is the default site's \
+                 robots.txt, not this site's; set origin.host to the site's name",
+                raw.origin.address.get_ref().trim()
+            ),
+        );
+    }
     let (classifier, agents_file, agents_text) = load_agents(raw, base, previous, errors);
     let sources = robots::Sources {
         base,
@@ -772,6 +808,31 @@ mod tests {
             errors[0].starts_with(&prefix),
             "{extra:?}: expected {prefix:?}, got {:?}",
             errors[0]
+        );
+    }
+
+    /// `source = "origin"` without `origin.host` loads, with a warning on `origin.host` at the
+    /// `source` line: robots.txt would be fetched with the address as Host.
+    #[test]
+    fn origin_source_without_host_warns() {
+        let loaded = load_with("[robots]\nsource = \"origin\"\n").expect("loads");
+        let warnings: Vec<String> = loaded
+            .warnings
+            .iter()
+            .map(|e| format!("{}: {}: {}", e.line.unwrap_or(0), e.key, e.message))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{warnings:#?}");
+        assert!(
+            warnings[0]
+                .starts_with("6: origin.host: robots.source = \"origin\" without origin.host"),
+            "{warnings:#?}"
+        );
+        assert!(warnings[0].contains("`Host: 127.0.0.1:1`"), "{warnings:#?}");
+        let with_host = load_with("host = \"example.test\"\n[robots]\nsource = \"origin\"\n");
+        assert!(with_host.expect("loads").warnings.is_empty());
+        assert!(
+            load_with("").expect("loads").warnings.is_empty(),
+            "only for source = origin"
         );
     }
 

@@ -85,6 +85,43 @@ fn config_check_fails_when_the_origin_robots_txt_cannot_be_fetched() {
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
 
+/// `source = "origin"` without `origin.host`: robots.txt would be fetched with the address as
+/// Host (the default site's on name-based virtual hosting). `config check` warns, naming the
+/// line, and still passes; the proxy logs the same warning at start.
+#[test]
+fn origin_source_without_host_is_warned_about() {
+    let origin = Scripted::start();
+    origin.route(
+        "/robots.txt",
+        reply(200, "text/plain", "User-agent: *\nDisallow:\n"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        format!(
+            "[origin]\naddress = \"{}\"\n\n[robots]\nsource = \"origin\"\n",
+            origin.addr
+        ),
+    )
+    .unwrap();
+    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let expected = format!("warning: {}:5: origin.host: ", conf.display());
+    assert!(
+        stdout(&o).contains(&expected),
+        "missing {expected:?} in:\n{}",
+        stdout(&o)
+    );
+
+    let rg = Robogate::start(origin.addr, "", "[robots]\nsource = \"origin\"\n");
+    eventually("the origin.host warning in the log", || {
+        rg.output()
+            .contains("origin.host: robots.source = \"origin\" without origin.host")
+            .then_some(())
+    });
+}
+
 #[test]
 fn config_check_rejects_unknown_keys_and_sections() {
     let dir = tempfile::tempdir().unwrap();
