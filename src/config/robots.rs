@@ -150,6 +150,12 @@ fn generate(
     })
 }
 
+/// Why a `#` is refused in a generated rule or an `[[x_robots_tag]] path`: in robots.txt it
+/// starts a comment, so the rest of the rule would be silently dropped, and a request path never
+/// holds a literal `#` (the fragment is not sent; an escaped one is `%23`).
+const HASH_IN_PATTERN: &str = "`#` starts a comment in robots.txt (the rest of the rule would be \
+     dropped) and never appears in a request path; write `%23` to match an escaped `#`";
+
 /// A robots.txt agent key written by hand: `*` or letters, `-` and `_` (robots-spec §2).
 fn is_agent_key(s: &str) -> bool {
     s == "*"
@@ -221,6 +227,18 @@ fn group_spec(
                         "robots.group.disallow"
                     },
                     format!("{v:?} must start with `/` or `*` (robots would never match it)"),
+                );
+                continue;
+            }
+            if v.contains('#') {
+                errors.push(
+                    Some(value.span()),
+                    if allow {
+                        "robots.group.allow"
+                    } else {
+                        "robots.group.disallow"
+                    },
+                    format!("{v:?}: {HASH_IN_PATTERN}"),
                 );
                 continue;
             }
@@ -349,6 +367,12 @@ pub(super) fn compile_x_robots_tags(
                 Some(tag.path.span()),
                 "x_robots_tag.path",
                 format!("{path:?} must start with `/` or `*`"),
+            );
+        } else if path.contains('#') {
+            errors.push(
+                Some(tag.path.span()),
+                "x_robots_tag.path",
+                format!("{path:?}: {HASH_IN_PATTERN}"),
             );
         }
         let value = http::HeaderValue::from_str(tag.value.get_ref().trim());

@@ -385,6 +385,33 @@ fn config_check_reports_bad_generated_groups() {
     }
 }
 
+/// A `#` in a generated rule or an X-Robots-Tag path would turn the rest into a comment (or never
+/// match): refused with key and line, like the other config errors.
+#[test]
+fn config_check_refuses_a_hash_in_generated_rules_and_x_robots_tag_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        "[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"*\"]\ndisallow = [\"/a#b\"]\nallow = [\"/c/#\"]\n[[x_robots_tag]]\npath = \"/faq#top\"\nvalue = \"noindex\"\n",
+    )
+    .unwrap();
+    let out = robogate_cmd()
+        .args(["config", "check", "--config"])
+        .arg(&conf)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for expected in [
+        ":7: robots.group.disallow: \"/a#b\": `#` starts a comment",
+        ":8: robots.group.allow: \"/c/#\": `#` starts a comment",
+        ":10: x_robots_tag.path: \"/faq#top\": `#` starts a comment",
+    ] {
+        assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
+    }
+}
+
 const PARSERS: &str = r#"
 import sys, urllib.robotparser
 text = open(sys.argv[1]).read()
