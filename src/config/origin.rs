@@ -10,7 +10,9 @@ use crate::config::ROBOTS_MAX_BYTES;
 pub enum Fetched {
     /// 2xx: the first 500 KiB of the body are the rules.
     Rules(Vec<u8>),
-    /// 4xx, or more than five redirects: robots.txt is unavailable, there are no restrictions.
+    /// 4xx, or a redirect that cannot be followed (more than five, no usable `Location`, a
+    /// target robogate cannot fetch): robots.txt is unavailable, there are no restrictions. The
+    /// status to serve: the origin's 4xx, or [`UNAVAILABLE_STATUS`] after a redirect.
     Unavailable(u16),
     /// 5xx or no answer: robots must assume complete disallow (or keep a good copy).
     Unreachable(String),
@@ -19,45 +21,117 @@ pub enum Fetched {
 /// Most redirects followed (RFC 9309 §2.3.1.2).
 pub const MAX_REDIRECTS: u32 = 5;
 
-/// GETs `http://{address}/robots.txt` with `host` as Host header.
+/// The status served for a robots.txt that is unavailable because of a redirect robogate could
+/// not follow: a 4xx, which robots read as "no restrictions" (RFC 9309 §2.3.1.3), never the 3xx
+/// itself (a robot would follow it to a file robogate does not enforce) nor a made-up 310.
+pub const UNAVAILABLE_STATUS: u16 = 404;
+
+/// GETs `http://{address}/robots.txt` with `host` as Host header, following up to
+/// [`MAX_REDIRECTS`] redirects itself (RFC 9309 §2.3.1.2). `host` is sent only to `address`: a
+/// redirect to another authority gets that authority as Host. A redirect that cannot be followed
+/// is logged with its target and makes robots.txt [`Fetched::Unavailable`].
 pub fn fetch(address: &str, host: Option<&str>, timeout: Duration) -> Fetched {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
-        .max_redirects(MAX_REDIRECTS)
+        .max_redirects(0)
         .http_status_as_error(false)
         .user_agent(concat!("robogate/", env!("CARGO_PKG_VERSION")))
         .build()
         .into();
-    let url = format!("http://{address}/robots.txt");
-    let mut request = agent.get(&url);
-    if let Some(host) = host {
-        request = request.header("Host", host);
-    }
-    let response = match request.call() {
-        Ok(r) => r,
-        Err(ureq::Error::TooManyRedirects) => return Fetched::Unavailable(310),
-        Err(e) => return Fetched::Unreachable(e.to_string()),
-    };
-    let status = response.status().as_u16();
-    match status {
-        200..=299 => {
-            let mut body = Vec::new();
-            let read = response
-                .into_body()
-                .as_reader()
-                .take(ROBOTS_MAX_BYTES + 1)
-                .read_to_end(&mut body);
-            match read {
-                Ok(_) => {
-                    cut_to_limit(&mut body);
-                    Fetched::Rules(body)
-                }
-                Err(e) => Fetched::Unreachable(format!("reading the body: {e}")),
+    let mut url = format!("http://{address}/robots.txt");
+    for hop in 0..=MAX_REDIRECTS {
+        let target = match url.parse::<http::Uri>() {
+            Ok(t) if t.scheme_str() == Some("http") && t.authority().is_some() => t,
+            Ok(t)
+                if t.scheme_str()
+                    .is_some_and(|s| !s.eq_ignore_ascii_case("http")) =>
+            {
+                return cannot_follow(&url, "robogate fetches robots.txt over http:// only");
             }
+            _ => return cannot_follow(&url, "not an absolute http:// URL"),
+        };
+        let same_authority = target
+            .authority()
+            .is_some_and(|a| a.as_str().eq_ignore_ascii_case(address));
+        let mut request = agent.get(&url);
+        if let (true, Some(host)) = (same_authority, host) {
+            request = request.header("Host", host);
         }
-        400..=499 => Fetched::Unavailable(status),
-        300..=399 => Fetched::Unavailable(status),
-        _ => Fetched::Unreachable(format!("status {status}")),
+        let response = match request.call() {
+            Ok(r) => r,
+            Err(e) if hop == 0 => return Fetched::Unreachable(e.to_string()),
+            Err(e) => return cannot_follow(&url, &e.to_string()),
+        };
+        let status = response.status().as_u16();
+        match status {
+            200..=299 => {
+                let mut body = Vec::new();
+                let read = response
+                    .into_body()
+                    .as_reader()
+                    .take(ROBOTS_MAX_BYTES + 1)
+                    .read_to_end(&mut body);
+                return match read {
+                    Ok(_) => {
+                        cut_to_limit(&mut body);
+                        Fetched::Rules(body)
+                    }
+                    Err(e) => Fetched::Unreachable(format!("reading the body of {url}: {e}")),
+                };
+            }
+            300..=399 => {
+                let location = response
+                    .headers()
+                    .get(http::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty());
+                let Some(location) = location else {
+                    return cannot_follow(&url, &format!("status {status} without a Location"));
+                };
+                let next = resolve(&target, location);
+                if hop == MAX_REDIRECTS {
+                    return cannot_follow(
+                        &next,
+                        &format!("more than {MAX_REDIRECTS} redirects (last from {url})"),
+                    );
+                }
+                url = next;
+            }
+            400..=499 => return Fetched::Unavailable(status),
+            _ if hop == 0 => return Fetched::Unreachable(format!("status {status}")),
+            _ => return Fetched::Unreachable(format!("status {status} from {url}")),
+        }
+    }
+    unreachable!("the last hop returns")
+}
+
+/// A redirect robogate cannot follow to `target`: logged, and robots.txt is unavailable.
+fn cannot_follow(target: &str, why: &str) -> Fetched {
+    tracing::warn!(
+        target: "reload",
+        redirect_target = target,
+        "origin robots.txt redirects to {target}, which robogate cannot follow ({why}): \
+         treated as unavailable (no restrictions), served with status {UNAVAILABLE_STATUS}"
+    );
+    Fetched::Unavailable(UNAVAILABLE_STATUS)
+}
+
+/// `location` (absolute, scheme-relative, absolute-path or relative) against the URL `base`.
+fn resolve(base: &http::Uri, location: &str) -> String {
+    let scheme = base.scheme_str().unwrap_or("http");
+    let authority = base.authority().map_or("", |a| a.as_str());
+    if location.contains("://") {
+        location.to_string()
+    } else if let Some(rest) = location.strip_prefix("//") {
+        format!("{scheme}://{rest}")
+    } else if location.starts_with('/') {
+        format!("{scheme}://{authority}{location}")
+    } else {
+        let path = base.path();
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let dir = if dir.is_empty() { "/" } else { dir };
+        format!("{scheme}://{authority}{dir}{location}")
     }
 }
 
@@ -107,6 +181,21 @@ mod tests {
         let mut crlf = vec![b'#'; limit - 1];
         crlf.extend_from_slice(b"\r\nDisallow: /x\n");
         assert_eq!(cut(&crlf), crlf[..limit], "CR at the limit, LF after it");
+    }
+
+    #[test]
+    fn locations_resolve_against_the_url_redirected_from() {
+        let base: http::Uri = "http://127.0.0.1:8000/dir/robots.txt".parse().unwrap();
+        assert_eq!(resolve(&base, "/r1"), "http://127.0.0.1:8000/r1");
+        assert_eq!(resolve(&base, "r1"), "http://127.0.0.1:8000/dir/r1");
+        assert_eq!(
+            resolve(&base, "//other.test/robots.txt"),
+            "http://other.test/robots.txt"
+        );
+        assert_eq!(
+            resolve(&base, "https://other.test/robots.txt"),
+            "https://other.test/robots.txt"
+        );
     }
 
     #[test]

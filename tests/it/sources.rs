@@ -256,6 +256,93 @@ fn origin_redirects_are_followed_up_to_five() {
         200,
         "more than five redirects: unavailable, no restrictions"
     );
+    assert_eq!(
+        get(rg.addr, "/robots.txt", None).unwrap().status,
+        404,
+        "unavailable is served as a 4xx, never as status 310"
+    );
+    assert_eq!(endless.hits("/loop5"), 1, "five redirects followed");
+    assert_eq!(endless.hits("/loop6"), 0, "not a sixth");
+    eventually("the redirect target in the log", || {
+        rg.output()
+            .contains("/loop6, which robogate cannot follow")
+            .then_some(())
+    });
+}
+
+/// Redirects robogate cannot follow (to https, without a Location) are logged with their
+/// target and make robots.txt unavailable: no restrictions, served as 404. Before, the https
+/// redirect ended in complete disallow served with 503, and a bare 3xx was served as such.
+#[test]
+fn origin_redirects_that_cannot_be_followed_mean_unavailable_and_are_logged() {
+    for (answer, target) in [
+        (
+            redirect(301, "https://site.test/robots.txt"),
+            "https://site.test/robots.txt",
+        ),
+        (
+            "HTTP/1.1 300 X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+            "/robots.txt",
+        ),
+    ] {
+        let origin = Scripted::start();
+        origin.route("/robots.txt", answer);
+        origin.route("/x", reply(200, "text/plain", "x"));
+        let rg = Robogate::start(origin.addr, "", "[robots]\nsource = \"origin\"\n");
+        let served = get(rg.addr, "/robots.txt", None).unwrap();
+        assert_eq!(served.status, 404, "{target}: {}", rg.output());
+        assert_eq!(
+            get(rg.addr, "/x", Some(WGET)).unwrap().status,
+            200,
+            "{target}"
+        );
+        eventually("the redirect target in the log", || {
+            rg.output()
+                .contains(&format!("{target}, which robogate cannot follow"))
+                .then_some(())
+        });
+    }
+}
+
+/// A redirect to another authority is followed, with that authority as Host: `origin.host` is
+/// for the origin only.
+#[test]
+fn origin_redirect_to_another_host_is_followed_without_the_forced_host() {
+    let other = Scripted::start();
+    other.route(
+        "/robots.txt",
+        reply(200, "text/plain", "User-agent: *\nDisallow: /x\n"),
+    );
+    let origin = Scripted::start();
+    origin.route(
+        "/robots.txt",
+        redirect(301, &format!("http://{}/robots.txt", other.addr)),
+    );
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        "",
+        "[robots]\nsource = \"origin\"\n",
+        Launch {
+            origin: "host = \"site.test\"\n",
+            ..Launch::default()
+        },
+    );
+    assert_eq!(
+        get(rg.addr, "/robots.txt", None).unwrap().text(),
+        "User-agent: *\nDisallow: /x\n"
+    );
+    assert_eq!(get(rg.addr, "/x", Some(WGET)).unwrap().status, 403);
+    let first = origin
+        .last_head("/robots.txt")
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(first.contains("\r\nhost: site.test\r\n"), "{first}");
+    let second = other.last_head("/robots.txt").unwrap().to_ascii_lowercase();
+    assert!(
+        second.contains(&format!("\r\nhost: {}\r\n", other.addr)),
+        "{second}"
+    );
 }
 
 #[test]

@@ -110,6 +110,7 @@ pub struct Scripted {
     pub addr: SocketAddr,
     routes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
     hits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+    heads: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
 }
 
 impl Scripted {
@@ -122,6 +123,9 @@ impl Scripted {
         let hits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>> =
             Default::default();
         let counts = hits.clone();
+        let heads: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>> =
+            Default::default();
+        let seen = heads.clone();
         std::thread::spawn(move || {
             for mut stream in listener.incoming().flatten() {
                 let mut head = Vec::new();
@@ -135,6 +139,7 @@ impl Scripted {
                 let head = String::from_utf8_lossy(&head).into_owned();
                 let path = head.split(' ').nth(1).unwrap_or("/").to_string();
                 *counts.lock().unwrap().entry(path.clone()).or_default() += 1;
+                seen.lock().unwrap().insert(path.clone(), head.clone());
                 let response = table
                     .lock()
                     .unwrap()
@@ -144,7 +149,17 @@ impl Scripted {
                 let _ = stream.write_all(response.as_bytes());
             }
         });
-        Scripted { addr, routes, hits }
+        Scripted {
+            addr,
+            routes,
+            hits,
+            heads,
+        }
+    }
+
+    /// The request head (request line and headers) of the last request for `path`.
+    pub fn last_head(&self, path: &str) -> Option<String> {
+        self.heads.lock().unwrap().get(path).cloned()
     }
 
     /// How many requests for `path` arrived so far (counted before the answer is written).
