@@ -120,6 +120,36 @@ fn ten_stars(c: &mut Criterion) {
     group.finish();
 }
 
+/// A group naming `agents` keys followed by `rules` rules: every key shares the same rules.
+fn fanout_file(agents: usize, rules: usize) -> String {
+    let mut file = String::new();
+    for i in 0..agents {
+        file.push_str(&format!("User-agent: bot{}\n", letters(i)));
+    }
+    for i in 0..rules {
+        file.push_str(&format!("Disallow: /p{i}/\n"));
+    }
+    file
+}
+
+/// `i` spelled in the letters `a`-`j` (agent keys are `[A-Za-z_-]` runs, so no digits).
+fn letters(i: usize) -> String {
+    i.to_string()
+        .bytes()
+        .map(|d| char::from(b'a' + d - b'0'))
+        .collect()
+}
+
+fn group_fanout(c: &mut Criterion) {
+    let file = fanout_file(1000, 1000);
+    let mut group = c.benchmark_group("hostile_group_fanout");
+    group.sample_size(10);
+    group.bench_function("compile_1000_agents_x_1000_rules", |b| {
+        b.iter(|| Robots::parse(black_box(file.as_bytes())))
+    });
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -130,6 +160,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = compile, decide, ten_stars
+    targets = compile, decide, ten_stars, group_fanout
 }
 criterion_main!(benches);

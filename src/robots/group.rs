@@ -9,7 +9,7 @@
 //! | `User-agent: a b` | one agent, `a` | two agents, `a` and `b` |
 //! | `Disallow: /a /b` | one path, `/a%20/b` | two paths, `/a` and `/b` |
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use super::agent::AgentKey;
 use super::parse::{words, Content, Document, Field};
@@ -32,7 +32,7 @@ pub struct RawRule<'a> {
 }
 
 /// A group as the file writes it: agents, then rules.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct RawGroup<'a> {
     /// Agent keys with the line that named each.
     pub agents: Vec<(AgentKey, u32)>,
@@ -42,16 +42,31 @@ pub struct RawGroup<'a> {
 }
 
 /// All groups naming one key, merged (§2: their rules are unioned, in file order).
+///
+/// The rules are not copied: a group naming many keys is referred to by index from each of
+/// them, so merging costs one entry per `User-agent` line, not one per agent and rule.
 #[derive(Debug, Default)]
-pub struct MergedGroup<'a> {
-    pub rules: Vec<RawRule<'a>>,
+pub struct MergedGroup {
+    /// Indices into the reading's raw groups of the groups naming this key, in file order.
+    pub groups: Vec<usize>,
     pub crawl_delay: Option<(f64, u32)>,
-    /// How many separate groups named this key.
-    pub group_count: usize,
+}
+
+impl MergedGroup {
+    /// The merged rules, in file order, read from the raw groups this merge was made from.
+    pub fn rules<'g, 'a>(
+        &'g self,
+        raw: &'g [RawGroup<'a>],
+    ) -> impl Iterator<Item = &'g RawRule<'a>> + 'g {
+        self.groups
+            .iter()
+            .filter_map(|&index| raw.get(index))
+            .flat_map(|group| &group.rules)
+    }
 }
 
 /// Merged groups by key (empty keys dropped: they match nobody).
-pub type Merged<'a> = BTreeMap<AgentKey, MergedGroup<'a>>;
+pub type Merged = BTreeMap<AgentKey, MergedGroup>;
 
 /// Forms the groups of a document under one reading.
 pub fn groups<'a>(doc: &Document<'a>, grouping: Grouping) -> Vec<RawGroup<'a>> {
@@ -139,16 +154,15 @@ pub fn is_crawl_delay_key(key: &[u8]) -> bool {
 }
 
 /// Merges groups by key (§2), dropping empty keys and duplicate keys within one group.
-pub fn merge<'a>(groups: &[RawGroup<'a>]) -> Merged<'a> {
+pub fn merge(groups: &[RawGroup<'_>]) -> Merged {
     let mut merged = Merged::new();
-    for group in groups {
+    for (index, group) in groups.iter().enumerate() {
         let mut keys: Vec<&AgentKey> = group.agents.iter().map(|(key, _)| key).collect();
         keys.sort();
         keys.dedup();
         for key in keys.into_iter().filter(|key| **key != AgentKey::Empty) {
             let entry = merged.entry(key.clone()).or_default();
-            entry.rules.extend_from_slice(&group.rules);
-            entry.group_count += 1;
+            entry.groups.push(index);
             if entry.crawl_delay.is_none() {
                 entry.crawl_delay = group.crawl_delay;
             }
@@ -157,11 +171,19 @@ pub fn merge<'a>(groups: &[RawGroup<'a>]) -> Merged<'a> {
     merged
 }
 
-/// True when both readings give every key exactly the same rules.
-pub fn same_rules(a: &Merged<'_>, b: &Merged<'_>) -> bool {
+/// True when both readings give every key exactly the same rules. `a` was merged from
+/// `a_raw`, `b` from `b_raw`. Each distinct pair of group lists is compared once, so keys that
+/// share their groups cost one comparison, not one per key.
+pub fn same_rules(a_raw: &[RawGroup<'_>], a: &Merged, b_raw: &[RawGroup<'_>], b: &Merged) -> bool {
+    if a_raw == b_raw {
+        return true;
+    }
+    let mut compared: HashSet<(&[usize], &[usize])> = HashSet::new();
     a.len() == b.len()
         && a.iter().zip(b).all(|((key_a, group_a), (key_b, group_b))| {
-            key_a == key_b && group_a.rules == group_b.rules
+            key_a == key_b
+                && (!compared.insert((&group_a.groups, &group_b.groups))
+                    || group_a.rules(a_raw).eq(group_b.rules(b_raw)))
         })
 }
 
@@ -173,12 +195,12 @@ mod tests {
     /// Summarises merged groups as `key[line:+/-value,...]` items.
     fn summary(text: &str, grouping: Grouping) -> String {
         let doc = read(text.as_bytes());
-        merge(&groups(&doc, grouping))
+        let raw = groups(&doc, grouping);
+        merge(&raw)
             .iter()
             .map(|(key, group)| {
                 let rules: Vec<String> = group
-                    .rules
-                    .iter()
+                    .rules(&raw)
                     .map(|r| {
                         let sign = if r.allow { '+' } else { '-' };
                         format!("{}:{sign}{}", r.line, String::from_utf8_lossy(r.value))

@@ -160,11 +160,14 @@ impl Robots {
     /// understood is ignored (and reported by [`lint`]).
     pub fn parse(bytes: &[u8]) -> Robots {
         let doc = parse::read(bytes);
-        let rfc = group::merge(&group::groups(&doc, Grouping::Rfc9309));
-        let classic = group::merge(&group::groups(&doc, Grouping::Classic1994));
-        let classic = (!group::same_rules(&rfc, &classic)).then(|| Table::compile(&classic));
+        let rfc_raw = group::groups(&doc, Grouping::Rfc9309);
+        let rfc = group::merge(&rfc_raw);
+        let classic_raw = group::groups(&doc, Grouping::Classic1994);
+        let classic = group::merge(&classic_raw);
+        let classic = (!group::same_rules(&rfc_raw, &rfc, &classic_raw, &classic))
+            .then(|| Table::compile(&classic_raw, &classic));
         Robots {
-            rfc: Table::compile(&rfc),
+            rfc: Table::compile(&rfc_raw, &rfc),
             classic,
             sitemaps: sitemaps(&doc),
         }

@@ -33,13 +33,14 @@ impl Robots {
     /// The groups of this file under the RFC 9309 reading, one per agent key (rules derived by
     /// Google's index rule are left out: parsing the rendered text derives them again).
     pub fn groups(&self) -> Vec<GroupSpec> {
-        self.rfc_table()
+        let table = self.rfc_table();
+        table
             .groups
             .iter()
             .map(|g| GroupSpec {
                 keys: vec![g.key.to_string()],
-                rules: g
-                    .rules
+                rules: table
+                    .rules(g)
                     .iter()
                     .filter(|r| !r.derived)
                     .map(|r| RuleSpec {

@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use super::table::Group;
+use super::table::{Group, Table};
 use super::Robots;
 
 /// Renders the RFC 9309 reading of `robots` as robots.txt text.
@@ -19,7 +19,7 @@ pub fn render(robots: &Robots) -> String {
     let mut out = String::from("# robots.txt rendered by robogate (RFC 9309 reading)\n");
     for group in named.into_iter().chain(star) {
         out.push('\n');
-        render_group(group, &mut out);
+        render_group(table, group, &mut out);
     }
     if !robots.sitemaps().is_empty() {
         out.push('\n');
@@ -30,13 +30,13 @@ pub fn render(robots: &Robots) -> String {
     out
 }
 
-fn render_group(group: &Group, out: &mut String) {
+fn render_group(table: &Table, group: &Group, out: &mut String) {
     let _ = writeln!(out, "User-agent: {}", group.key);
     if let Some((seconds, _)) = group.crawl_delay {
         let _ = writeln!(out, "Crawl-delay: {seconds}");
     }
     let mut written = 0;
-    for rule in group.rules.iter().filter(|rule| !rule.derived) {
+    for rule in table.rules(group).iter().filter(|rule| !rule.derived) {
         let field = if rule.allow { "Allow" } else { "Disallow" };
         let _ = writeln!(out, "{field}: {}", rule.pattern.canonical().to_written());
         written += 1;

@@ -1,11 +1,12 @@
 //! One reading of a file, compiled: groups by key, rules indexed by literal prefix.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 
 use super::agent::{token_key, AgentKey};
-use super::group::Merged;
+use super::group::{Merged, RawGroup, RawRule};
 use super::index::{PieceIndex, PrefixIndex};
 use super::pattern::PathPattern;
 use super::{RuleRef, Verdict};
@@ -33,16 +34,24 @@ impl Rule {
     }
 }
 
-/// All rules of one agent key (all groups naming it, merged).
+/// One agent key: its name, the compiled rules of all groups naming it, its Crawl-delay.
 #[derive(Debug)]
 pub struct Group {
     pub key: Box<str>,
+    /// Index of the key's rules in [`Table::rule_sets`]; keys named by the same raw groups
+    /// share one.
+    rule_set: usize,
+    pub crawl_delay: Option<(f64, u32)>,
+}
+
+/// The compiled rules of one list of raw groups (all groups naming some key, merged).
+#[derive(Debug)]
+pub struct RuleSet {
     pub rules: Vec<Rule>,
     /// Rules found by their literal prefix.
     by_prefix: PrefixIndex,
     /// Wildcard rules found by a longer piece than their prefix (see [`route`]).
     by_piece: Option<PieceIndex>,
-    pub crawl_delay: Option<(f64, u32)>,
 }
 
 /// What one reading says for one request.
@@ -59,19 +68,27 @@ pub struct Table {
     /// Named keys (lower-case), sorted, each with its group index.
     named: Vec<(Box<str>, usize)>,
     star: Option<usize>,
+    /// One entry per agent key.
     pub groups: Vec<Group>,
+    /// Compiled rules, one per distinct list of raw groups (see [`Table::compile`]).
+    rule_sets: Vec<RuleSet>,
     /// Named keys for the 1994 substring match, pattern id = position in `named`.
     substrings: Option<AhoCorasick>,
 }
 
 impl Table {
-    pub fn compile(merged: &Merged<'_>) -> Table {
+    /// Compiles the groups `merged` from `raw` (one reading). Keys named by the same list of raw
+    /// groups share one compiled [`RuleSet`], so a group naming A agents with R rules compiles
+    /// its R rules once, not A times.
+    pub fn compile(raw: &[RawGroup<'_>], merged: &Merged) -> Table {
         let mut table = Table {
             named: Vec::new(),
             star: None,
             groups: Vec::with_capacity(merged.len()),
+            rule_sets: Vec::new(),
             substrings: None,
         };
+        let mut shared: HashMap<&[usize], usize> = HashMap::new();
         for (key, group) in merged {
             let position = table.groups.len();
             match key {
@@ -79,7 +96,16 @@ impl Table {
                 AgentKey::Named(name) => table.named.push((name.as_str().into(), position)),
                 AgentKey::Empty => continue,
             }
-            table.groups.push(compile_group(key.as_str(), group));
+            let rule_sets = &mut table.rule_sets;
+            let rule_set = *shared.entry(&group.groups).or_insert_with(|| {
+                rule_sets.push(compile_rules(group.rules(raw)));
+                rule_sets.len() - 1
+            });
+            table.groups.push(Group {
+                key: key.as_str().into(),
+                rule_set,
+                crawl_delay: group.crawl_delay,
+            });
         }
         table.named.sort_unstable();
         table.substrings = AhoCorasickBuilder::new()
@@ -132,6 +158,11 @@ impl Table {
             .or(if ignore_star { None } else { self.star })
     }
 
+    /// The rules of a key's group (shared with every key named by the same groups).
+    pub fn rules(&self, group: &Group) -> &[Rule] {
+        &self.rule_sets[group.rule_set].rules
+    }
+
     /// §5: the verdict of the selected group for a canonical request.
     pub fn evaluate(&self, group: Option<usize>, path: &[u8]) -> Outcome<'_> {
         let Some(group) = group.and_then(|g| self.groups.get(g)) else {
@@ -141,7 +172,7 @@ impl Table {
                 rule: None,
             };
         };
-        let (verdict, rule) = group.decide(path);
+        let (verdict, rule) = self.rule_sets[group.rule_set].decide(path);
         Outcome {
             verdict,
             group: Some(&group.key),
@@ -150,7 +181,7 @@ impl Table {
     }
 }
 
-impl Group {
+impl RuleSet {
     /// Longest match wins; a tie goes to Allow; among equals the earliest line reports.
     fn decide(&self, path: &[u8]) -> (Verdict, Option<&Rule>) {
         let mut best_allow: Option<&Rule> = None;
@@ -187,9 +218,9 @@ fn outranks(rule: &Rule, other: &Rule) -> bool {
         > (other.pattern.priority(), std::cmp::Reverse(other.line))
 }
 
-fn compile_group(key: &str, merged: &super::group::MergedGroup<'_>) -> Group {
-    let mut rules = Vec::with_capacity(merged.rules.len());
-    for raw in &merged.rules {
+fn compile_rules<'r, 'a: 'r>(raw_rules: impl Iterator<Item = &'r RawRule<'a>>) -> RuleSet {
+    let mut rules = Vec::with_capacity(raw_rules.size_hint().0);
+    for raw in raw_rules {
         let rule = Rule {
             allow: raw.allow,
             pattern: PathPattern::new(raw.value),
@@ -215,12 +246,10 @@ fn compile_group(key: &str, merged: &super::group::MergedGroup<'_>) -> Group {
         Route::Piece(piece) => Some((*piece, *id)),
         Route::Prefix(_) => None,
     }));
-    Group {
-        key: key.into(),
+    RuleSet {
         rules,
         by_prefix,
         by_piece,
-        crawl_delay: merged.crawl_delay,
     }
 }
 
@@ -270,4 +299,47 @@ fn cmp_lower_to(lower: &[u8], token: &[u8]) -> Ordering {
         .iter()
         .copied()
         .cmp(token.iter().map(u8::to_ascii_lowercase))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::robots::group::{groups, merge, Grouping};
+    use crate::robots::parse::read;
+
+    fn table(text: &str) -> Table {
+        let doc = read(text.as_bytes());
+        let raw = groups(&doc, Grouping::Rfc9309);
+        Table::compile(&raw, &merge(&raw))
+    }
+
+    #[test]
+    fn keys_named_by_the_same_groups_share_rules() {
+        let table = table("User-agent: a\nUser-agent: b\nUser-agent: *\nDisallow: /x\nAllow: /y\n");
+        assert_eq!(table.groups.len(), 3);
+        assert_eq!(table.rule_sets.len(), 1);
+        let keys: Vec<&str> = table.groups.iter().map(|g| &*g.key).collect();
+        assert_eq!(keys, ["*", "a", "b"]);
+        for group in &table.groups {
+            let lines: Vec<u32> = table.rules(group).iter().map(|r| r.line).collect();
+            assert_eq!(lines, [4, 5]);
+        }
+    }
+
+    #[test]
+    fn keys_named_by_different_groups_do_not_share() {
+        let table =
+            table("User-agent: a\nUser-agent: b\nDisallow: /x\nUser-agent: b\nDisallow: /y\n");
+        assert_eq!(table.rule_sets.len(), 2);
+        let lines = |key| {
+            let group = &table.groups[table.find(key).unwrap()];
+            table
+                .rules(group)
+                .iter()
+                .map(|r| r.line)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines("a"), [3]);
+        assert_eq!(lines("b"), [3, 5]);
+    }
 }
