@@ -150,6 +150,37 @@ fn group_fanout(c: &mut Criterion) {
     group.finish();
 }
 
+/// `rules` wildcard rules found by the piece `aaaaaa` that never match a path of `a`s.
+fn repeated_piece_file(rules: usize) -> String {
+    let mut file = String::from("User-agent: *\n");
+    for i in 0..rules {
+        file.push_str(&format!("Disallow: /*aaaaaa*x{i}\n"));
+    }
+    file
+}
+
+fn repeated_piece(c: &mut Criterion) {
+    let one = Robots::parse(b"User-agent: *\nDisallow: /*aaa*b\n");
+    let long = format!("/{}", "a".repeat(64_000));
+    let many = Robots::parse(repeated_piece_file(2_000).as_bytes());
+    let medium = format!("/{}", "a".repeat(8_000));
+    let mut group = c.benchmark_group("hostile_repeated_piece");
+    group.sample_size(10);
+    group.bench_function("one_rule_64000", |b| {
+        b.iter(|| {
+            one.decide(&["foobot"], false, black_box(&long), Reading::Rfc9309)
+                .verdict
+        })
+    });
+    group.bench_function("2000_rules_8000", |b| {
+        b.iter(|| {
+            many.decide(&["foobot"], false, black_box(&medium), Reading::Rfc9309)
+                .verdict
+        })
+    });
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -160,6 +191,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = compile, decide, ten_stars, group_fanout
+    targets = compile, decide, ten_stars, group_fanout, repeated_piece
 }
 criterion_main!(benches);

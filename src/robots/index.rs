@@ -163,15 +163,74 @@ impl PieceIndex {
         })
     }
 
-    /// Calls `visit` with the id of every rule whose piece occurs in `path` (a rule may be
-    /// visited more than once when its piece occurs more than once).
+    /// Calls `visit` once with the id of every rule whose piece occurs in `path`.
+    ///
+    /// Each distinct piece is reported once, however often it occurs (a bitset over the
+    /// automaton's pattern ids), and every rule has exactly one piece, so each rule is visited
+    /// at most once per request. With a linear matcher per rule the work per request is
+    /// O(path length × (1 + distinct pieces found)) for the overlapping scan plus
+    /// O(path length) per candidate rule; the scan stops once every piece has been found.
     pub fn for_each_candidate(&self, path: &[u8], mut visit: impl FnMut(u32)) {
+        const INLINE_WORDS: usize = 4;
+        let words = self.spans.len().div_ceil(64);
+        let mut inline = [0u64; INLINE_WORDS];
+        let mut heap = Vec::new();
+        let seen: &mut [u64] = if words <= INLINE_WORDS {
+            &mut inline[..words]
+        } else {
+            heap.resize(words, 0);
+            &mut heap
+        };
+        let mut unseen = self.spans.len();
         for found in self.automaton.find_overlapping_iter(path) {
-            if let Some(&(from, to)) = self.spans.get(found.pattern().as_usize()) {
+            let piece = found.pattern().as_usize();
+            let (word, bit) = (piece / 64, 1u64 << (piece % 64));
+            let Some(slot) = seen.get_mut(word) else {
+                continue;
+            };
+            if *slot & bit != 0 {
+                continue;
+            }
+            *slot |= bit;
+            if let Some(&(from, to)) = self.spans.get(piece) {
                 self.ids[from as usize..to as usize]
                     .iter()
                     .for_each(|&id| visit(id));
             }
+            unseen -= 1;
+            if unseen == 0 {
+                break;
+            }
         }
+    }
+
+    #[cfg(test)]
+    fn candidates(&self, path: &str) -> Vec<u32> {
+        let mut found = Vec::new();
+        self.for_each_candidate(path.as_bytes(), |id| found.push(id));
+        found
+    }
+}
+
+#[cfg(test)]
+mod piece_tests {
+    use super::*;
+
+    #[test]
+    fn repeated_piece_visits_its_rules_once() {
+        let index = PieceIndex::build([(&b"aaa"[..], 0), (b"aaa", 1), (b"bcd", 2)]).unwrap();
+        let path = format!("/{}bcd{}bcd", "a".repeat(1000), "a".repeat(10));
+        assert_eq!(index.candidates(&path), [0, 1, 2]);
+        assert_eq!(index.candidates("/aa/bc"), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn many_pieces_use_the_heap_bitset() {
+        let pieces: Vec<String> = (0..300).map(|i| format!("x{i:03}")).collect();
+        let index = PieceIndex::build(pieces.iter().map(|p| p.as_bytes()).zip(0u32..)).unwrap();
+        let path = "/x299/x000/x299/x150/x000";
+        let mut got = index.candidates(path);
+        got.sort_unstable();
+        assert_eq!(got, [0, 150, 299]);
     }
 }
