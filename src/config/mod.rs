@@ -173,13 +173,8 @@ impl<'a> Errors<'a> {
         key: &str,
         message: impl Into<String>,
     ) {
-        let line = span.as_ref().and_then(|s| self.line_of(s));
-        self.list.push(ConfigError {
-            file: self.file.to_path_buf(),
-            line,
-            key: key.to_string(),
-            message: message.into(),
-        });
+        let error = self.entry(span, key, message.into());
+        self.list.push(error);
     }
 
     /// Records a warning: like [`Errors::push`], but the load goes on.
@@ -189,13 +184,23 @@ impl<'a> Errors<'a> {
         key: &str,
         message: impl Into<String>,
     ) {
-        let line = span.as_ref().and_then(|s| self.line_of(s));
-        self.warnings.push(ConfigError {
+        let warning = self.entry(span, key, message.into());
+        self.warnings.push(warning);
+    }
+
+    /// An error or warning about `key` in this file, with the line `span` starts on.
+    fn entry(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        key: &str,
+        message: String,
+    ) -> ConfigError {
+        ConfigError {
             file: self.file.to_path_buf(),
-            line,
+            line: span.as_ref().and_then(|s| self.line_of(s)),
             key: key.to_string(),
-            message: message.into(),
-        });
+            message,
+        }
     }
 
     /// A duration that must be above zero; `None`, with an error naming `key` and its line, when

@@ -216,30 +216,23 @@ fn group_spec(
     }
     let mut rules = Vec::new();
     for (allow, values) in [(true, &group.allow), (false, &group.disallow)] {
+        let key = if allow {
+            "robots.group.allow"
+        } else {
+            "robots.group.disallow"
+        };
         for value in values {
             let v = value.get_ref();
             if !(v.starts_with('/') || v.starts_with('*')) {
                 errors.push(
                     Some(value.span()),
-                    if allow {
-                        "robots.group.allow"
-                    } else {
-                        "robots.group.disallow"
-                    },
+                    key,
                     format!("{v:?} must start with `/` or `*` (robots would never match it)"),
                 );
                 continue;
             }
             if v.contains('#') {
-                errors.push(
-                    Some(value.span()),
-                    if allow {
-                        "robots.group.allow"
-                    } else {
-                        "robots.group.disallow"
-                    },
-                    format!("{v:?}: {HASH_IN_PATTERN}"),
-                );
+                errors.push(Some(value.span()), key, format!("{v:?}: {HASH_IN_PATTERN}"));
                 continue;
             }
             rules.push(RuleSpec {
