@@ -27,16 +27,13 @@ fn shipped_conf_passes_config_check() {
 #[test]
 fn config_check_reports_every_problem_with_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("robogate.toml");
-    std::fs::write(
-        &conf,
+    let check = config_check(
+        dir.path(),
         "[server]\nlisten = \"not an address\"\n\n[origin]\naddress = \"nohost\"\n\n[robots]\nfile = \"missing.txt\"\n\n[enforce]\nmode = \"loud\"\nblock_status = 500\n",
-    )
-    .unwrap();
-    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    let file = conf.display().to_string();
+    );
+    assert_eq!(check.code, Some(1));
+    let err = &check.stderr;
+    let file = check.conf.display().to_string();
     for expected in [
         format!("{file}:2: server.listen: "),
         format!("{file}:5: origin.address: "),
@@ -53,22 +50,19 @@ fn config_check_reports_every_problem_with_file_line_and_key() {
 #[test]
 fn config_check_fails_when_the_origin_robots_txt_cannot_be_fetched() {
     let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("robogate.toml");
     let closed = format!("127.0.0.1:{}", free_port());
-    std::fs::write(
-        &conf,
-        format!("[origin]\naddress = \"{closed}\"\nhost = \"example.test\"\nconnect_timeout = \"1s\"\n\n[robots]\nsource = \"origin\"\n"),
-    )
-    .unwrap();
-    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
-    let err = stderr(&o);
+    let check = config_check(
+        dir.path(),
+        &format!("[origin]\naddress = \"{closed}\"\nhost = \"example.test\"\nconnect_timeout = \"1s\"\n\n[robots]\nsource = \"origin\"\n"),
+    );
+    let err = &check.stderr;
+    assert_eq!(check.code, Some(1), "{}{err}", check.stdout);
     assert!(
         err.contains("robots.source: the origin's robots.txt could not be fetched"),
         "{err}"
     );
     assert!(err.contains("robots treat the site as disallowed"), "{err}");
-    assert!(!stdout(&o).contains(": ok"), "{}", stdout(&o));
+    assert!(!check.stdout.contains(": ok"), "{}", check.stdout);
 
     // Once the origin answers, the same config is ok.
     let origin = Scripted::start();
@@ -76,13 +70,11 @@ fn config_check_fails_when_the_origin_robots_txt_cannot_be_fetched() {
         "/robots.txt",
         reply(200, "text/plain", "User-agent: *\nDisallow:\n"),
     );
-    std::fs::write(
-        &conf,
-        format!("[origin]\naddress = \"{}\"\nhost = \"example.test\"\n\n[robots]\nsource = \"origin\"\n", origin.addr),
-    )
-    .unwrap();
-    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let check = config_check(
+        dir.path(),
+        &format!("[origin]\naddress = \"{}\"\nhost = \"example.test\"\n\n[robots]\nsource = \"origin\"\n", origin.addr),
+    );
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
 }
 
 /// `source = "origin"` without `origin.host`: robots.txt would be fetched with the address as
@@ -96,22 +88,19 @@ fn origin_source_without_host_is_warned_about() {
         reply(200, "text/plain", "User-agent: *\nDisallow:\n"),
     );
     let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("robogate.toml");
-    std::fs::write(
-        &conf,
-        format!(
+    let check = config_check(
+        dir.path(),
+        &format!(
             "[origin]\naddress = \"{}\"\n\n[robots]\nsource = \"origin\"\n",
             origin.addr
         ),
-    )
-    .unwrap();
-    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let expected = format!("warning: {}:5: origin.host: ", conf.display());
+    );
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    let expected = format!("warning: {}:5: origin.host: ", check.conf.display());
     assert!(
-        stdout(&o).contains(&expected),
+        check.stdout.contains(&expected),
         "missing {expected:?} in:\n{}",
-        stdout(&o)
+        check.stdout
     );
 
     let rg = Robogate::start(origin.addr, "", "[robots]\nsource = \"origin\"\n");
@@ -126,15 +115,12 @@ fn origin_source_without_host_is_warned_about() {
 fn config_check_rejects_unknown_keys_and_sections() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("robots.txt"), "").unwrap();
-    let conf = dir.path().join("robogate.toml");
-    std::fs::write(
-        &conf,
+    let check = config_check(
+        dir.path(),
         "[origin]\naddress = \"127.0.0.1:1\"\nadress = \"x\"\n\n[bogus]\nx = 1\n",
-    )
-    .unwrap();
-    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
+    );
+    assert_eq!(check.code, Some(1));
+    let err = &check.stderr;
     assert!(err.contains(":3: origin: unknown field `adress`"), "{err}");
     assert!(err.contains(":5: bogus: unknown section `bogus`"), "{err}");
 }
@@ -145,16 +131,13 @@ fn config_check_rejects_unknown_keys_and_sections() {
 fn config_check_resolves_the_origin_name() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("robots.txt"), "").unwrap();
-    let conf = dir.path().join("robogate.toml");
-    let check = |address: &str| {
-        std::fs::write(&conf, format!("[origin]\naddress = \"{address}\"\n")).unwrap();
-        run(&["config", "check", "--config", conf.to_str().unwrap()])
-    };
-    let o = check("localhost:8000");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = check("robogate-test.invalid:80");
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
+    let check =
+        |address: &str| config_check(dir.path(), &format!("[origin]\naddress = \"{address}\"\n"));
+    let ok = check("localhost:8000");
+    assert_eq!(ok.code, Some(0), "{}", ok.stderr);
+    let bad = check("robogate-test.invalid:80");
+    assert_eq!(bad.code, Some(1));
+    let err = &bad.stderr;
     assert!(
         err.contains(":2: origin.address: cannot resolve \"robogate-test.invalid:80\""),
         "{err}"
@@ -306,15 +289,12 @@ fn config_check_names_the_line_of_a_broken_catalog_entry() {
         "[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\nname = \"Beta\"\ncategory = \"nonsense\"\noperator = \"x\"\ntokens = [\"b\"]\n",
     )
     .unwrap();
-    let conf = dir.path().join("robogate.toml");
-    std::fs::write(
-        &conf,
+    let check = config_check(
+        dir.path(),
         "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
-    )
-    .unwrap();
-    let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
+    );
+    assert_eq!(check.code, Some(1));
+    let err = &check.stderr;
     let agents = dir.path().join("agents.toml").display().to_string();
     assert!(
         err.contains(&format!("{agents}:7: agent: ")),

@@ -449,19 +449,12 @@ fn x_robots_tag_is_added_on_canonical_paths_and_for_chosen_agents() {
 #[test]
 fn config_check_reports_bad_generated_groups() {
     let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("robogate.toml");
-    std::fs::write(
-        &conf,
+    let check = config_check(
+        dir.path(),
         "[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"360Spider\"]\ndisallow = [\"private\"]\n[[x_robots_tag]]\npath = \"x\"\nvalue = \"noindex\"\nagents = [\"NoSuchBot\"]\n",
-    )
-    .unwrap();
-    let out = robogate_cmd()
-        .args(["config", "check", "--config"])
-        .arg(&conf)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    );
+    assert_eq!(check.code, Some(1));
+    let err = &check.stderr;
     for expected in [
         ":6: robots.group.agents: ",
         ":7: robots.group.disallow: ",
@@ -477,19 +470,12 @@ fn config_check_reports_bad_generated_groups() {
 #[test]
 fn config_check_refuses_a_hash_in_generated_rules_and_x_robots_tag_paths() {
     let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("robogate.toml");
-    std::fs::write(
-        &conf,
+    let check = config_check(
+        dir.path(),
         "[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"*\"]\ndisallow = [\"/a#b\"]\nallow = [\"/c/#\"]\n[[x_robots_tag]]\npath = \"/faq#top\"\nvalue = \"noindex\"\n",
-    )
-    .unwrap();
-    let out = robogate_cmd()
-        .args(["config", "check", "--config"])
-        .arg(&conf)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    );
+    let err = &check.stderr;
+    assert_eq!(check.code, Some(1), "{err}");
     for expected in [
         ":7: robots.group.disallow: \"/a#b\": `#` starts a comment",
         ":8: robots.group.allow: \"/c/#\": `#` starts a comment",

@@ -390,6 +390,32 @@ pub fn robogate_cmd() -> Command {
     )
 }
 
+/// What `robogate config check` said about a `robogate.toml`.
+pub struct ConfigCheck {
+    pub conf: PathBuf,
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Writes `toml` to `dir/robogate.toml` (other files the config names go in `dir` too) and runs
+/// `robogate config check` on it.
+pub fn config_check(dir: &Path, toml: &str) -> ConfigCheck {
+    let conf = dir.join("robogate.toml");
+    std::fs::write(&conf, toml).unwrap();
+    let out = robogate_cmd()
+        .args(["config", "check", "--config"])
+        .arg(&conf)
+        .output()
+        .expect("run robogate config check");
+    ConfigCheck {
+        conf,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// The repository root (for conf/ and ../shared).
 pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
