@@ -23,7 +23,7 @@ use raw::{RawConfig, RawEnforce, RawTarpit};
 
 /// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
 /// would be enforced differently from what is served, so it is refused.
-pub const ROBOTS_MAX_BYTES: u64 = 512_000;
+pub const ROBOTS_MAX_BYTES: u64 = crate::robots::MAX_FILE_BYTES as u64;
 
 /// One configuration problem: `file:line: key: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,6 +4,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use crate::config::ROBOTS_MAX_BYTES;
+use crate::robots;
 
 /// What the origin said about its robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,21 +136,11 @@ fn resolve(base: &http::Uri, location: &str) -> String {
     }
 }
 
-/// Cuts a body over [`ROBOTS_MAX_BYTES`] the way robots read it (robots-spec §1.1): the first
-/// `ROBOTS_MAX_BYTES` octets, less a line the limit cuts, which is dropped whole. Without this,
-/// the served and enforced file would end in a partial rule (`Disallow: /private-area` read as
-/// `Disallow: /`). This mirrors the robots parser's private `limit_size`, which is not
-/// reachable from outside `src/robots/`.
+/// Cuts a body over [`ROBOTS_MAX_BYTES`] the way robots read it (robots-spec §1.1,
+/// [`robots::within_size_limit`]): without this, the served and enforced file would end in a
+/// partial rule (`Disallow: /private-area` read as `Disallow: /`).
 fn cut_to_limit(body: &mut Vec<u8>) {
-    let limit = ROBOTS_MAX_BYTES as usize;
-    if body.len() <= limit {
-        return;
-    }
-    let keep = if matches!(body[limit], b'\r' | b'\n') {
-        limit
-    } else {
-        memchr::memrchr2(b'\r', b'\n', &body[..limit]).map_or(0, |end| end + 1)
-    };
+    let keep = robots::within_size_limit(body).len();
     body.truncate(keep);
 }
 

@@ -135,6 +135,12 @@ pub fn read(bytes: &[u8]) -> Document<'_> {
     }
 }
 
+/// §1.1: the octets robots read of `bytes`: the first [`MAX_FILE_BYTES`], less a line the limit
+/// cuts, which is dropped whole.
+pub fn within_size_limit(bytes: &[u8]) -> &[u8] {
+    limit_size(bytes).0
+}
+
 /// §1.1: keeps the first [`MAX_FILE_BYTES`]; a line cut by the limit is dropped whole.
 /// Returns the kept octets, whether the file was over the limit, and whether a line was cut.
 fn limit_size(bytes: &[u8]) -> (&[u8], bool, bool) {
