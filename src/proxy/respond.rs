@@ -68,7 +68,8 @@ async fn too_fast(session: &mut Session, retry_after_secs: u32) -> Result<()> {
     .await
 }
 
-/// Writes a complete local response with Content-Length (HEAD gets the headers only).
+/// Writes a complete local response with Content-Length (HEAD gets the headers only; a 304 has
+/// no body and no Content-Length, RFC 9110 §8.6).
 async fn local(
     session: &mut Session,
     status: u16,
@@ -79,7 +80,9 @@ async fn local(
     for (name, value) in headers {
         resp.insert_header(name.clone(), *value)?;
     }
-    resp.insert_header(header::CONTENT_LENGTH, body.len().to_string())?;
+    if status != 304 {
+        resp.insert_header(header::CONTENT_LENGTH, body.len().to_string())?;
+    }
     let head_only = session.req_header().method == http::Method::HEAD || status == 304;
     session
         .write_response_header(Box::new(resp), head_only)

@@ -65,6 +65,15 @@ fn serves_robots_txt_from_the_conf_file_with_validators() {
     )
     .unwrap();
     assert_eq!((by_etag.status, by_etag.body.len()), (304, 0));
+    // RFC 9110 §8.6: a 304 carries no Content-Length unless it is the 200's; nor any framing.
+    assert_eq!(
+        (
+            by_etag.header("content-length"),
+            by_etag.header("transfer-encoding")
+        ),
+        (None, None)
+    );
+    assert_eq!(by_etag.header("etag"), Some(etag.as_str()));
     let by_date = request(
         rg.addr,
         "GET",
