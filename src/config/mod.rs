@@ -7,14 +7,16 @@ pub mod raw;
 mod robots;
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use ipnet::IpNet;
 use toml::Spanned;
 
 use crate::classify::{Catalog, Category, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
+use crate::forwarded::TrustedProxies;
 use crate::policy::{
     fingerprint, Action, ActionRule, CrawlDelay, Enforcement, Mode, Policy, RobotsFile, RuleTarget,
     Tarpit, UnknownClients, Upstream,
@@ -75,6 +77,8 @@ pub struct Settings {
     pub keepalive_requests: u32,
     pub client_timeout: Duration,
     pub pid_file: PathBuf,
+    /// Proxies in front of robogate whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
     /// Hard bound of the Crawl-delay limiter's state.
     pub crawl_delay_max_entries: usize,
 }
@@ -93,6 +97,7 @@ impl Settings {
             keepalive_requests,
             client_timeout,
             pid_file,
+            trusted_proxies,
             crawl_delay_max_entries,
         } = self;
         [
@@ -113,6 +118,10 @@ impl Settings {
                 *client_timeout != new.client_timeout,
             ),
             ("server.pid_file", *pid_file != new.pid_file),
+            (
+                "server.trusted_proxies",
+                *trusted_proxies != new.trusted_proxies,
+            ),
             (
                 "crawl_delay.max_entries",
                 *crawl_delay_max_entries != new.crawl_delay_max_entries,
@@ -470,6 +479,7 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         .unwrap_or_else(|| {
             std::env::temp_dir().join(format!("robogate-{}.pid", std::process::id()))
         });
+    let trusted_proxies = compile_trusted_proxies(&server.trusted_proxies, errors);
     Some(Settings {
         listen: listen?,
         admin_listen: admin_listen?,
@@ -479,8 +489,39 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
         keepalive_requests: (keepalive_requests > 0).then_some(keepalive_requests)?,
         client_timeout: client_timeout?,
         pid_file,
+        trusted_proxies: trusted_proxies?,
         crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
     })
+}
+
+/// `server.trusted_proxies`: addresses (`10.0.0.7`) or networks (`10.0.0.0/8`, `fd00::/8`).
+fn compile_trusted_proxies(
+    entries: &[Spanned<String>],
+    errors: &mut Errors<'_>,
+) -> Option<TrustedProxies> {
+    let mut networks = Vec::with_capacity(entries.len());
+    let mut ok = true;
+    for entry in entries {
+        let text = entry.get_ref().trim();
+        let parsed = text
+            .parse::<IpNet>()
+            .or_else(|_| text.parse::<IpAddr>().map(IpNet::from));
+        match parsed {
+            Ok(net) => networks.push(net.trunc()),
+            Err(_) => {
+                ok = false;
+                errors.push(
+                    Some(entry.span()),
+                    "server.trusted_proxies",
+                    format!(
+                        "{:?} is neither an IP address nor a network such as \"10.0.0.0/8\" (host names are not resolved)",
+                        entry.get_ref()
+                    ),
+                );
+            }
+        }
+    }
+    ok.then(|| TrustedProxies::new(networks))
 }
 
 /// `server.keepalive_timeout`: `"0s"` turns keep-alive off (as `keepalive_timeout 0` does in
@@ -967,6 +1008,7 @@ mod tests {
             keepalive_requests: a.keepalive_requests + 1,
             client_timeout: a.client_timeout + Duration::from_secs(1),
             pid_file: a.pid_file.join("other"),
+            trusted_proxies: TrustedProxies::new(vec!["10.0.0.0/8".parse().unwrap()]),
             crawl_delay_max_entries: a.crawl_delay_max_entries + 1,
         };
         let mut changed = a.changed_keys(&b);
@@ -979,6 +1021,27 @@ mod tests {
             .collect();
         restart.sort();
         assert_eq!(changed, restart);
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_networks_each_bad_one_named() {
+        let settings = load_with(
+            "[server]\ntrusted_proxies = [\"10.1.2.3/8\", \"192.0.2.7\", \" fd00::/8 \"]\n",
+        )
+        .map_err(|e| e.to_string())
+        .unwrap()
+        .settings;
+        let t = &settings.trusted_proxies;
+        for inside in ["10.200.0.1", "192.0.2.7", "fd00::1"] {
+            assert!(t.contains(inside.parse().unwrap()), "{inside}");
+        }
+        assert!(!t.contains("192.0.2.8".parse().unwrap()));
+        let errors = errors_of(
+            "[server]\ntrusted_proxies = [\n  \"10.0.0.0/8\",\n  \"lb.internal\",\n  \"10.0.0.0/40\",\n]\n",
+        );
+        assert_eq!(errors.len(), 2, "{errors:#?}");
+        assert!(errors[0].starts_with("8: server.trusted_proxies: \"lb.internal\""));
+        assert!(errors[1].starts_with("9: server.trusted_proxies: \"10.0.0.0/40\""));
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub struct RawServer {
     /// Time allowed for a client to send a complete request header or body chunk.
     pub client_timeout: SpannedDuration,
     pub pid_file: Option<String>,
+    /// Proxies (addresses or CIDR networks) whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<Spanned<String>>,
 }
 
 impl Default for RawServer {
@@ -51,6 +53,7 @@ impl Default for RawServer {
             keepalive_requests: Spanned::new(0..0, 1000),
             client_timeout: unwritten(Duration::from_secs(60)),
             pid_file: None,
+            trusted_proxies: Vec::new(),
         }
     }
 }

@@ -54,6 +54,25 @@ impl Gate {
         self.origins.clone()
     }
 
+    /// The client's address: the TCP peer, or the address the peer reports in
+    /// `X-Forwarded-For` when it is one of `server.trusted_proxies` (see [`crate::forwarded`]).
+    fn client(&self, session: &Session) -> Option<IpAddr> {
+        let peer = peer_ip(session)?;
+        let trusted = &self.settings.trusted_proxies;
+        if trusted.is_empty() {
+            return Some(peer);
+        }
+        let xff = session.req_header().headers.get_all("x-forwarded-for");
+        Some(trusted.client(peer, xff.iter().map(|v| v.as_bytes())))
+    }
+
+    /// Did the request come from one of `server.trusted_proxies` (whose `X-Forwarded-Proto` is
+    /// passed on)?
+    fn sent_by_trusted_proxy(&self, session: &Session) -> bool {
+        let trusted = &self.settings.trusted_proxies;
+        !trusted.is_empty() && peer_ip(session).is_some_and(|ip| trusted.contains(ip))
+    }
+
     /// Applies Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
     fn pace(&self, decision: &mut Decision, policy: &Policy, ua: Option<&str>, ip: Option<IpAddr>) {
         let (Outcome::Pass, Some(delay), Some(ip)) = (decision.outcome, decision.crawl_delay, ip)
@@ -95,6 +114,8 @@ pub struct RequestCtx {
     decision: Option<Decision>,
     started: Instant,
     upstream_error: Option<&'static str>,
+    /// The client's address as robogate believes it (see [`Gate::client`]).
+    client: Option<IpAddr>,
 }
 
 /// The request target as received (origin-form path and query, or the path of absolute-form).
@@ -102,8 +123,8 @@ fn target(req: &RequestHeader) -> &str {
     req.uri.path_and_query().map_or("/", |pq| pq.as_str())
 }
 
-/// The client's IP address (`None` for a Unix-socket client).
-fn client_ip(session: &Session) -> Option<IpAddr> {
+/// The TCP peer's IP address (`None` for a Unix-socket client).
+fn peer_ip(session: &Session) -> Option<IpAddr> {
     session
         .client_addr()
         .and_then(|a| a.as_inet())
@@ -111,11 +132,13 @@ fn client_ip(session: &Session) -> Option<IpAddr> {
 }
 
 /// Turns the client's request head into the one the origin gets: origin-form target, `Host`,
-/// `X-Forwarded-For`/`-Proto`, HTTP/1.1.
+/// `X-Forwarded-For` (the peer appended), `X-Forwarded-Proto` (`http`, or what a trusted proxy
+/// said), HTTP/1.1.
 fn prepare_upstream_request(
     upstream: &mut RequestHeader,
     origin: &Upstream,
-    client: Option<IpAddr>,
+    peer: Option<IpAddr>,
+    from_trusted_proxy: bool,
 ) -> Result<()> {
     // Origin-form towards the origin, whatever form the client used: pingora forwards the
     // raw request target (absolute-form included) unless the URI is set again.
@@ -141,7 +164,7 @@ fn prepare_upstream_request(
         (None, true, _) => {}
     }
     upstream.set_version(http::Version::HTTP_11);
-    if let Some(ip) = client {
+    if let Some(ip) = peer {
         let ip = ip.to_string();
         let xff = match upstream.headers.get("x-forwarded-for").map(|v| v.to_str()) {
             Some(Ok(prior)) if !prior.trim().is_empty() => format!("{prior}, {ip}"),
@@ -149,7 +172,14 @@ fn prepare_upstream_request(
         };
         upstream.insert_header("x-forwarded-for", xff)?;
     }
-    upstream.insert_header("x-forwarded-proto", "http")?;
+    let proto_told = from_trusted_proxy
+        && upstream
+            .headers
+            .get("x-forwarded-proto")
+            .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http");
+    if !proto_told {
+        upstream.insert_header("x-forwarded-proto", "http")?;
+    }
     Ok(())
 }
 
@@ -186,6 +216,7 @@ impl ProxyHttp for Gate {
             decision: None,
             started: Instant::now(),
             upstream_error: None,
+            client: None,
         }
     }
 
@@ -219,21 +250,24 @@ impl ProxyHttp for Gate {
             is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
         };
         let mut decision = policy.decide(&facts);
-        self.pace(&mut decision, &policy, ua.as_deref(), client_ip(session));
+        let client = self.client(session);
+        ctx.client = client;
+        self.pace(&mut decision, &policy, ua.as_deref(), client);
         drop(ua);
         ctx.policy = Some(policy.clone());
         let decision = ctx.decision.insert(decision);
-        if respond::act(session, &policy, decision, &self.tarpits).await? {
+        if respond::act(session, &policy, decision, &self.tarpits, client).await? {
             return Ok(true);
         }
         if !forward::eligible(session) {
             return Ok(false); // pingora's general proxy path
         }
         let up = &policy.upstream;
+        let from_trusted_proxy = self.sent_by_trusted_proxy(session);
         let build = |session: &Session| {
             let mut req = session.req_header().clone();
             forward::strip_hop_by_hop(&mut req);
-            prepare_upstream_request(&mut req, up, client_ip(session))?;
+            prepare_upstream_request(&mut req, up, peer_ip(session), from_trusted_proxy)?;
             Ok(req)
         };
         let decision = &*decision;
@@ -268,7 +302,12 @@ impl ProxyHttp for Gate {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
-        prepare_upstream_request(upstream, &policy.upstream, client_ip(session))
+        prepare_upstream_request(
+            upstream,
+            &policy.upstream,
+            peer_ip(session),
+            self.sent_by_trusted_proxy(session),
+        )
     }
 
     async fn response_filter(
@@ -344,7 +383,7 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
     }
     let req = session.req_header();
     let status = session.response_written().map_or(0, |r| r.status.as_u16());
-    let client = client_ip(session);
+    let client = ctx.client.or_else(|| peer_ip(session));
     tracing::info!(
         target: "access",
         client = %client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),

@@ -6,6 +6,7 @@ use pingora_error::{Error, ErrorSource, ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use crate::metrics::METRICS;
@@ -20,6 +21,7 @@ pub async fn act(
     policy: &Policy,
     decision: &mut Decision,
     tarpits: &Arc<TarpitGate>,
+    client: Option<IpAddr>,
 ) -> Result<bool> {
     match decision.outcome {
         Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Ok(false),
@@ -29,7 +31,7 @@ pub async fn act(
             too_fast(session, retry_after_secs).await.map(|_| true)
         }
         Outcome::Tarpit => {
-            match tarpits.try_enter(super::client_ip(session), &policy.tarpit) {
+            match tarpits.try_enter(client, &policy.tarpit) {
                 Some(_place) => {
                     let path = session.req_header().uri.path().to_string();
                     // Boxed: the drip's state lives on the heap for tarpits only, instead of

@@ -366,3 +366,60 @@ fn a_full_crawl_delay_limiter_admits_counts_and_logs_sparingly() {
         "{untracked} untracked admissions logged {logged} times"
     );
 }
+
+/// Behind a trusted proxy the client is the address its `X-Forwarded-For` names: Crawl-delay paces
+/// each such client on its own, and the proxy's `X-Forwarded-Proto` reaches the origin. From any
+/// other peer both fields are the client's own claim and change nothing.
+#[test]
+fn behind_a_trusted_proxy_clients_are_told_apart_by_x_forwarded_for() {
+    let origin = Origin::start();
+    let robots = "User-agent: *\nCrawl-delay: 100\n";
+    let as_forwarded = |rg: &Robogate, client: &str, path: &str| {
+        request(
+            rg.addr,
+            "GET",
+            path,
+            Some(WGET),
+            &[
+                ("X-Forwarded-For", &format!("198.51.100.1, {client}")),
+                ("X-Forwarded-Proto", "https"),
+            ],
+        )
+        .unwrap()
+    };
+    let launch = Launch {
+        server: "trusted_proxies = [\"127.0.0.0/8\"]",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let behind = Robogate::launch(dir, origin.addr, robots, "", launch);
+    let first = as_forwarded(&behind, "192.0.2.1", "/headers");
+    assert_eq!(first.status, 200);
+    let seen = first.text().to_ascii_lowercase();
+    assert!(seen.contains("x-forwarded-proto: https"), "{seen}");
+    assert!(
+        seen.contains("x-forwarded-for: 198.51.100.1, 192.0.2.1, 127.0.0.1"),
+        "{seen}"
+    );
+    assert_eq!(
+        as_forwarded(&behind, "192.0.2.2", "/").status,
+        200,
+        "another client"
+    );
+    assert_eq!(
+        as_forwarded(&behind, "192.0.2.1", "/").status,
+        429,
+        "the same client"
+    );
+
+    let direct = Robogate::start(origin.addr, robots, "");
+    let first = as_forwarded(&direct, "192.0.2.1", "/headers");
+    assert_eq!(first.status, 200);
+    let seen = first.text().to_ascii_lowercase();
+    assert!(seen.contains("x-forwarded-proto: http\r\n"), "{seen}");
+    assert_eq!(
+        as_forwarded(&direct, "192.0.2.2", "/").status,
+        429,
+        "an untrusted peer is the client whatever it claims"
+    );
+}

@@ -1,0 +1,163 @@
+//! Who the client is when robogate sits behind proxies the operator trusts (a TLS terminator, a
+//! load balancer, a CDN): pure, no I/O.
+//!
+//! Each trusted hop appends the address it received the request from to `X-Forwarded-For`, so
+//! the client is found by walking that list from the right, past the trusted proxies, to the
+//! first address that is not one (nginx's `real_ip_recursive on`). Only hops the operator named
+//! are believed: a client connecting directly cannot pick its own address by sending the header.
+
+use std::net::{IpAddr, SocketAddr};
+
+use ipnet::IpNet;
+
+/// The networks whose `X-Forwarded-For` and `X-Forwarded-Proto` robogate believes
+/// (`server.trusted_proxies`). Empty: the TCP peer is the client.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    pub fn new(networks: Vec<IpNet>) -> Self {
+        TrustedProxies(networks)
+    }
+
+    /// No proxy is trusted (the default): the TCP peer is always the client.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Is `ip` one of the trusted proxies?
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+
+    /// The client's address for a request that reached robogate from `peer` carrying the given
+    /// `X-Forwarded-For` field values (in the order received). The peer itself unless it is
+    /// trusted; then the rightmost listed address that is not trusted, or the leftmost listed one
+    /// if all are. An unreadable entry stops the walk at the hop that wrote it.
+    pub fn client<'a>(
+        &self,
+        peer: IpAddr,
+        forwarded_for: impl IntoIterator<Item = &'a [u8]>,
+    ) -> IpAddr {
+        let peer = canonical(peer);
+        if self.0.is_empty() || !self.contains(peer) {
+            return peer;
+        }
+        let entries: Vec<&[u8]> = forwarded_for
+            .into_iter()
+            .flat_map(|value| value.split(|b| *b == b','))
+            .collect();
+        let mut client = peer;
+        for entry in entries.iter().rev() {
+            let Some(ip) = parse_entry(entry) else {
+                break;
+            };
+            client = ip;
+            if !self.contains(ip) {
+                break;
+            }
+        }
+        client
+    }
+}
+
+/// An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`, what a dual-stack listener reports) is
+/// the IPv4 address.
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// One `X-Forwarded-For` entry: an address, optionally with a port (`1.2.3.4:80`,
+/// `[2001:db8::1]:80`), as proxies write them.
+fn parse_entry(entry: &[u8]) -> Option<IpAddr> {
+    let text = std::str::from_utf8(entry).ok()?.trim();
+    let text = text.trim_matches('"');
+    if let Ok(ip) = text.parse::<IpAddr>() {
+        return Some(canonical(ip));
+    }
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Some(canonical(addr.ip()));
+    }
+    text.strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .and_then(|t| t.parse::<IpAddr>().ok())
+        .map(canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trusted(nets: &[&str]) -> TrustedProxies {
+        TrustedProxies::new(nets.iter().map(|n| n.parse().unwrap()).collect())
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    fn client(t: &TrustedProxies, peer: &str, xff: &[&str]) -> IpAddr {
+        t.client(ip(peer), xff.iter().map(|v| v.as_bytes()))
+    }
+
+    #[test]
+    fn without_trusted_proxies_the_peer_is_the_client_whatever_the_header_says() {
+        let none = TrustedProxies::default();
+        assert_eq!(client(&none, "10.0.0.5", &["66.249.66.1"]), ip("10.0.0.5"));
+        let lb = trusted(&["10.0.0.0/8"]);
+        assert_eq!(client(&lb, "192.0.2.9", &["66.249.66.1"]), ip("192.0.2.9"));
+    }
+
+    #[test]
+    fn a_trusted_peer_names_the_client_and_trusted_hops_are_skipped() {
+        let t = trusted(&["10.0.0.0/8", "2001:db8::/32"]);
+        assert_eq!(client(&t, "10.0.0.5", &["66.249.66.1"]), ip("66.249.66.1"));
+        // The client's own (spoofable) entries left of the first untrusted hop are ignored.
+        assert_eq!(
+            client(&t, "10.0.0.5", &["1.1.1.1, 66.249.66.1, 10.0.0.7"]),
+            ip("66.249.66.1")
+        );
+        // Several header lines are one list, in order.
+        assert_eq!(
+            client(&t, "10.0.0.5", &["1.1.1.1", "66.249.66.2", "10.1.2.3"]),
+            ip("66.249.66.2")
+        );
+        assert_eq!(
+            client(&t, "2001:db8::1", &["[2001:db9::2]:443"]),
+            ip("2001:db9::2")
+        );
+        assert_eq!(client(&t, "10.0.0.5", &["192.0.2.1:5555"]), ip("192.0.2.1"));
+    }
+
+    #[test]
+    fn missing_all_trusted_or_garbled_lists_stop_where_the_evidence_ends() {
+        let t = trusted(&["10.0.0.0/8"]);
+        assert_eq!(client(&t, "10.0.0.5", &[]), ip("10.0.0.5"));
+        assert_eq!(
+            client(&t, "10.0.0.5", &["10.0.0.6, 10.0.0.7"]),
+            ip("10.0.0.6")
+        );
+        assert_eq!(
+            client(&t, "10.0.0.5", &["66.249.66.1, unknown"]),
+            ip("10.0.0.5")
+        );
+        assert_eq!(
+            client(&t, "10.0.0.5", &["66.249.66.1, garbage, 10.0.0.9"]),
+            ip("10.0.0.9")
+        );
+    }
+
+    #[test]
+    fn ipv4_mapped_addresses_are_ipv4() {
+        let t = trusted(&["127.0.0.1/32"]);
+        assert!(t.contains(ip("::ffff:127.0.0.1")));
+        assert_eq!(
+            client(&t, "::ffff:127.0.0.1", &["::ffff:192.0.2.3"]),
+            ip("192.0.2.3")
+        );
+    }
+}
