@@ -2,12 +2,15 @@
 //!
 //! Triggers: `notify` events on the *parent folders* of every loaded file (non-recursive, never
 //! filtered by name, so `sed -i`, rename-on-save and Kubernetes `..data` symlink swaps are all
-//! seen; Access events are ignored), debounced; a periodic re-check; and SIGHUP. Every trigger
-//! runs [`reload_once`]: on any error the last good policy keeps serving, the error is logged
-//! with file and line, and counted. Requests in flight keep the snapshot they started with.
+//! seen; Access events are ignored), debounced; a periodic re-check; and SIGHUP. Behind a symlink
+//! the folder of the real file and the folder of every link on the way are watched too (see
+//! [`folders`]), recomputed at every reload, since a link may be re-pointed. Every trigger runs
+//! [`reload_once`]: on any error the last good policy keeps serving, the error is logged with
+//! file and line, and counted. Requests in flight keep the snapshot they started with.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -131,50 +134,136 @@ pub struct Reloader {
     pub ready: Arc<AtomicBool>,
 }
 
+/// Most symlinks followed while resolving one file (the kernel's own limit, `ELOOP`).
+const MAX_SYMLINKS: usize = 40;
+
+/// The folders to watch for `files` (as the config names them), canonical so that a folder is
+/// watched once whatever path leads to it: for each file, the folder holding every symlink met
+/// on the way to it (re-pointing a link is an event there only, as is the `..data` swap of a
+/// Kubernetes ConfigMap), and the folder the real file is in (an edit through a link is an event
+/// there only). The folder of the path as written is one of them. Folders that do not exist are
+/// left out.
 fn folders(files: &[PathBuf]) -> BTreeSet<PathBuf> {
-    files
-        .iter()
-        .map(|f| match f.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        })
-        .collect()
+    let mut dirs = BTreeSet::new();
+    for file in files {
+        resolve_folders(file, &mut dirs);
+    }
+    dirs
 }
 
-/// Adds a watch on every folder of `files` not yet in `watched` (and records it there); a folder
-/// that cannot be watched is logged and tried again at the next reload. Without a watcher (file
-/// watching unavailable) it does nothing.
-fn watch_folders(
-    watcher: &mut Option<notify::RecommendedWatcher>,
-    watched: &mut BTreeSet<PathBuf>,
-    files: &[PathBuf],
-) {
-    let Some(watcher) = watcher.as_mut() else {
-        return;
-    };
-    for dir in folders(files) {
-        if watched.contains(&dir) {
-            continue;
-        }
-        match watcher.watch(&dir, RecursiveMode::NonRecursive) {
-            Ok(()) => {
-                watched.insert(dir);
+/// Adds to `dirs` the folders [`folders`] watches for one file, resolving its symlinks one
+/// component at a time, as the kernel does (a `..` after a link leaves the link's target).
+fn resolve_folders(file: &Path, dirs: &mut BTreeSet<PathBuf>) {
+    let mut path = file.to_path_buf();
+    'resolve: for _ in 0..=MAX_SYMLINKS {
+        let mut prefix = PathBuf::new();
+        let mut rest = path.components();
+        while let Some(part) = rest.next() {
+            prefix.push(part);
+            let is_link = matches!(part, Component::Normal(_))
+                && std::fs::symlink_metadata(&prefix).is_ok_and(|m| m.file_type().is_symlink());
+            if !is_link {
+                continue;
             }
-            Err(e) => tracing::warn!(target: "reload", "cannot watch {}: {e}", dir.display()),
+            let holder = folder_of(&prefix);
+            if let Ok(dir) = holder.canonicalize() {
+                dirs.insert(dir);
+            }
+            let Ok(target) = std::fs::read_link(&prefix) else {
+                return;
+            };
+            let mut next = holder.join(target);
+            next.extend(rest);
+            path = next;
+            continue 'resolve;
         }
+        if let Ok(dir) = folder_of(&path).canonicalize() {
+            dirs.insert(dir);
+        }
+        return;
     }
 }
 
+/// The folder holding `path` (`.` for a bare file name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Which folder a watch is on: inotify watches an inode, so a folder deleted and created again
+/// under the same name needs a new watch. Its inode number is often the old one: the birth time
+/// (where the file system records one) tells them apart.
+type FolderId = (u64, u64, Option<SystemTime>);
+
+fn folder_id(dir: &Path) -> Option<FolderId> {
+    let m = std::fs::metadata(dir).ok()?;
+    Some((m.dev(), m.ino(), m.created().ok()))
+}
+
+/// The inotify watches on the conf folders. Without a watcher (file watching unavailable) it
+/// does nothing.
+struct Watches {
+    watcher: Option<notify::RecommendedWatcher>,
+    watched: BTreeMap<PathBuf, FolderId>,
+}
+
+impl Watches {
+    /// Makes the watches exactly [`folders`]`(files)`, resolving the symlinks again: a folder
+    /// no longer wanted (a link now points elsewhere) is unwatched, one replaced by a new folder
+    /// of the same name is watched again, a new one is watched; a folder that cannot be watched
+    /// is logged and tried again next time. Returns whether a folder is watched that was not.
+    fn sync(&mut self, files: &[PathBuf]) -> bool {
+        let Some(watcher) = self.watcher.as_mut() else {
+            return false;
+        };
+        let wanted = folders(files);
+        for (dir, id) in std::mem::take(&mut self.watched) {
+            if wanted.contains(&dir) && folder_id(&dir) == Some(id) {
+                self.watched.insert(dir, id);
+            } else if let Err(e) = watcher.unwatch(&dir) {
+                // notify drops the watch of a deleted folder itself.
+                tracing::debug!(target: "reload", "unwatch {}: {e}", dir.display());
+            }
+        }
+        let mut added = false;
+        for dir in wanted {
+            if self.watched.contains_key(&dir) {
+                continue;
+            }
+            let Some(id) = folder_id(&dir) else { continue };
+            match watcher.watch(&dir, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.watched.insert(dir, id);
+                    added = true;
+                }
+                Err(e) => tracing::warn!(target: "reload", "cannot watch {}: {e}", dir.display()),
+            }
+        }
+        added
+    }
+}
+
+/// What the reload loop carries from one reload to the next.
+struct State {
+    watches: Watches,
+    /// The files of the last good load, as the config names them.
+    files: Vec<PathBuf>,
+}
+
 impl Reloader {
-    fn run_once(
-        &self,
-        watcher: &mut Option<notify::RecommendedWatcher>,
-        watched: &mut BTreeSet<PathBuf>,
-        fetch_origin: bool,
-    ) {
-        let (_, files) = reload_once(&self.config_path, &self.live, &self.running, fetch_origin);
-        // A reload may name new files (say, another robots.txt): watch their folders too.
-        watch_folders(watcher, watched, &files);
+    fn run_once(&self, state: &mut State, fetch_origin: bool) {
+        // A link may have been re-pointed (often the very event that triggered this reload):
+        // watch where the files are now before reading them, so no later edit goes unseen.
+        state.watches.sync(&state.files);
+        let (outcome, files) =
+            reload_once(&self.config_path, &self.live, &self.running, fetch_origin);
+        if !matches!(outcome, ReloadOutcome::Failed(_)) {
+            // A good load may name other files, in other folders.
+            state.files = files;
+            state.watches.sync(&state.files);
+        }
     }
 }
 
@@ -182,7 +271,7 @@ impl Reloader {
 impl BackgroundService for Reloader {
     async fn start(&self, mut shutdown: ShutdownWatch) {
         let (tx, mut events) = mpsc::unbounded_channel::<()>();
-        let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
             match res {
                 Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
                 // Errors (say, an inotify queue overflow) also trigger a re-check.
@@ -193,13 +282,19 @@ impl BackgroundService for Reloader {
         })
         .map_err(|e| tracing::error!(target: "reload", "file watching unavailable ({e}); relying on the periodic re-check and SIGHUP"))
         .ok();
-        let mut watched = BTreeSet::new();
-        watch_folders(&mut watcher, &mut watched, &self.files);
+        let mut state = State {
+            watches: Watches {
+                watcher,
+                watched: BTreeMap::new(),
+            },
+            files: self.files.clone(),
+        };
+        state.watches.sync(&state.files);
         let mut hangup =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
         // An edit made after the startup load but before the watches existed produced no event:
         // catch up once, then report ready. From here on every edit is seen.
-        self.run_once(&mut watcher, &mut watched, false);
+        self.run_once(&mut state, false);
         self.ready.store(true, Ordering::Release);
         let mut tick = tokio::time::interval(self.interval);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -210,15 +305,102 @@ impl BackgroundService for Reloader {
                 Some(()) = events.recv() => {
                     // Debounce: wait until the files have been quiet for DEBOUNCE.
                     while let Ok(Some(())) = tokio::time::timeout(DEBOUNCE, events.recv()).await {}
-                    self.run_once(&mut watcher, &mut watched, true);
+                    self.run_once(&mut state, true);
                 }
                 Some(()) = async { match hangup.as_mut() { Some(h) => h.recv().await, None => std::future::pending().await } } => {
                     tracing::info!(target: "reload", "SIGHUP: reloading");
-                    self.run_once(&mut watcher, &mut watched, true);
+                    self.run_once(&mut state, true);
                 }
                 // The periodic re-check fetches an origin's robots.txt only when it is due.
-                _ = tick.tick() => self.run_once(&mut watcher, &mut watched, false),
+                _ = tick.tick() => self.run_once(&mut state, false),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A temp folder (canonical) with `dirs` created and `links` (`link -> target`) made.
+    fn layout(dirs: &[&str], links: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().canonicalize().unwrap();
+        for dir in dirs {
+            std::fs::create_dir_all(d.join(dir)).unwrap();
+        }
+        for (link, target) in links {
+            symlink(target, d.join(link)).unwrap();
+        }
+        (t, d)
+    }
+
+    /// `folders` of `file` in a layout, relative to its root (`""` for the root itself).
+    macro_rules! folders {
+        ($name:ident: $dirs:expr, $links:expr, $file:expr => $want:expr) => {
+            #[test]
+            fn $name() {
+                let (_t, d) = layout(&$dirs, &$links);
+                let got: Vec<String> = folders(&[d.join($file)])
+                    .iter()
+                    .map(|f| f.strip_prefix(&d).unwrap().display().to_string())
+                    .collect();
+                let want: Vec<&str> = $want.to_vec();
+                assert_eq!(got, want);
+            }
+        };
+    }
+
+    folders!(plain_file: ["etc"], [], "etc/robots.txt" => ["etc"]);
+    folders!(missing_file_in_a_folder: ["etc"], [], "etc/gone.txt" => ["etc"]);
+    folders!(missing_folder: [], [], "etc/robots.txt" => [""; 0]);
+    folders!(file_link_to_another_folder: ["etc", "site"], [("etc/robots.txt", "../site/robots.txt")],
+        "etc/robots.txt" => ["etc", "site"]);
+    folders!(dangling_link_still_watches_its_target_folder: ["etc", "site"],
+        [("etc/robots.txt", "../site/none.txt")], "etc/robots.txt" => ["etc", "site"]);
+    folders!(folder_link_capistrano: ["releases/1"], [("current", "releases/1")],
+        "current/robogate.toml" => ["", "releases/1"]);
+    folders!(configmap_layout: ["cm/..v1"], [("cm/..data", "..v1"), ("cm/robogate.toml", "..data/robogate.toml")],
+        "cm/robogate.toml" => ["cm", "cm/..v1"]);
+    folders!(dot_dot_after_a_folder_link_leaves_its_target: ["a/b", "a/c", "c"], [("l", "a/b")],
+        "l/../c/robots.txt" => ["", "a/c"]);
+    folders!(link_loop_ends: [], [("loop", "loop")], "loop/robots.txt" => [""]);
+
+    #[test]
+    fn absolute_link_target() {
+        let (_t, d) = layout(&["etc", "srv"], &[]);
+        symlink(d.join("srv/robots.txt"), d.join("etc/robots.txt")).unwrap();
+        let got = folders(&[d.join("etc/robots.txt")]);
+        assert_eq!(got, BTreeSet::from([d.join("etc"), d.join("srv")]));
+    }
+
+    /// Re-pointing a link moves the watch: the new target is watched, the old one dropped; a
+    /// folder deleted and created again is watched again (its old watch died with it).
+    #[test]
+    fn sync_follows_a_repointed_link_and_drops_the_stale_watch() {
+        let (_t, d) = layout(
+            &["etc", "site", "site2"],
+            &[("etc/robots.txt", "../site/robots.txt")],
+        );
+        let mut w = Watches {
+            watcher: Some(
+                notify::recommended_watcher(|_: notify::Result<notify::Event>| {}).unwrap(),
+            ),
+            watched: BTreeMap::new(),
+        };
+        let files = [d.join("etc/robots.txt")];
+        let watched = |w: &Watches| w.watched.keys().cloned().collect::<Vec<_>>();
+        assert!(w.sync(&files));
+        assert_eq!(watched(&w), [d.join("etc"), d.join("site")]);
+        assert!(!w.sync(&files), "nothing new");
+        std::fs::rename(d.join("etc/robots.txt"), d.join("old")).unwrap();
+        symlink("../site2/robots.txt", d.join("etc/robots.txt")).unwrap();
+        assert!(w.sync(&files));
+        assert_eq!(watched(&w), [d.join("etc"), d.join("site2")]);
+        std::fs::remove_dir(d.join("site2")).unwrap();
+        std::fs::create_dir(d.join("site2")).unwrap();
+        assert!(w.sync(&files), "the new site2 is watched");
+        assert_eq!(watched(&w), [d.join("etc"), d.join("site2")]);
     }
 }

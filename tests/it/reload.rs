@@ -366,3 +366,115 @@ fn catalog_edits_reload_and_a_broken_entry_keeps_the_last_good_one() {
             .filter(|r| r.status == 403)
     });
 }
+
+/// [`Robogate::launch`] with the config at `config` (relative to `dir`, written through any
+/// symlink on the way; its robots.txt goes next to it).
+fn start_at(dir: tempfile::TempDir, config: &str) -> (Origin, Robogate) {
+    let origin = Origin::start();
+    let launch = Launch {
+        config: Some(config),
+        ..Launch::default()
+    };
+    let rg = Robogate::launch(dir, origin.addr, V1, "", launch);
+    (origin, rg)
+}
+
+/// Replaces the symlink `link` with one to `target`, atomically (a new link renamed over it).
+fn repoint(link: &std::path::Path, target: &str) {
+    let mut tmp = link.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::os::unix::fs::symlink(target, &tmp).unwrap();
+    std::fs::rename(&tmp, link).unwrap();
+}
+
+/// robots.txt is a symlink into another folder: an edit of the real file is an event only in
+/// that folder, which used to be unwatched (the edit waited for the 30 s re-check). Re-pointing
+/// the link to a third folder must move the watch there.
+#[test]
+fn an_edit_behind_a_symlinked_robots_txt_is_seen_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    for sub in ["etc", "site", "site2"] {
+        std::fs::create_dir(d.join(sub)).unwrap();
+    }
+    std::os::unix::fs::symlink("../site/robots.txt", d.join("etc/robots.txt")).unwrap();
+    let (_o, rg) = start_at(dir, "etc/robogate.toml");
+    assert_eq!(
+        std::fs::read_to_string(d.join("site/robots.txt")).unwrap(),
+        V1
+    );
+    std::fs::write(d.join("site/robots.txt"), V2).unwrap();
+    assert_live(&rg, V2);
+    std::fs::write(d.join("site2/robots.txt"), V1).unwrap();
+    repoint(&d.join("etc/robots.txt"), "../site2/robots.txt");
+    assert_live(&rg, V1);
+    std::fs::write(d.join("site2/robots.txt"), V2).unwrap();
+    assert_live(&rg, V2);
+}
+
+/// Capistrano-style releases: the config sits under `current -> releases/N`. Swapping `current`
+/// is an event in the folder holding the link (it used to be unwatched), and after the swap an
+/// in-place edit in the new release must be seen, even when the swap's reload failed.
+#[test]
+fn a_swapped_current_release_and_edits_in_it_are_seen_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    std::fs::create_dir_all(d.join("releases/1")).unwrap();
+    std::fs::create_dir_all(d.join("releases/2")).unwrap();
+    std::os::unix::fs::symlink("releases/1", d.join("current")).unwrap();
+    let (_o, rg) = start_at(dir, "current/robogate.toml");
+    let toml = std::fs::read_to_string(d.join("releases/1/robogate.toml")).unwrap();
+    std::fs::write(d.join("releases/2/robogate.toml"), &toml).unwrap();
+    std::fs::write(d.join("releases/2/robots.txt"), V2).unwrap();
+    repoint(&d.join("current"), "releases/2");
+    assert_live(&rg, V2);
+    std::fs::write(d.join("releases/2/robots.txt"), V1).unwrap();
+    assert_live(&rg, V1);
+    // A swap to a broken release fails; fixing it in place is seen at once all the same.
+    std::fs::create_dir_all(d.join("releases/3")).unwrap();
+    std::fs::write(
+        d.join("releases/3/robogate.toml"),
+        format!(
+            "{toml}
+[enforce
+"
+        ),
+    )
+    .unwrap();
+    std::fs::write(d.join("releases/3/robots.txt"), V2).unwrap();
+    repoint(&d.join("current"), "releases/3");
+    eventually("the broken release to be refused", || {
+        (errors(&rg) >= 1.0).then_some(())
+    });
+    std::fs::write(d.join("releases/3/robogate.toml"), &toml).unwrap();
+    assert_live(&rg, V2);
+}
+
+/// The full Kubernetes ConfigMap layout: robogate.toml and robots.txt are links into `..data`,
+/// itself a link to a timestamped folder. An in-place edit in that folder must be seen at once
+/// (it used to wait for the re-check), the `..data` swap too, and edits in the new folder after it.
+#[test]
+fn configmap_in_place_edits_and_data_swap_are_seen_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    std::fs::create_dir(d.join("..v1")).unwrap();
+    std::os::unix::fs::symlink("..v1", d.join("..data")).unwrap();
+    for name in ["robogate.toml", "robots.txt"] {
+        std::os::unix::fs::symlink(format!("..data/{name}"), d.join(name)).unwrap();
+    }
+    let (_o, rg) = start_at(dir, "robogate.toml");
+    let toml = std::fs::read_to_string(d.join("..v1/robogate.toml")).unwrap();
+    std::fs::write(d.join("..v1/robogate.toml"), format!("{toml}# edited\n")).unwrap();
+    eventually("the in-place edit of ..v1/robogate.toml to load", || {
+        (rg.metric("robogate_config_generation") == 2.0).then_some(())
+    });
+    std::fs::create_dir(d.join("..v2")).unwrap();
+    std::fs::write(d.join("..v2/robogate.toml"), &toml).unwrap();
+    std::fs::write(d.join("..v2/robots.txt"), V2).unwrap();
+    repoint(&d.join("..data"), "..v2");
+    std::fs::remove_dir_all(d.join("..v1")).unwrap();
+    assert_live(&rg, V2);
+    std::fs::write(d.join("..v2/robots.txt"), V1).unwrap();
+    assert_live(&rg, V1);
+}

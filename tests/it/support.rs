@@ -208,6 +208,9 @@ pub struct Launch<'a> {
     pub origin: &'a str,
     /// Extra lines for the `[server]` table.
     pub server: &'a str,
+    /// Where the config goes, relative to the conf folder (default `robogate.toml`); it is written
+    /// through any symlink on the way, and the robots.txt it names goes next to it.
+    pub config: Option<&'a str>,
 }
 
 impl Robogate {
@@ -239,7 +242,9 @@ impl Robogate {
         extra_toml: &str,
         launch: Launch,
     ) -> Robogate {
-        std::fs::write(dir.path().join("robots.txt"), robots).unwrap();
+        let conf = dir.path().join(launch.config.unwrap_or("robogate.toml"));
+        let conf_dir = conf.parent().expect("the config is in a folder");
+        std::fs::write(conf_dir.join("robots.txt"), robots).unwrap();
         // Extra TOML with its own [robots] section replaces the default one.
         let robots_section = if extra_toml.contains("[robots]") {
             ""
@@ -261,11 +266,11 @@ impl Robogate {
                     "grace_period = \"1s\"\n"
                 },
             );
-            std::fs::write(dir.path().join("robogate.toml"), config).unwrap();
+            std::fs::write(&conf, config).unwrap();
             let mut cmd = robogate_cmd();
             cmd.args(launch.args)
                 .arg("--config")
-                .arg(dir.path().join("robogate.toml"))
+                .arg(&conf)
                 .env("RUST_LOG", "warn")
                 .envs(launch.env.iter().copied())
                 .stdout(Stdio::piped())
