@@ -141,7 +141,7 @@ impl Metrics {
             &r,
             IntGauge::new(
                 "robogate_config_generation",
-                "Generation of the policy being served (1 at start, +1 per successful reload).",
+                "Generation of the policy being served (1 at start, +1 per ok reload).",
             )
             .expect("static metric definition"),
         );
@@ -149,7 +149,7 @@ impl Metrics {
             &r,
             prometheus::Gauge::new(
                 "robogate_config_last_success_timestamp_seconds",
-                "Unix time of the last successful policy load.",
+                "Unix time of the last successful load (at start, or a reload counted ok or unchanged).",
             )
             .expect("static metric definition"),
         );

@@ -41,7 +41,9 @@ pub enum ReloadOutcome {
     Failed(ConfigErrors),
 }
 
-/// Records a successful load in the metrics.
+/// Records a successful load in the metrics: the live generation, and now as the time of the
+/// last good load — also for an `unchanged` reload, so that the time says how long ago the files
+/// were last found good (it grows while they are broken, and a broken edit undone resets it).
 pub fn mark_success(generation: u64) {
     METRICS.config_generation.set(generation as i64);
     let now = SystemTime::now()
@@ -93,6 +95,7 @@ pub fn reload_once(
                 .config_reloads
                 .with_label_values(&["unchanged"])
                 .inc();
+            mark_success(current.generation);
             (ReloadOutcome::Unchanged, loaded.files)
         }
         Ok(loaded) => {
@@ -250,6 +253,8 @@ struct State {
     watches: Watches,
     /// The files of the last good load, as the config names them.
     files: Vec<PathBuf>,
+    /// Reloads failed since the last good one.
+    failed: u32,
 }
 
 impl Reloader {
@@ -259,11 +264,29 @@ impl Reloader {
         state.watches.sync(&state.files);
         let (outcome, files) =
             reload_once(&self.config_path, &self.live, &self.running, fetch_origin);
-        if !matches!(outcome, ReloadOutcome::Failed(_)) {
-            // A good load may name other files, in other folders.
-            state.files = files;
-            state.watches.sync(&state.files);
+        let live = match outcome {
+            ReloadOutcome::Failed(_) => {
+                state.failed += 1;
+                return;
+            }
+            ReloadOutcome::Swapped(generation) => format!("generation {generation} live"),
+            ReloadOutcome::Unchanged => {
+                format!("generation {} still live", self.live.load().generation)
+            }
+        };
+        if state.failed > 0 {
+            // The operator's last log lines are those errors: say they are over. WARN, not INFO:
+            // RUST_LOG=warn shows the errors and would hide an INFO line.
+            tracing::warn!(
+                target: "reload",
+                "configuration valid again after {} failed reload(s); {live}",
+                state.failed
+            );
+            state.failed = 0;
         }
+        // A good load may name other files, in other folders.
+        state.files = files;
+        state.watches.sync(&state.files);
     }
 }
 
@@ -288,6 +311,7 @@ impl BackgroundService for Reloader {
                 watched: BTreeMap::new(),
             },
             files: self.files.clone(),
+            failed: 0,
         };
         state.watches.sync(&state.files);
         let mut hangup =

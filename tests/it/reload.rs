@@ -163,6 +163,56 @@ fn broken_toml_keeps_the_last_good_policy() {
     );
 }
 
+/// Restoring the good config after a broken edit used to log nothing (it is `unchanged`), so the
+/// operator's last log line stayed the ERROR of the broken edit, and the time of the last good
+/// load did not move. The first good reload after failed ones says the configuration is valid
+/// again, and which generation is live.
+#[test]
+fn a_good_config_after_failed_reloads_is_logged_as_valid_again() {
+    let (_o, rg) = start();
+    let good = std::fs::read_to_string(rg.path("robogate.toml")).unwrap();
+    let unchanged = || rg.metric("robogate_config_reloads_total{result=\"unchanged\"}");
+    // The line saying so, after the last ERROR line, if there is one.
+    let valid_again = |live: &str| {
+        let out = rg.output();
+        let after_error = &out[out.rfind(" ERROR ").expect("the reload error was logged")..];
+        after_error
+            .lines()
+            .find(|l| l.contains("configuration valid again after") && l.ends_with(live))
+            .map(str::to_string)
+    };
+    let last_good = || rg.metric("robogate_config_last_success_timestamp_seconds");
+    let loaded_at = last_good();
+    std::fs::write(rg.path("robogate.toml"), format!("{good}\n[enforce\n")).unwrap();
+    eventually("the failed reload", || (errors(&rg) >= 1.0).then_some(()));
+    assert_eq!(last_good(), loaded_at, "a failed reload is no good load");
+    let before = unchanged();
+    std::fs::write(rg.path("robogate.toml"), &good).unwrap();
+    let line = eventually("the restored config to be reported", || {
+        valid_again("generation 1 still live")
+    });
+    assert!(line.contains(" WARN "), "{line}");
+    // The restored files are the live policy's: counted `unchanged`, no new generation, but a
+    // good load (the dashboard's "seconds since last good config" starts again from 0).
+    assert!(unchanged() > before);
+    assert_eq!(rg.metric("robogate_config_generation"), 1.0);
+    assert!(
+        last_good() > loaded_at,
+        "the restored config is a good load"
+    );
+    let failed = errors(&rg);
+    // A fix that is also a change puts a new generation live, and says so too.
+    std::fs::write(rg.path("robogate.toml"), format!("{good}\n[enforce\n")).unwrap();
+    eventually("the second failed reload", || {
+        (errors(&rg) > failed).then_some(())
+    });
+    std::fs::write(rg.path("robogate.toml"), format!("{good}# changed\n")).unwrap();
+    eventually("the fixed config to be reported", || {
+        valid_again("generation 2 live")
+    });
+    assert_eq!(rg.metric("robogate_config_generation"), 2.0);
+}
+
 #[test]
 fn binary_garbage_and_oversized_files_are_refused() {
     let (_o, rg) = start();
