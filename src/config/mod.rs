@@ -617,6 +617,17 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
         "origin.write_timeout",
         "every write to the origin would time out",
     );
+    // `Some(None)`: no origin.host, the client's Host is kept; `None`: an invalid one.
+    let host = match &origin.host {
+        None => Some(None),
+        Some(host) => match origin::invalid_host(host.get_ref()) {
+            None => Some(Some(host.get_ref().clone())),
+            Some(why) => {
+                errors.push(Some(host.span()), "origin.host", why);
+                None
+            }
+        },
+    };
     let address = origin.address.get_ref().trim();
     let valid = address
         .rsplit_once(':')
@@ -654,7 +665,7 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
     Some(Upstream {
         address: address.to_string(),
         socket,
-        host: origin.host.clone(),
+        host: host?,
         connect_timeout: connect_timeout?,
         read_timeout: read_timeout?,
         write_timeout: write_timeout?,
@@ -879,6 +890,20 @@ mod tests {
         assert!(
             load_with("").expect("loads").warnings.is_empty(),
             "only for source = origin"
+        );
+    }
+
+    /// `origin.host` with a trailing newline loaded, then every proxied request answered 500.
+    #[test]
+    fn an_invalid_origin_host_is_an_error_on_its_line() {
+        assert_one_error("host = \"www.example.com\\n\"\n", 5, "origin.host");
+        let errors = errors_of("connect_timeout = \"1s\"\nhost = \"a b\"\n");
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(errors[0].starts_with("6: origin.host: \"a b\" has a space at byte 1"));
+        let loaded = load_with("host = \"www.example.com:8080\"\n").expect("loads");
+        assert_eq!(
+            loaded.policy.upstream.host.as_deref(),
+            Some("www.example.com:8080")
         );
     }
 

@@ -27,6 +27,51 @@ pub const MAX_REDIRECTS: u32 = 5;
 /// itself (a robot would follow it to a file robogate does not enforce) nor a made-up 310.
 pub const UNAVAILABLE_STATUS: u16 = 404;
 
+/// Why `host` cannot be `origin.host`, the Host header sent upstream (and with the robots.txt
+/// fetch), if it cannot: pingora refuses a header value with a line break, so an invalid one
+/// would pass the load and then fail every proxied request with a 500.
+pub fn invalid_host(host: &str) -> Option<String> {
+    if host.is_empty() {
+        return Some("is empty: leave origin.host out to keep the client's Host".into());
+    }
+    if let Some((at, c)) = host
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace() || c.is_control())
+    {
+        return Some(format!(
+            "{host:?} has {} at byte {at}: a Host header holds no whitespace or control \
+             characters (a trailing newline from a template?); write the bare name, e.g. \
+             \"www.example.com\"",
+            match c {
+                '\n' => "a line feed".to_string(),
+                '\r' => "a carriage return".to_string(),
+                ' ' => "a space".to_string(),
+                '\t' => "a tab".to_string(),
+                c => format!("the character {c:?}"),
+            }
+        ));
+    }
+    if !host.is_ascii() {
+        return Some(format!(
+            "{host:?} is not ASCII: write an internationalized name in its punycode form (xn--…)"
+        ));
+    }
+    let authority = host.parse::<http::uri::Authority>();
+    let valid = http::HeaderValue::from_str(host).is_ok()
+        && !host.contains('@')
+        && authority.is_ok_and(|a| {
+            let port = a.as_str().strip_prefix(a.host()).unwrap_or(":");
+            !a.host().is_empty()
+                && (port.is_empty()
+                    || port
+                        .strip_prefix(':')
+                        .is_some_and(|p| p.parse::<u16>().is_ok_and(|n| n > 0)))
+        });
+    (!valid).then(|| {
+        format!("{host:?} is not a host name or host:port, e.g. \"www.example.com\" or \"www.example.com:8080\"")
+    })
+}
+
 /// GETs `http://{address}/robots.txt` with `host` as Host header, following up to
 /// [`MAX_REDIRECTS`] redirects itself (RFC 9309 §2.3.1.2). `host` is sent only to `address`: a
 /// redirect to another authority gets that authority as Host. A redirect that cannot be followed
@@ -152,6 +197,41 @@ mod tests {
         let mut body = body.to_vec();
         cut_to_limit(&mut body);
         body
+    }
+
+    /// A trailing newline (as Helm templates add) passed the load, then every proxied request
+    /// failed with a 500: pingora refuses such a header value.
+    #[test]
+    fn origin_host_is_a_valid_host_header() {
+        for good in [
+            "www.example.com",
+            "example.test:8080",
+            "127.0.0.1",
+            "[::1]:8080",
+            "xn--bcher-kva.example",
+        ] {
+            assert_eq!(invalid_host(good), None, "{good:?}");
+        }
+        for (bad, why) in [
+            ("www.example.com\n", "a line feed at byte 15"),
+            ("www.example.com\r\n", "a carriage return at byte 15"),
+            (" www.example.com", "a space at byte 0"),
+            ("www example.com", "a space at byte 3"),
+            ("www.example.com\t", "a tab"),
+            ("www\u{7f}.example.com", "'\\u{7f}'"),
+            ("", "is empty"),
+            ("bücher.example", "punycode"),
+            ("user@www.example.com", "not a host name or host:port"),
+            ("www.example.com/path", "not a host name or host:port"),
+            ("http://www.example.com", "not a host name or host:port"),
+            ("www.example.com:0", "not a host name or host:port"),
+            ("www.example.com:99999", "not a host name or host:port"),
+            (":8080", "not a host name or host:port"),
+            ("www.example.com:", "not a host name or host:port"),
+        ] {
+            let message = invalid_host(bad).unwrap_or_else(|| panic!("{bad:?} was accepted"));
+            assert!(message.contains(why), "{bad:?}: {message}");
+        }
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub struct RawOrigin {
     pub address: Spanned<String>,
     /// Host header sent upstream; by default the client's is kept.
     #[serde(default)]
-    pub host: Option<String>,
+    pub host: Option<Spanned<String>>,
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout: SpannedDuration,
     #[serde(default = "default_read_timeout")]
