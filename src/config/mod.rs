@@ -629,6 +629,18 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
         },
     };
     let address = origin.address.get_ref().trim();
+    if let Some((scheme, rest)) = address.split_once("://") {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        errors.push(
+            Some(origin.address.span()),
+            "origin.address",
+            format!(
+                "{address:?}: address is host:port, without \"{scheme}://\" (write \"{authority}\"; \
+                 robogate talks plain HTTP to the origin)"
+            ),
+        );
+        return None;
+    }
     let valid = address
         .rsplit_once(':')
         .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
@@ -905,6 +917,32 @@ mod tests {
             loaded.policy.upstream.host.as_deref(),
             Some("www.example.com:8080")
         );
+    }
+
+    /// A URL as origin.address was reported as \"cannot resolve\", which did not say what to fix.
+    #[test]
+    fn an_origin_address_with_a_scheme_says_to_drop_it() {
+        for (address, fix) in [
+            ("http://127.0.0.1:8000", "write \"127.0.0.1:8000\""),
+            ("https://origin.test:443/", "write \"origin.test:443\""),
+        ] {
+            let (_dir, conf) = write_conf("");
+            let text = std::fs::read_to_string(&conf)
+                .unwrap()
+                .replace("127.0.0.1:1", address);
+            std::fs::write(&conf, text).unwrap();
+            let Err(ConfigErrors(errors)) = load(&conf, 1) else {
+                panic!("{address:?} was accepted");
+            };
+            assert_eq!(errors.len(), 1, "{errors:#?}");
+            let error = errors[0].to_string();
+            let expected = format!(
+                "{}:4: origin.address: {address:?}: address is host:port, without \"",
+                conf.display()
+            );
+            assert!(error.starts_with(&expected), "{error}");
+            assert!(error.contains(fix), "{error}");
+        }
     }
 
     #[test]
