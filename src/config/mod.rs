@@ -436,12 +436,8 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
     let listen = errors.parse::<SocketAddr>(&raw.server.listen, "server.listen");
     let admin_listen = errors.parse::<SocketAddr>(&raw.admin.listen, "admin.listen");
     if let (Some(l), Some(a)) = (listen, admin_listen) {
-        if l == a {
-            errors.push(
-                Some(raw.admin.listen.span()),
-                "admin.listen",
-                "must differ from server.listen: /metrics is never served on the public listener",
-            );
+        if let Some(why) = listeners_clash(l, a) {
+            errors.push(Some(raw.admin.listen.span()), "admin.listen", why);
         }
     }
     let server = &raw.server;
@@ -522,6 +518,28 @@ fn compile_trusted_proxies(
         }
     }
     ok.then(|| TrustedProxies::new(networks))
+}
+
+/// Why the public listener `server` and the admin listener `admin` cannot both be bound, if
+/// they cannot: the same address, or the same port with a wildcard address on either side
+/// (`0.0.0.0` or `[::]` takes the port on every address; on Linux `[::]` also takes it for
+/// IPv4, and an IPv4-mapped `[::ffff:a.b.c.d]` is `a.b.c.d`). Port 0 picks a free port for each.
+fn listeners_clash(server: SocketAddr, admin: SocketAddr) -> Option<String> {
+    let (s, a) = (server.ip().to_canonical(), admin.ip().to_canonical());
+    if s == a && server.port() == admin.port() {
+        return Some(
+            "must differ from server.listen: /metrics is never served on the public listener"
+                .into(),
+        );
+    }
+    let wildcard = [s, a].into_iter().find(|ip| ip.is_unspecified())?;
+    (server.port() == admin.port() && server.port() != 0).then(|| {
+        format!(
+            "{admin} and server.listen {server} share port {}, which {wildcard} takes on every \
+             address: the second listener could not bind; give admin.listen another port",
+            admin.port()
+        )
+    })
 }
 
 /// `server.keepalive_timeout`: `"0s"` turns keep-alive off (as `keepalive_timeout 0` does in
@@ -943,6 +961,44 @@ mod tests {
             assert!(error.starts_with(&expected), "{error}");
             assert!(error.contains(fix), "{error}");
         }
+    }
+
+    /// `0.0.0.0:P` and `127.0.0.1:P` passed the "must differ" check, then the proxy could not
+    /// bind: a wildcard address takes the port on every address.
+    #[test]
+    fn listeners_on_one_port_with_a_wildcard_clash() {
+        let clash = |server: &str, admin: &str| {
+            listeners_clash(server.parse().unwrap(), admin.parse().unwrap())
+        };
+        for (server, admin) in [
+            ("0.0.0.0:21790", "127.0.0.1:21790"),
+            ("127.0.0.1:21790", "0.0.0.0:21790"),
+            ("[::]:21790", "127.0.0.1:21790"),
+            ("10.0.0.1:21790", "[::]:21790"),
+            ("[::]:21790", "[::1]:21790"),
+            ("0.0.0.0:21790", "0.0.0.0:21790"),
+            ("127.0.0.1:21790", "127.0.0.1:21790"),
+            ("[::ffff:127.0.0.1]:21790", "127.0.0.1:21790"),
+        ] {
+            assert!(clash(server, admin).is_some(), "{server} {admin}");
+        }
+        for (server, admin) in [
+            ("0.0.0.0:8080", "127.0.0.1:9090"),
+            ("127.0.0.1:21790", "127.0.0.2:21790"),
+            ("127.0.0.1:21790", "[::1]:21790"),
+            ("0.0.0.0:0", "127.0.0.1:0"),
+        ] {
+            assert_eq!(clash(server, admin), None, "{server} {admin}");
+        }
+        let errors = errors_of(
+            "[server]\nlisten = \"0.0.0.0:21790\"\n[admin]\nlisten = \"127.0.0.1:21790\"\n",
+        );
+        assert_eq!(
+            errors,
+            ["8: admin.listen: 127.0.0.1:21790 and server.listen 0.0.0.0:21790 share port 21790, \
+              which 0.0.0.0 takes on every address: the second listener could not bind; give \
+              admin.listen another port"]
+        );
     }
 
     #[test]
