@@ -246,6 +246,23 @@ impl<'a> Errors<'a> {
     }
 }
 
+/// Where `text` has its first whitespace or control character, and which, as in "a line feed at
+/// byte 15": such a character cannot be sent in a header, and in a line robogate writes into
+/// robots.txt a line break would start a line of its own.
+fn first_space_or_control(text: &str) -> Option<String> {
+    let (at, c) = text
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace() || c.is_control())?;
+    let what = match c {
+        '\n' => "a line feed".to_string(),
+        '\r' => "a carriage return".to_string(),
+        ' ' => "a space".to_string(),
+        '\t' => "a tab".to_string(),
+        c => format!("the character {c:?}"),
+    };
+    Some(format!("{what} at byte {at}"))
+}
+
 /// Reads a file named by the config, relative to the config's folder.
 fn resolve(base: &Path, name: &str) -> PathBuf {
     let p = Path::new(name);
@@ -998,6 +1015,62 @@ mod tests {
             ["8: admin.listen: 127.0.0.1:21790 and server.listen 0.0.0.0:21790 share port 21790, \
               which 0.0.0.0 takes on every address: the second listener could not bind; give \
               admin.listen another port"]
+        );
+    }
+
+    /// A sitemap URL with line breaks wrote `User-agent: *` / `Disallow: /` of its own into the
+    /// generated robots.txt, which was then served and enforced.
+    #[test]
+    fn a_sitemap_cannot_inject_lines_into_the_generated_robots_txt() {
+        let group = "[[robots.group]]\nagents = [\"*\"]\ndisallow = [\"/a\"]\n";
+        let generate = |sitemaps: &str| {
+            format!("[robots]\nsource = \"generate\"\nsitemaps = [{sitemaps}]\n{group}")
+        };
+        assert_one_error(
+            &generate("\"http://x/s.xml\\nUser-agent: *\\nDisallow: /\""),
+            7,
+            "robots.sitemaps",
+        );
+        let errors = errors_of(&generate(
+            "\"http://x/a.xml\",\n  \"http://x/b b.xml\",\n  \"http://x/c.xml\\r\",\n  \"/s.xml\",\n  \"http://x/s.xml#top\"",
+        ));
+        let lines: Vec<&str> = errors.iter().map(|e| &e[..e.find(": ").unwrap()]).collect();
+        assert_eq!(lines, ["8", "9", "10", "11"], "{errors:#?}");
+        assert!(errors[0].contains("has a space at byte 10"), "{errors:#?}");
+        assert!(errors[1].contains("a carriage return"), "{errors:#?}");
+        assert!(errors[2].contains("not an absolute http:// or https:// URL"));
+        assert!(errors[3].contains("`#` starts a comment"), "{errors:#?}");
+        let loaded = load_with(&generate("\"https://x.test/s.xml?a=1\""))
+            .map_err(|e| e.to_string())
+            .unwrap();
+        let body = String::from_utf8_lossy(&loaded.policy.robots.body).into_owned();
+        assert!(
+            body.ends_with("\nSitemap: https://x.test/s.xml?a=1\n"),
+            "{body}"
+        );
+    }
+
+    /// The other values written into a generated robots.txt cannot start lines of their own
+    /// either: rule patterns are written percent-encoded, agent keys are letters, `-` and `_`.
+    #[test]
+    fn generated_rules_and_agents_cannot_inject_lines() {
+        let loaded = load_with(
+            "[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"*\"]\ndisallow = [\"/x\\nUser-agent: evil\\nDisallow: /\"]\n",
+        )
+        .map_err(|e| e.to_string())
+        .unwrap();
+        let body = String::from_utf8_lossy(&loaded.policy.robots.body).into_owned();
+        assert!(
+            body.contains("\nDisallow: /x%0AUser-agent:%20evil%0ADisallow:%20/\n"),
+            "{body}"
+        );
+        assert!(!body.contains("\nUser-agent: evil"), "{body}");
+        let errors = errors_of(
+            "[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"x\\nDisallow: /\"]\n",
+        );
+        assert!(
+            errors[0].starts_with("8: robots.group.agents: \"x\\nDisallow: /\" is neither"),
+            "{errors:#?}"
         );
     }
 

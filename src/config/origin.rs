@@ -34,21 +34,10 @@ pub fn invalid_host(host: &str) -> Option<String> {
     if host.is_empty() {
         return Some("is empty: leave origin.host out to keep the client's Host".into());
     }
-    if let Some((at, c)) = host
-        .char_indices()
-        .find(|(_, c)| c.is_whitespace() || c.is_control())
-    {
+    if let Some(at) = super::first_space_or_control(host) {
         return Some(format!(
-            "{host:?} has {} at byte {at}: a Host header holds no whitespace or control \
-             characters (a trailing newline from a template?); write the bare name, e.g. \
-             \"www.example.com\"",
-            match c {
-                '\n' => "a line feed".to_string(),
-                '\r' => "a carriage return".to_string(),
-                ' ' => "a space".to_string(),
-                '\t' => "a tab".to_string(),
-                c => format!("the character {c:?}"),
-            }
+            "{host:?} has {at}: a Host header holds no whitespace or control characters (a \
+             trailing newline from a template?); write the bare name, e.g. \"www.example.com\""
         ));
     }
     if !host.is_ascii() {

@@ -114,7 +114,7 @@ pub struct RawRobots {
     /// `source = "generate"`: a robots.txt whose groups are merged into the generated ones.
     pub include: Option<Spanned<String>>,
     /// `source = "generate"`: Sitemap lines.
-    pub sitemaps: Vec<String>,
+    pub sitemaps: Vec<Spanned<String>>,
     /// `source = "generate"`: the groups.
     pub group: Vec<RawRobotsGroup>,
     /// `source = "origin"`: how often the origin's robots.txt is fetched again.

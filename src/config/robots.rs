@@ -133,8 +133,11 @@ fn generate(
         specs.extend(group_spec(group, classifier, errors));
     }
     for sitemap in &raw.sitemaps {
-        if !sitemaps.contains(sitemap) {
-            sitemaps.push(sitemap.clone());
+        let url = sitemap.get_ref();
+        if let Some(why) = invalid_sitemap(url) {
+            errors.push(Some(sitemap.span()), "robots.sitemaps", why);
+        } else if !sitemaps.contains(url) {
+            sitemaps.push(url.clone());
         }
     }
     if errors.list.len() != before {
@@ -147,6 +150,33 @@ fn generate(
         origin: None,
         files,
         fetch_failure: None,
+    })
+}
+
+/// Why `url` cannot be written as a `Sitemap:` line, if it cannot. A line break would end the
+/// line and turn the rest into robots.txt lines of their own (`User-agent: *` / `Disallow: /`
+/// injected into the served and enforced file); robots read a `#` as the start of a comment;
+/// RFC 9309 §2.4 wants a fully qualified URL.
+fn invalid_sitemap(url: &str) -> Option<String> {
+    if let Some(at) = super::first_space_or_control(url) {
+        return Some(format!(
+            "{url:?} has {at}: a Sitemap URL holds no whitespace or control characters (a line \
+             break would start robots.txt lines of its own); percent-encode a space as `%20`"
+        ));
+    }
+    if url.contains('#') {
+        return Some(format!(
+            "{url:?}: `#` starts a comment in robots.txt, so robots would read the URL cut there; \
+             leave the fragment out"
+        ));
+    }
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    let absolute = matches!(scheme.as_deref(), Some("http" | "https"))
+        && url
+            .parse::<http::Uri>()
+            .is_ok_and(|u| u.authority().is_some());
+    (!absolute).then(|| {
+        format!("{url:?} is not an absolute http:// or https:// URL, which a Sitemap line needs (RFC 9309 §2.4)")
     })
 }
 

@@ -113,7 +113,8 @@ pub fn render_groups(specs: &[GroupSpec], sitemaps: &[String], header: &[&str]) 
     }
     shared.sort_by(|a, b| (a.keys[0] == "*", &a.keys[0]).cmp(&(b.keys[0] == "*", &b.keys[0])));
     let mut out = String::new();
-    for line in header {
+    // A line break in a header line would end the comment and make the rest robots.txt lines.
+    for line in header.iter().flat_map(|h| h.split(['\r', '\n'])) {
         let _ = writeln!(out, "# {line}");
     }
     for group in &shared {
@@ -203,6 +204,17 @@ mod tests {
             ]
         );
         assert_eq!(merged[1].rules.len(), 1);
+    }
+
+    /// A header line (e.g. naming an included file) with a line break stays comments.
+    #[test]
+    fn header_lines_cannot_start_lines_of_their_own() {
+        let text = render_groups(&[], &[], &["merged with a\nUser-agent: *\r\nDisallow: /"]);
+        assert_eq!(
+            text,
+            "# merged with a\n# User-agent: *\n# \n# Disallow: /\n"
+        );
+        assert!(Robots::parse(text.as_bytes()).groups().is_empty());
     }
 
     #[test]
