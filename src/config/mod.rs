@@ -287,12 +287,12 @@ pub fn load_after(
     previous: Option<&Policy>,
     fetch_origin: bool,
 ) -> Result<Loaded, ConfigErrors> {
-    let (text, raw) = read_raw(config_path)?;
+    let (text, raw, read_errors) = read_raw(config_path)?;
     let base = config_path.parent().unwrap_or(Path::new("."));
     let mut errors = Errors {
         file: config_path,
         text: &text,
-        list: Vec::new(),
+        list: read_errors,
         warnings: Vec::new(),
     };
     let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
@@ -336,8 +336,12 @@ pub fn load_after(
     }
 }
 
-/// Reads robogate.toml and its sections, with every problem found as `file:line: key: message`.
-fn read_raw(config_path: &Path) -> Result<(String, raw::RawConfig), ConfigErrors> {
+/// Reads robogate.toml and its sections, with every problem found as `file:line: key: message`:
+/// `Err` when nothing can be read (not UTF-8, not TOML); otherwise the sections, with the
+/// problems of those that could not be read (see [`raw::RawConfig::unread`]).
+fn read_raw(
+    config_path: &Path,
+) -> Result<(String, raw::RawConfig, Vec<ConfigError>), ConfigErrors> {
     let one = |message: String| {
         ConfigErrors(vec![ConfigError {
             file: config_path.to_path_buf(),
@@ -348,26 +352,32 @@ fn read_raw(config_path: &Path) -> Result<(String, raw::RawConfig), ConfigErrors
     };
     let bytes = std::fs::read(config_path).map_err(|e| one(format!("cannot read: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| one(format!("not UTF-8: {e}")))?;
-    match raw::parse_sections(&text) {
-        Ok(raw) => Ok((text, raw)),
-        Err(list) => {
-            let mut errors = Errors {
-                file: config_path,
-                text: &text,
-                list: Vec::new(),
-                warnings: Vec::new(),
-            };
-            for e in list {
-                errors.push(e.span, &e.key, e.message);
-            }
-            Err(ConfigErrors(errors.list))
-        }
+    let mut errors = Errors {
+        file: config_path,
+        text: &text,
+        list: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let (raw, list) = match raw::parse_sections(&text) {
+        Ok((raw, list)) => (Some(raw), list),
+        Err(list) => (None, list),
+    };
+    for e in list {
+        errors.push(e.span, &e.key, e.message);
+    }
+    let list = errors.list;
+    match raw {
+        Some(raw) => Ok((text, raw, list)),
+        None => Err(ConfigErrors(list)),
     }
 }
 
 /// The catalog file `[agents] file` names in the config at `config_path`, if any.
 pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> {
-    let (_, raw) = read_raw(config_path)?;
+    let (_, raw, errors) = read_raw(config_path)?;
+    if !errors.is_empty() {
+        return Err(ConfigErrors(errors));
+    }
     let base = config_path.parent().unwrap_or(Path::new("."));
     Ok(raw.agents.file.map(|f| resolve(base, f.get_ref())))
 }
@@ -393,9 +403,18 @@ fn compile(
     fetch_origin: bool,
     errors: &mut Errors<'_>,
 ) -> Option<(Settings, Parts)> {
+    // A section that could not be read holds placeholders: it is neither checked nor used (its
+    // problems are reported already), and the other sections are still checked.
     let settings = compile_settings(raw, base, errors);
-    let upstream = compile_upstream(raw, errors);
-    if raw.robots.source.get_ref() == "origin" && raw.origin.host.is_none() {
+    let upstream = raw
+        .read("origin")
+        .then(|| compile_upstream(raw, errors))
+        .flatten();
+    if raw.read("robots")
+        && raw.read("origin")
+        && raw.robots.source.get_ref() == "origin"
+        && raw.origin.host.is_none()
+    {
         errors.warn(
             Some(raw.robots.source.span()),
             "origin.host",
@@ -407,23 +426,30 @@ fn compile(
             ),
         );
     }
-    let (classifier, agents_file, agents_text) = load_agents(raw, base, previous, errors);
+    let (classifier, agents_file, agents_text) = match raw.read("agents") {
+        true => load_agents(raw, base, previous, errors),
+        false => (None, None, None),
+    };
     let sources = robots::Sources {
         base,
         previous,
         fetch_origin,
         upstream: upstream.as_ref(),
     };
-    let robots = classifier
-        .as_ref()
+    let classifier_for = |section| classifier.as_ref().filter(|_| raw.read(section));
+    let robots = classifier_for("robots")
         .and_then(|(c, _)| robots::compile(&raw.robots, c, &sources, errors));
-    let x_robots_tags = classifier
-        .as_ref()
+    let x_robots_tags = classifier_for("x_robots_tag")
         .and_then(|(c, _)| robots::compile_x_robots_tags(&raw.x_robots_tag, c, errors));
-    let enforce = classifier
-        .as_ref()
-        .and_then(|(c, _)| compile_enforce(&raw.enforce, c, errors));
-    let tarpit = compile_tarpit(&raw.tarpit, errors);
+    let enforce =
+        classifier_for("enforce").and_then(|(c, _)| compile_enforce(&raw.enforce, c, errors));
+    let tarpit = raw
+        .read("tarpit")
+        .then(|| compile_tarpit(&raw.tarpit, errors))
+        .flatten();
+    if !raw.unread.is_empty() {
+        return None;
+    }
     let crawl_delay = CrawlDelay {
         enforce: raw.crawl_delay.enforce,
         override_delay: raw.crawl_delay.r#override,
@@ -450,8 +476,14 @@ fn compile(
 }
 
 fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Option<Settings> {
+    let admin_listen = raw
+        .read("admin")
+        .then(|| errors.parse::<SocketAddr>(&raw.admin.listen, "admin.listen"))
+        .flatten();
+    if !raw.read("server") {
+        return None;
+    }
     let listen = errors.parse::<SocketAddr>(&raw.server.listen, "server.listen");
-    let admin_listen = errors.parse::<SocketAddr>(&raw.admin.listen, "admin.listen");
     if let (Some(l), Some(a)) = (listen, admin_listen) {
         if let Some(why) = listeners_clash(l, a) {
             errors.push(Some(raw.admin.listen.span()), "admin.listen", why);
@@ -1070,6 +1102,35 @@ mod tests {
         );
         assert!(
             errors[0].starts_with("8: robots.group.agents: \"x\\nDisallow: /\" is neither"),
+            "{errors:#?}"
+        );
+    }
+
+    /// One type error hid every other problem of the file and named its section, not its key.
+    #[test]
+    fn a_type_error_hides_no_other_problem() {
+        let errors = errors_of(
+            "connect_timeout = \"5\"\n[server]\nthreads = \"x\"\nkeepalive_requests = -1\n[enforce]\nmode = \"bogus\"\n[tarpit]\nchunk_bytes = 0\n",
+        );
+        let places: Vec<String> = errors
+            .iter()
+            .map(|e| e.splitn(3, ": ").take(2).collect::<Vec<_>>().join(": "))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                "5: origin.connect_timeout",
+                "7: server.threads",
+                "8: server.keepalive_requests",
+                "10: enforce.mode",
+                "12: tarpit.chunk_bytes",
+            ],
+            "{errors:#?}"
+        );
+        assert!(
+            errors[0].ends_with(
+                "expected a duration with its unit, such as \"30s\", \"500ms\" or \"1m\""
+            ),
             "{errors:#?}"
         );
     }

@@ -1,7 +1,8 @@
 //! `robogate.toml` as written: serde structs, unknown keys rejected, nothing validated yet.
 //!
 //! Each section is read on its own (see [`parse_sections`]) so that one bad section does not hide
-//! the problems of the others. Values that `super::compile` validates are kept `Spanned` so
+//! the problems of the others, and within a section every bad value is reported on its dotted
+//! key (see [`read_each_problem`]). Values that `super::compile` validates are kept `Spanned` so
 //! every error can name its line.
 
 use std::time::Duration;
@@ -76,6 +77,20 @@ pub struct RawOrigin {
     /// How long an idle pooled origin connection is kept.
     #[serde(default = "default_idle_timeout", with = "humantime_serde")]
     pub idle_timeout: Duration,
+}
+
+impl RawOrigin {
+    /// The placeholder of an `[origin]` that could not be read (see [`RawConfig::unread`]).
+    fn unread() -> Self {
+        RawOrigin {
+            address: Spanned::new(0..0, String::new()),
+            host: None,
+            connect_timeout: default_connect_timeout(),
+            read_timeout: default_read_timeout(),
+            write_timeout: default_read_timeout(),
+            idle_timeout: default_idle_timeout(),
+        }
+    }
 }
 
 fn default_connect_timeout() -> SpannedDuration {
@@ -276,6 +291,16 @@ pub struct RawConfig {
     pub tarpit: RawTarpit,
     pub crawl_delay: RawCrawlDelay,
     pub x_robots_tag: Vec<RawXRobotsTag>,
+    /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
+    /// they hold placeholders, which `super::compile` must not check or use.
+    pub unread: Vec<&'static str>,
+}
+
+impl RawConfig {
+    /// True when `section` was read as written (see [`RawConfig::unread`]).
+    pub fn read(&self, section: &str) -> bool {
+        !self.unread.contains(&section)
+    }
 }
 
 /// A problem found while reading the TOML: byte span (if known), dotted key, message.
@@ -287,13 +312,46 @@ pub struct RawError {
 }
 
 impl RawError {
-    fn from_toml(section: &str, e: toml::de::Error) -> Self {
+    fn from_toml(key: &str, e: &toml::de::Error) -> Self {
         RawError {
             span: e.span(),
-            key: section.to_string(),
-            message: e.message().to_string(),
+            key: key.to_string(),
+            message: explain(e.message()),
         }
     }
+}
+
+/// serde's message, with what the expected type means in robogate.toml: a duration's format,
+/// the range of a whole number.
+fn explain(message: &str) -> String {
+    const EXPECTED: &[(&str, &str)] = &[
+        (
+            "expected a duration",
+            "expected a duration with its unit, such as \"30s\", \"500ms\" or \"1m\"",
+        ),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected f64", "expected a number"),
+    ];
+    // What toml says when a table or a date stands where a value with a place is read.
+    if message.ends_with("expected a borrowed string")
+        || message.ends_with("expected a spanned value")
+    {
+        return "must be a plain value (a string, number or list as documented), not a table or a date".into();
+    }
+    // serde's "map" is a TOML table, or a date (which toml hands over as a map).
+    let message = message.replace("invalid type: map,", "invalid type: a table or a date,");
+    for (serde, ours) in EXPECTED {
+        if let Some(head) = message.strip_suffix(serde) {
+            return format!("{head}{ours}");
+        }
+    }
+    message
 }
 
 const SECTIONS: &[&str] = &[
@@ -308,28 +366,190 @@ const SECTIONS: &[&str] = &[
     "x_robots_tag",
 ];
 
+/// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
+/// to `$errors` (see [`read_each_problem`]).
 macro_rules! read_section {
-    ($text:expr, $errors:expr, $name:ident : $ty:ty) => {{
+    ($text:expr, $doc:expr, $errors:expr, $name:ident : $ty:ty) => {{
         #[derive(Deserialize)]
         struct Pick {
             $name: Option<$ty>,
         }
-        match toml::from_str::<Pick>($text) {
-            Ok(p) => p.$name,
-            Err(e) => {
-                $errors.push(RawError::from_toml(stringify!($name), e));
-                None
-            }
-        }
+        read_each_problem($text, $doc, stringify!($name), $errors, |text| {
+            toml::from_str::<Pick>(text).map(|p| p.$name)
+        })
     }};
 }
 
+/// A section as read: `Ok(None)` when the file does not have it, `Err(())` when it has problems
+/// (pushed to the error list).
+type Section<T> = Result<Option<T>, ()>;
+
+/// Reads one section with `read`, and when that fails finds every problem of the section, not
+/// only the first serde stops at: the `key = value` each error points at is named by its
+/// dotted key (`server.threads`) and blanked out of the text (byte positions are kept, so
+/// every span still points into `text`), and the section is read again, until it reads or an
+/// error names no single value (a missing field, a section that is not a table).
+fn read_each_problem<T>(
+    text: &str,
+    doc: &toml_edit::ImDocument<&str>,
+    section: &str,
+    errors: &mut Vec<RawError>,
+    read: impl Fn(&str) -> Result<Option<T>, toml::de::Error>,
+) -> Section<T> {
+    let mut current = text.to_string();
+    let mut blanked: Vec<String> = Vec::new();
+    let mut found = false;
+    // Each round blanks one value, so there are at most as many rounds as values.
+    for _ in 0..=text.len() {
+        let e = match read(&current) {
+            Ok(section) if !found => return Ok(section),
+            Ok(_) => return Err(()),
+            Err(e) => e,
+        };
+        let place = e
+            .span()
+            .and_then(|span| locate(text, doc.as_item(), span.start, None))
+            .filter(|place| place.path.first().map(String::as_str) == Some(section));
+        let Some(place) = place else {
+            errors.push(RawError::from_toml(section, &e));
+            return Err(());
+        };
+        let key = place.path.join(".");
+        let missing = e
+            .message()
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'))
+            .map(|field| format!("{key}.{field}"));
+        match (missing, place.extent) {
+            // The field is missing because its bad value was blanked: already reported.
+            (Some(missing), _) if blanked.contains(&missing) => return Err(()),
+            (Some(missing), _) => {
+                errors.push(RawError::from_toml(&missing, &e));
+                return Err(());
+            }
+            (None, Some(extent)) => {
+                errors.push(RawError::from_toml(&key, &e));
+                found = true;
+                blank(&mut current, extent);
+                blanked.push(key);
+                if current.parse::<toml::Table>().is_err() {
+                    return Err(());
+                }
+            }
+            (None, None) => {
+                errors.push(RawError::from_toml(&key, &e));
+                return Err(());
+            }
+        }
+    }
+    Err(())
+}
+
+/// Overwrites `range` of `text` with spaces, keeping its line breaks (and so every position).
+fn blank(text: &mut String, range: std::ops::Range<usize>) {
+    let spaces: String = text.as_bytes()[range.clone()]
+        .iter()
+        .map(|&b| {
+            if b == b'\n' || b == b'\r' {
+                b as char
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    text.replace_range(range, &spaces);
+}
+
+/// Where in the document a byte offset lies: the dotted key of the innermost value or table
+/// holding it, and for a value the bytes of its whole `key = value` entry, which can be blanked
+/// out to drop it.
+struct Place {
+    path: Vec<String>,
+    extent: Option<std::ops::Range<usize>>,
+}
+
+/// The [`Place`] of byte `at` of `text` under `item`. `outer` is the extent of the `key = value`
+/// entry an inline table or array lies in: only that whole entry can be blanked without
+/// breaking the syntax.
+fn locate(
+    text: &str,
+    item: &toml_edit::Item,
+    at: usize,
+    outer: Option<std::ops::Range<usize>>,
+) -> Option<Place> {
+    use toml_edit::{Item, TableLike, Value};
+    let tables: Vec<&dyn TableLike> = match item {
+        Item::Table(t) => vec![t],
+        Item::ArrayOfTables(a) => a.iter().map(|t| t as &dyn TableLike).collect(),
+        Item::Value(Value::InlineTable(t)) => vec![t],
+        Item::Value(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_inline_table())
+            .map(|t| t as &dyn TableLike)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let holds =
+        |span: &Option<std::ops::Range<usize>>| span.as_ref().is_some_and(|s| s.contains(&at));
+    for table in tables {
+        for (name, child) in table.iter() {
+            let key_span = table.key(name).and_then(|k| k.span());
+            let entry = match (&key_span, child.span()) {
+                (Some(k), Some(v)) => Some(k.start..v.end),
+                _ => None,
+            };
+            // In a standard (or dotted) table an entry is a line of its own, from its line's
+            // start (where a dotted key `a.b = 1` begins) to the end of its value.
+            let extent = match (&outer, &entry) {
+                (Some(outer), _) => Some(outer.clone()),
+                (None, Some(e)) if child.is_value() => {
+                    let line_start = text[..e.start].rfind('\n').map_or(0, |i| i + 1);
+                    Some(line_start..e.end)
+                }
+                _ => None,
+            };
+            let inner_outer = extent.clone().filter(|_| child.is_value());
+            if let Some(mut place) = locate(text, child, at, inner_outer) {
+                place.path.insert(0, name.to_string());
+                return Some(place);
+            }
+            if holds(&key_span) || holds(&child.span()) || holds(&entry) {
+                return Some(Place {
+                    path: vec![name.to_string()],
+                    extent: extent.filter(|_| child.is_value()),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The section as read, or `None` (and `name` noted as unread) when it has problems.
+fn take<T>(unread: &mut Vec<&'static str>, name: &'static str, section: Section<T>) -> Option<T> {
+    section.unwrap_or_else(|()| {
+        unread.push(name);
+        None
+    })
+}
+
 /// Reads every section of `text`, collecting every problem instead of stopping at the first.
-pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
+/// `Err` only when the file is not TOML at all; otherwise the sections that read, with every
+/// problem of those that did not (see [`RawConfig::unread`]).
+pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawError>> {
     // Syntax first: nothing else can be read from a file that is not TOML.
     let top: toml::Table = match text.parse() {
         Ok(t) => t,
-        Err(e) => return Err(vec![RawError::from_toml("toml", e)]),
+        Err(e) => return Err(vec![RawError::from_toml("toml", &e)]),
+    };
+    let doc = match toml_edit::ImDocument::parse(text) {
+        Ok(doc) => doc,
+        Err(e) => {
+            return Err(vec![RawError {
+                span: e.span(),
+                key: "toml".into(),
+                message: e.message().to_string(),
+            }])
+        }
     };
     let mut errors = Vec::new();
     #[derive(Deserialize)]
@@ -350,34 +570,131 @@ pub fn parse_sections(text: &str) -> Result<RawConfig, Vec<RawError>> {
             });
         }
     }
-    let server = read_section!(text, errors, server: RawServer);
-    let origin = read_section!(text, errors, origin: RawOrigin);
-    let admin = read_section!(text, errors, admin: RawAdmin);
-    let robots = read_section!(text, errors, robots: RawRobots);
-    let agents = read_section!(text, errors, agents: RawAgents);
-    let enforce = read_section!(text, errors, enforce: RawEnforce);
-    let tarpit = read_section!(text, errors, tarpit: RawTarpit);
-    let crawl_delay = read_section!(text, errors, crawl_delay: RawCrawlDelay);
-    let x_robots_tag = read_section!(text, errors, x_robots_tag: Vec<RawXRobotsTag>);
-    if origin.is_none() && !top.contains_key("origin") {
+    let e = &mut errors;
+    let server = read_section!(text, &doc, e, server: RawServer);
+    let origin = read_section!(text, &doc, e, origin: RawOrigin);
+    let admin = read_section!(text, &doc, e, admin: RawAdmin);
+    let robots = read_section!(text, &doc, e, robots: RawRobots);
+    let agents = read_section!(text, &doc, e, agents: RawAgents);
+    let enforce = read_section!(text, &doc, e, enforce: RawEnforce);
+    let tarpit = read_section!(text, &doc, e, tarpit: RawTarpit);
+    let crawl_delay = read_section!(text, &doc, e, crawl_delay: RawCrawlDelay);
+    let x_robots_tag = read_section!(text, &doc, e, x_robots_tag: Vec<RawXRobotsTag>);
+    if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
             key: "origin.address".into(),
             message: "missing: robogate needs `[origin] address = \"host:port\"`".into(),
         });
     }
-    match (errors.is_empty(), origin) {
-        (true, Some(origin)) => Ok(RawConfig {
-            server: server.unwrap_or_default(),
+    // In file order (a problem without a place last).
+    errors.sort_by_key(|e| e.span.as_ref().map_or(usize::MAX, |s| s.start));
+    let mut unread = Vec::new();
+    let server = take(&mut unread, "server", server).unwrap_or_default();
+    let origin = take(&mut unread, "origin", origin);
+    let admin = take(&mut unread, "admin", admin).unwrap_or_default();
+    let robots = take(&mut unread, "robots", robots).unwrap_or_default();
+    let agents = take(&mut unread, "agents", agents).unwrap_or_default();
+    let enforce = take(&mut unread, "enforce", enforce).unwrap_or_default();
+    let tarpit = take(&mut unread, "tarpit", tarpit).unwrap_or_default();
+    let crawl_delay = take(&mut unread, "crawl_delay", crawl_delay).unwrap_or_default();
+    let x_robots_tag = take(&mut unread, "x_robots_tag", x_robots_tag).unwrap_or_default();
+    let origin = origin.unwrap_or_else(|| {
+        if !unread.contains(&"origin") {
+            unread.push("origin");
+        }
+        RawOrigin::unread()
+    });
+    Ok((
+        RawConfig {
+            server,
             origin,
-            admin: admin.unwrap_or_default(),
-            robots: robots.unwrap_or_default(),
-            agents: agents.unwrap_or_default(),
-            enforce: enforce.unwrap_or_default(),
-            tarpit: tarpit.unwrap_or_default(),
-            crawl_delay: crawl_delay.unwrap_or_default(),
-            x_robots_tag: x_robots_tag.unwrap_or_default(),
-        }),
-        _ => Err(errors),
+            admin,
+            robots,
+            agents,
+            enforce,
+            tarpit,
+            crawl_delay,
+            x_robots_tag,
+            unread,
+        },
+        errors,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(line, key)` of every problem `parse_sections` finds in `text`, and the unread sections.
+    fn problems(text: &str) -> (Vec<(usize, String)>, Vec<&'static str>) {
+        let (raw, errors) = parse_sections(text).expect("TOML");
+        let at = |e: &RawError| {
+            e.span
+                .as_ref()
+                .map_or(0, |s| text[..s.start].matches('\n').count() + 1)
+        };
+        let errors = errors.iter().map(|e| (at(e), e.key.clone())).collect();
+        (errors, raw.unread)
+    }
+
+    /// `reading!(name: text => [(line, key), ...], unread [sections])`, one line per case.
+    macro_rules! reading {
+        ($($name:ident: $text:expr => [$(($line:expr, $key:expr)),*] unread [$($unread:expr),*];)*) => {$(
+            #[test]
+            fn $name() {
+                let (errors, unread) = problems($text);
+                let want: Vec<(usize, String)> = vec![$(($line, $key.to_string())),*];
+                assert_eq!(errors, want);
+                let want_unread: Vec<&str> = vec![$($unread),*];
+                assert_eq!(unread, want_unread);
+            }
+        )*};
+    }
+
+    const ORIGIN: &str = "[origin]\naddress = \"a:1\"\n";
+
+    // Before, serde stopped at the first problem of a section and named only the section.
+    reading! {
+        clean: ORIGIN => [] unread [];
+        every_value_of_a_section: &format!("[server]\nthreads = \"x\"\nkeepalive_requests = -1\n{ORIGIN}") => [(2, "server.threads"), (3, "server.keepalive_requests")] unread ["server"];
+        dotted_keys: &format!("server.threads = \"x\"\nserver.keepalive_requests = -1\n{ORIGIN}") => [(1, "server.threads"), (2, "server.keepalive_requests")] unread ["server"];
+        unknown_fields_and_after: "[origin]\naddress = \"a:1\"\nadress = 1\nhost = 2\n" => [(3, "origin.adress"), (4, "origin.host")] unread ["origin"];
+        a_blanked_required_field_is_not_also_missing: "[origin]\naddress = 5\nconnect_timeout = 1\n" => [(2, "origin.address"), (3, "origin.connect_timeout")] unread ["origin"];
+        missing_field_named_with_its_table: &format!("{ORIGIN}[[enforce.rule]]\nagent = \"x\"\n") => [(3, "enforce.rule.action")] unread ["enforce"];
+        each_table_of_an_array: &format!("{ORIGIN}[[robots.group]]\ncrawl_delay = \"x\"\n[[robots.group]]\nagents = [\"*\"]\ncrawl_delay = \"y\"\n") => [(4, "robots.group.crawl_delay"), (7, "robots.group.crawl_delay")] unread ["robots"];
+        inline_tables_blank_their_whole_entry: &format!("{ORIGIN}[robots]\ngroup = [{{agents = [1]}}, {{crawl_delay = \"x\"}}]\nrefresh = 5\n") => [(4, "robots.group.agents"), (5, "robots.refresh")] unread ["robots"];
+        a_section_that_is_not_a_table: &format!("server = 5\n{ORIGIN}") => [(1, "server")] unread ["server"];
+        a_date_for_a_string: &format!("[server]\nlisten = 1979-05-27\nthreads = \"x\"\n{ORIGIN}") => [(2, "server.listen"), (3, "server.threads")] unread ["server"];
+        sections_in_file_order: &format!("[tarpit]\nchunk_bytes = \"x\"\n{ORIGIN}[server]\nthreads = \"x\"\n") => [(2, "tarpit.chunk_bytes"), (6, "server.threads")] unread ["server", "tarpit"];
+        missing_origin: "[server]\nthreads = 1\n" => [(0, "origin.address")] unread ["origin"];
+    }
+
+    #[test]
+    fn messages_say_what_robogate_toml_expects() {
+        let (_, errors) = parse_sections(&format!(
+            "{ORIGIN}connect_timeout = \"5\"\n[server]\nthreads = -1\n[enforce]\nblock_status = 70000\n[robots]\nsource = 1979-05-27\nfile.x = 1\n"
+        ))
+        .expect("TOML");
+        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "invalid value: string \"5\", expected a duration with its unit, such as \"30s\", \"500ms\" or \"1m\"",
+                "invalid value: integer `-1`, expected a whole number, 0 or more",
+                "invalid value: integer `70000`, expected a whole number from 0 to 65535",
+                "invalid type: a table or a date, expected a string",
+                "must be a plain value (a string, number or list as documented), not a table or a date",
+            ]
+        );
+    }
+
+    #[test]
+    fn blanking_keeps_every_position() {
+        let mut text = "a = \"é\"\nb = [\n 1,\n]\n".to_string();
+        blank(&mut text, 0..8);
+        let end = text.len() - 1;
+        blank(&mut text, 9..end);
+        assert_eq!(text, "        \n     \n   \n \n");
     }
 }

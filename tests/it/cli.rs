@@ -111,6 +111,30 @@ fn origin_source_without_host_is_warned_about() {
     });
 }
 
+/// A type error in one section hid the problems of every other section (and of its own), and
+/// was reported on the section, not the key.
+#[test]
+fn config_check_reports_type_errors_on_their_keys_without_hiding_others() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    let check = config_check(
+        dir.path(),
+        "[server]\nthreads = \"x\"\nkeepalive_requests = -1\n[enforce]\nmode = \"bogus\"\n[tarpit]\nchunk_bytes = 0\n[origin]\naddress = \"127.0.0.1:1\"\n",
+    );
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    let err = &check.stderr;
+    let file = check.conf.display().to_string();
+    for expected in [
+        format!("{file}:2: server.threads: invalid type: string \"x\""),
+        format!("{file}:3: server.keepalive_requests: invalid value: integer `-1`"),
+        format!("{file}:5: enforce.mode: \"bogus\""),
+        format!("{file}:7: tarpit.chunk_bytes: must be at least 1"),
+        "4 problem(s) found".to_string(),
+    ] {
+        assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
+    }
+}
+
 #[test]
 fn config_check_rejects_unknown_keys_and_sections() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,7 +145,10 @@ fn config_check_rejects_unknown_keys_and_sections() {
     );
     assert_eq!(check.code, Some(1));
     let err = &check.stderr;
-    assert!(err.contains(":3: origin: unknown field `adress`"), "{err}");
+    assert!(
+        err.contains(":3: origin.adress: unknown field `adress`"),
+        "{err}"
+    );
     assert!(err.contains(":5: bogus: unknown section `bogus`"), "{err}");
 }
 
