@@ -436,6 +436,9 @@ fn compile(
         fetch_origin,
         upstream: upstream.as_ref(),
     };
+    if raw.read("robots") {
+        robots::keys_of_other_sources(&raw.robots, errors);
+    }
     let classifier_for = |section| classifier.as_ref().filter(|_| raw.read(section));
     let robots = classifier_for("robots")
         .and_then(|(c, _)| robots::compile(&raw.robots, c, &sources, errors));
@@ -1132,6 +1135,74 @@ mod tests {
                 "expected a duration with its unit, such as \"30s\", \"500ms\" or \"1m\""
             ),
             "{errors:#?}"
+        );
+    }
+
+    /// `[robots]` keys of another source were silently ignored: a group without
+    /// `source = "generate"` loaded and was never enforced, and so was a robots.file with
+    /// `source = "origin"`. Keys holding rules are errors, the others warnings.
+    #[test]
+    fn keys_of_another_robots_source_are_refused_or_warned_about() {
+        let group = "[[robots.group]]\nagents = [\"*\"]\ndisallow = [\"/secret/\"]\n";
+        assert_one_error(&format!("[robots]\n{group}"), 6, "robots.group");
+        assert_one_error(
+            &format!("[robots]\nfile = \"robots.txt\"\n{group}"),
+            7,
+            "robots.group",
+        );
+        let errors = errors_of(&format!(
+            "[robots]\nsource = \"origin\"\ninclude = \"robots.txt\"\n{group}{group}"
+        ));
+        let places: Vec<String> = errors
+            .iter()
+            .map(|e| e.splitn(3, ": ").take(2).collect::<Vec<_>>().join(": "))
+            .collect();
+        assert_eq!(
+            places,
+            ["7: robots.include", "8: robots.group", "11: robots.group"],
+            "{errors:#?}"
+        );
+        assert!(
+            errors[1].contains(
+                "read only with robots.source = \"generate\", but robots.source is \"origin\""
+            ),
+            "{errors:#?}"
+        );
+        assert_one_error(
+            "[robots]\nsource = \"origin\"\nfile = \"robots.txt\"\n",
+            7,
+            "robots.file",
+        );
+        assert_one_error(
+            &format!("[robots]\nsource = \"generate\"\nfile = \"robots.txt\"\n{group}"),
+            7,
+            "robots.file",
+        );
+        assert_one_error("[robots]\ninclude = \"robots.txt\"\n", 6, "robots.include");
+
+        // Keys that cannot change what is enforced load, with a warning naming their line.
+        let warnings = |extra: &str| -> Vec<String> {
+            load_with(extra)
+                .map_err(|e| e.to_string())
+                .unwrap()
+                .warnings
+                .iter()
+                .map(|w| format!("{}: {}", w.line.unwrap_or(0), w.key))
+                .collect()
+        };
+        assert_eq!(
+            warnings("[robots]\nsitemaps = [\"http://x.test/s.xml\"]\nrefresh = \"1m\"\n"),
+            ["6: robots.sitemaps", "7: robots.refresh"]
+        );
+        assert_eq!(
+            warnings(&format!(
+                "[robots]\nsource = \"generate\"\nrefresh = \"1m\"\n{group}"
+            )),
+            ["7: robots.refresh"]
+        );
+        assert_eq!(
+            warnings("[robots]\nfile = \"robots.txt\"\n"),
+            Vec::<String>::new()
         );
     }
 

@@ -131,10 +131,9 @@ pub struct RawRobots {
     /// `source = "generate"`: Sitemap lines.
     pub sitemaps: Vec<Spanned<String>>,
     /// `source = "generate"`: the groups.
-    pub group: Vec<RawRobotsGroup>,
+    pub group: Vec<Spanned<RawRobotsGroup>>,
     /// `source = "origin"`: how often the origin's robots.txt is fetched again.
-    #[serde(with = "humantime_serde")]
-    pub refresh: Duration,
+    pub refresh: SpannedDuration,
 }
 
 impl Default for RawRobots {
@@ -145,7 +144,7 @@ impl Default for RawRobots {
             include: None,
             sitemaps: Vec::new(),
             group: Vec::new(),
-            refresh: Duration::from_secs(600),
+            refresh: unwritten(Duration::from_secs(600)),
         }
     }
 }

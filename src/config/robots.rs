@@ -66,6 +66,88 @@ pub(super) fn compile(
     }
 }
 
+/// `[robots]` keys that only another `source` reads. One that holds rules (a group, a file) is
+/// an error: those rules would silently be neither served nor enforced. One that cannot change
+/// what is enforced (`sitemaps`, `refresh`) is a warning.
+pub(super) fn keys_of_other_sources(raw: &RawRobots, errors: &mut Errors<'_>) {
+    let source = raw.source.get_ref().as_str();
+    if !["file", "generate", "origin"].contains(&source) {
+        return; // reported by `compile`
+    }
+    let instead = match source {
+        "file" => format!("{:?} is served and enforced instead", raw.file.get_ref()),
+        "generate" => "robots.txt is generated from [[robots.group]] instead".to_string(),
+        _ => "the origin's robots.txt is served and enforced instead".to_string(),
+    };
+    let unused = |user: &str| {
+        format!("read only with robots.source = \"{user}\", but robots.source is \"{source}\"")
+    };
+    // A key that was not written has the empty span of its default.
+    let written = |span: std::ops::Range<usize>| (span.end > 0).then_some(span);
+    if let (true, Some(span)) = (source != "file", written(raw.file.span())) {
+        let merge = match source {
+            "generate" => ", or name the file as robots.include to merge its groups",
+            _ => "",
+        };
+        errors.push(
+            Some(span),
+            "robots.file",
+            format!(
+                "{}: the rules of {:?} are never served nor enforced ({instead}); remove the \
+                 key{merge}",
+                unused("file"),
+                raw.file.get_ref(),
+            ),
+        );
+    }
+    if source != "generate" {
+        if let Some(include) = &raw.include {
+            errors.push(
+                Some(include.span()),
+                "robots.include",
+                format!(
+                    "{}: the groups of {:?} are never served nor enforced ({instead}); set \
+                     robots.source = \"generate\" or remove the key",
+                    unused("generate"),
+                    include.get_ref()
+                ),
+            );
+        }
+        for group in &raw.group {
+            errors.push(
+                Some(group.span()),
+                "robots.group",
+                format!(
+                    "{}: this group is never served nor enforced ({instead}); set \
+                     robots.source = \"generate\" or remove the group",
+                    unused("generate")
+                ),
+            );
+        }
+        if let Some(first) = raw.sitemaps.first() {
+            errors.warn(
+                Some(first.span()),
+                "robots.sitemaps",
+                format!(
+                    "{}: no Sitemap line is written from it; put Sitemap lines in the \
+                     robots.txt that is served",
+                    unused("generate")
+                ),
+            );
+        }
+    }
+    if let (true, Some(span)) = (source != "origin", written(raw.refresh.span())) {
+        errors.warn(
+            Some(span),
+            "robots.refresh",
+            format!(
+                "{}: nothing is fetched, so it has no effect",
+                unused("origin")
+            ),
+        );
+    }
+}
+
 /// Reads a robots.txt file, refusing what robots would not read as one: over 500 KiB (robots
 /// ignore the rest, so what is served would differ from what is enforced) or binary.
 pub fn read_robots_file(path: &Path) -> std::io::Result<(Vec<u8>, SystemTime)> {
@@ -130,7 +212,7 @@ fn generate(
         }
     }
     for group in &raw.group {
-        specs.extend(group_spec(group, classifier, errors));
+        specs.extend(group_spec(group.get_ref(), classifier, errors));
     }
     for sitemap in &raw.sitemaps {
         let url = sitemap.get_ref();
@@ -296,7 +378,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
     let previous = sources.previous.filter(|p| p.robots_origin.is_some());
     let reusable = previous.filter(|p| {
         p.robots_origin
-            .is_some_and(|o| !o.failed && o.fetched_at.elapsed() < raw.refresh)
+            .is_some_and(|o| !o.failed && o.fetched_at.elapsed() < raw.refresh.get_ref().0)
     });
     if let (false, Some(p)) = (sources.fetch_origin, reusable) {
         return CompiledRobots {
