@@ -458,6 +458,7 @@ fn compile(
         override_delay: raw.crawl_delay.r#override,
     };
     let robots = robots?;
+    robots::readings_differ_warnings(&raw.robots, &robots, errors);
     let mut files = robots.files;
     files.extend(agents_file);
     Some((
@@ -1203,6 +1204,79 @@ mod tests {
         assert_eq!(
             warnings("[robots]\nfile = \"robots.txt\"\n"),
             Vec::<String>::new()
+        );
+    }
+
+    /// A rule that only one reading of robots.txt applies was not enforced, and nothing said
+    /// so at load: the shipped robots.txt with `Disallow: /blog/` appended after a blank line
+    /// and a Sitemap line. Now a warning names the line; what is enforced does not change.
+    #[test]
+    fn a_line_the_readings_disagree_on_is_a_load_warning() {
+        let (_dir, conf) = write_conf("");
+        let robots_txt = conf.with_file_name("robots.txt");
+        let shipped = include_str!("../../conf/robots.txt");
+        let appended = format!("{shipped}\nSitemap: http://x.test/s.xml\nDisallow: /blog/\n");
+        std::fs::write(&robots_txt, &appended).unwrap();
+        let loaded = load(&conf, 1).map_err(|e| e.to_string()).unwrap();
+        let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+        let line = appended.lines().count();
+        assert_eq!(
+            warnings,
+            [format!(
+                "{}:{line}: robots.file: this line is not enforced as written: RFC 9309 and the \
+                 1994 standard read it differently and robogate enforces only what both \
+                 disallow (`robogate lint {}` explains)",
+                robots_txt.display(),
+                robots_txt.display()
+            )]
+        );
+        let decision = loaded.policy.robots.robots.decide(
+            &["wget"],
+            false,
+            "/blog/",
+            crate::robots::Reading::Enforce,
+        );
+        assert!(!decision.verdict.is_disallowed(), "enforcement unchanged");
+
+        // Many such lines: the first five, then how many more.
+        let mut many = String::from("User-agent: a\nDisallow: /x\n\n");
+        for i in 0..7 {
+            many.push_str(&format!("Allow: /y{i}\n"));
+        }
+        std::fs::write(&robots_txt, many).unwrap();
+        let loaded = load(&conf, 1).map_err(|e| e.to_string()).unwrap();
+        let lines: Vec<Option<usize>> = loaded.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [Some(4), Some(5), Some(6), Some(7), Some(8), None]);
+        assert!(
+            loaded.warnings[5]
+                .message
+                .starts_with("and 2 more lines where the readings differ"),
+            "{:?}",
+            loaded.warnings[5]
+        );
+        std::fs::write(&robots_txt, shipped).unwrap();
+        assert!(load(&conf, 1)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .warnings
+            .is_empty());
+
+        // Generated text is named at robots.source.
+        let generated = load_with(
+            "[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"bot\"]\ndisallow = [\"/\"]\n",
+        )
+        .map_err(|e| e.to_string())
+        .unwrap();
+        let warnings: Vec<String> = generated
+            .warnings
+            .iter()
+            .map(|e| format!("{}: {}: {}", e.line.unwrap_or(0), e.key, e.message))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{warnings:#?}");
+        assert!(
+            warnings[0].starts_with(
+                "6: robots.source: line 3 of the generated robots.txt is not enforced as written"
+            ),
+            "{warnings:#?}"
         );
     }
 

@@ -11,7 +11,7 @@ use toml::Spanned;
 
 use super::origin::{self, Fetched};
 use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
-use super::{resolve, Errors, ROBOTS_MAX_BYTES};
+use super::{resolve, ConfigError, Errors, ROBOTS_MAX_BYTES};
 use crate::classify::{Category, Classifier};
 use crate::policy::{OriginState, Policy, RobotsFile, Upstream, XRobotsTag};
 use crate::robots::{render_groups, GroupSpec, PathPattern, RuleSpec};
@@ -146,6 +146,81 @@ pub(super) fn keys_of_other_sources(raw: &RawRobots, errors: &mut Errors<'_>) {
             ),
         );
     }
+}
+
+/// Most lines that [`readings_differ_warnings`] names one by one.
+const READINGS_DIFFER_SHOWN: usize = 5;
+
+/// Load warnings for the lines of the live robots.txt that the 1994 and RFC 9309 readings read
+/// differently (`robogate lint`'s "readings differ" findings): robogate enforces only what both
+/// readings disallow, so a rule there is not enforced as written, which nothing else says
+/// while the policy goes live. One concise line per line of robots.txt, the first
+/// [`READINGS_DIFFER_SHOWN`] of them, then how many more; `robogate lint` explains each.
+pub(super) fn readings_differ_warnings(
+    raw: &RawRobots,
+    robots: &CompiledRobots,
+    errors: &mut Errors<'_>,
+) {
+    let mut lines: Vec<u32> = crate::robots::lint(&robots.file.body)
+        .into_iter()
+        .filter(|w| w.readings_differ)
+        .filter_map(|w| w.line)
+        .collect();
+    lines.dedup();
+    if lines.is_empty() {
+        return;
+    }
+    const WHY: &str = "RFC 9309 and the 1994 standard read it differently and robogate \
+                       enforces only what both disallow";
+    let source = raw.source.get_ref().as_str();
+    // A file's lines are named in the file; generated or fetched text at robots.source.
+    let (at, what, lint) = match (source, robots.files.first()) {
+        ("file", Some(path)) => (
+            ConfigError {
+                file: path.clone(),
+                line: None,
+                key: "robots.file".into(),
+                message: String::new(),
+            },
+            None,
+            format!("`robogate lint {}` explains", path.display()),
+        ),
+        _ => (
+            errors.entry(Some(raw.source.span()), "robots.source", String::new()),
+            Some(match source {
+                "generate" => "the generated robots.txt",
+                _ => "the origin's robots.txt",
+            }),
+            "`robogate lint` on the served /robots.txt explains".to_string(),
+        ),
+    };
+    let mut warnings: Vec<ConfigError> = lines
+        .iter()
+        .take(READINGS_DIFFER_SHOWN)
+        .map(|&line| match what {
+            None => ConfigError {
+                line: Some(line as usize),
+                message: format!("this line is not enforced as written: {WHY} ({lint})"),
+                ..at.clone()
+            },
+            Some(text) => ConfigError {
+                message: format!(
+                    "line {line} of {text} is not enforced as written: {WHY} ({lint})"
+                ),
+                ..at.clone()
+            },
+        })
+        .collect();
+    if lines.len() > READINGS_DIFFER_SHOWN {
+        warnings.push(ConfigError {
+            message: format!(
+                "and {} more lines where the readings differ ({lint})",
+                lines.len() - READINGS_DIFFER_SHOWN
+            ),
+            ..at
+        });
+    }
+    errors.warnings.extend(warnings);
 }
 
 /// Reads a robots.txt file, refusing what robots would not read as one: over 500 KiB (robots

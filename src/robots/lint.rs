@@ -25,6 +25,10 @@ pub struct LintWarning {
     pub line: Option<u32>,
     pub message: String,
     pub fix: String,
+    /// The 1994 and RFC 9309 readings differ on this line (the message starts with
+    /// `readings differ:`): robogate, which enforces only what both disallow, does not enforce
+    /// it as written.
+    pub readings_differ: bool,
 }
 
 impl fmt::Display for LintWarning {
@@ -82,6 +86,18 @@ impl Linter {
             line: Some(line),
             message,
             fix,
+            readings_differ: false,
+        });
+    }
+
+    /// A line that the 1994 and RFC 9309 readings read differently (see
+    /// [`LintWarning::readings_differ`]).
+    fn differ(&mut self, line: u32, message: String, fix: String) {
+        self.warnings.push(LintWarning {
+            line: Some(line),
+            message: format!("readings differ: {message}"),
+            fix,
+            readings_differ: true,
         });
     }
 
@@ -92,6 +108,7 @@ impl Linter {
                 "the file is {len} bytes; only the first {MAX_FILE_BYTES} (500 KiB) count and the rest is ignored"
             ),
             fix: "shrink the file: merge similar rules with `*` and drop rules for paths that no longer exist".into(),
+            readings_differ: false,
         });
     }
 
@@ -214,10 +231,10 @@ impl Linter {
             );
         }
         if let Some(blank) = self.blank_since {
-            self.warn(
+            self.differ(
                 number,
                 format!(
-                    "readings differ: RFC 9309 joins this User-agent to the group of line {first} (blank lines do not end groups), so those agents get the rules below; the 1994 standard ends the record at the blank line {blank}, so they get an empty record and may fetch everything"
+                    "RFC 9309 joins this User-agent to the group of line {first} (blank lines do not end groups), so those agents get the rules below; the 1994 standard ends the record at the blank line {blank}, so they get an empty record and may fetch everything"
                 ),
                 format!("add the rules meant for the group of line {first} above line {blank}, or remove the blank line"),
             );
@@ -247,10 +264,10 @@ impl Linter {
                     "put every rule for `*` into one group".into(),
                 ),
             },
-            AgentKey::Named(name) if GENERIC_NAMES.contains(&name.as_str()) => self.warn(
+            AgentKey::Named(name) if GENERIC_NAMES.contains(&name.as_str()) => self.differ(
                 number,
                 format!(
-                    "readings differ: RFC 9309 matches `{name}` only to a robot whose token is exactly `{name}`; the 1994 standard's substring match applies it to every robot whose name contains `{name}` (e.g. `googlebot` contains `bot`)"
+                    "RFC 9309 matches `{name}` only to a robot whose token is exactly `{name}`; the 1994 standard's substring match applies it to every robot whose name contains `{name}` (e.g. `googlebot` contains `bot`)"
                 ),
                 "name each robot by its exact product token".into(),
             ),
@@ -271,10 +288,10 @@ impl Linter {
             AgentKey::Named(name) => format!("only `{name}`"),
             AgentKey::Empty => "no robot".to_owned(),
         };
-        self.warn(
+        self.differ(
             number,
             format!(
-                "readings differ: RFC 9309 reads this User-agent as {rfc}; the 1994 reading names each of {}",
+                "RFC 9309 reads this User-agent as {rfc}; the 1994 reading names each of {}",
                 quote_list(&names)
             ),
             "write one `User-agent:` line per robot".into(),
@@ -295,10 +312,10 @@ impl Linter {
         };
         if let Some(blank) = self.blank_since.or(self.record_ended_at) {
             self.record_ended_at = Some(blank);
-            self.warn(
+            self.differ(
                 number,
                 format!(
-                    "readings differ: RFC 9309 applies this rule to the group of line {first} (blank lines do not end groups); the 1994 standard ended that record at the blank line {blank}, so there this rule applies to no robot"
+                    "RFC 9309 applies this rule to the group of line {first} (blank lines do not end groups); the 1994 standard ended that record at the blank line {blank}, so there this rule applies to no robot"
                 ),
                 format!("remove the blank line {blank}, or start a new group with a `User-agent:` line"),
             );
@@ -346,10 +363,10 @@ impl Linter {
         }
         let paths: Vec<String> = words(value).map(show).collect();
         if paths.len() > 1 {
-            self.warn(
+            self.differ(
                 number,
                 format!(
-                    "readings differ: RFC 9309 reads one path with spaces, matched as `{canonical}`; the 1994 reading reads {} separate paths: {}",
+                    "RFC 9309 reads one path with spaces, matched as `{canonical}`; the 1994 reading reads {} separate paths: {}",
                     paths.len(),
                     quote_list(&paths)
                 ),
@@ -480,6 +497,31 @@ mod tests {
         assert!(got
             .iter()
             .any(|(line, m)| *line == Some(2) && m.contains("dropped whole")));
+    }
+
+    /// Config loads warn about exactly these findings (robogate enforces only what both
+    /// readings disallow), so the flag must match the message.
+    #[test]
+    fn readings_differ_is_flagged_on_exactly_those_findings() {
+        let text = b"User-agent: a\nDisallow: /x\n\nAllow: /y\nUser-agent: bot b\nDissallow: /z\nDisallow: /p /q\n";
+        let warnings = lint(text);
+        let flagged: Vec<u32> = warnings
+            .iter()
+            .filter(|w| w.readings_differ)
+            .filter_map(|w| w.line)
+            .collect();
+        assert_eq!(flagged, [4, 5, 5, 7], "{warnings:#?}");
+        for w in &warnings {
+            assert_eq!(
+                w.readings_differ,
+                w.message.starts_with("readings differ: "),
+                "{w}"
+            );
+        }
+        assert!(
+            warnings.iter().any(|w| !w.readings_differ),
+            "the typo on line 6"
+        );
     }
 
     #[test]

@@ -135,6 +135,39 @@ fn config_check_reports_type_errors_on_their_keys_without_hiding_others() {
     }
 }
 
+/// A rule only one reading of robots.txt applies is not enforced: `config check` passed and a
+/// reload logged only "new policy live". Both now carry a warning naming the line.
+#[test]
+fn a_rule_the_readings_disagree_on_is_warned_about_at_load_and_reload() {
+    let shipped = std::fs::read_to_string(repo().join("conf/robots.txt")).unwrap();
+    let appended = format!("{shipped}\nSitemap: http://x.test/s.xml\nDisallow: /blog/\n");
+    let line = appended.lines().count();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), &appended).unwrap();
+    let check = config_check(dir.path(), "[origin]\naddress = \"127.0.0.1:1\"\n");
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    let expected = format!(
+        "warning: {}:{line}: robots.file: this line is not enforced as written",
+        dir.path().join("robots.txt").display()
+    );
+    assert!(
+        check.stdout.contains(&expected),
+        "missing {expected:?} in:\n{}",
+        check.stdout
+    );
+
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, &shipped, "");
+    std::fs::write(rg.path("robots.txt"), &appended).unwrap();
+    eventually("the readings warning in the reload log", || {
+        rg.output()
+            .contains(&format!(
+                ":{line}: robots.file: this line is not enforced as written"
+            ))
+            .then_some(())
+    });
+}
+
 #[test]
 fn config_check_rejects_unknown_keys_and_sections() {
     let dir = tempfile::tempdir().unwrap();
