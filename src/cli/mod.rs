@@ -74,13 +74,16 @@ pub struct LintArgs {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        None => crate::server::serve(&cli.serve),
-        Some(Command::Serve(args)) => crate::server::serve(&args),
-        Some(Command::Config(ConfigCommand::Check { config })) => config_check(&config),
-        Some(Command::Check(args)) => check::run(&args),
-        Some(Command::Lint(args)) => lint(&args.file),
-        Some(Command::Classify(args)) => {
+    let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    if !matches!(command, Command::Serve(_)) {
+        end_quietly_on_a_closed_pipe();
+    }
+    match command {
+        Command::Serve(args) => crate::server::serve(&args),
+        Command::Config(ConfigCommand::Check { config }) => config_check(&config),
+        Command::Check(args) => check::run(&args),
+        Command::Lint(args) => lint(&args.file),
+        Command::Classify(args) => {
             match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
                 Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {
                     eprintln!("robogate classify: {e}");
@@ -92,6 +95,18 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
         }
+    }
+}
+
+/// Output into a pipe whose reader has gone (`robogate lint FILE | head -1`) ends the command at
+/// once and silently, as it ends `cat` or `grep`: the default action of SIGPIPE, which the Rust
+/// runtime sets to "ignore" (every `println!` would then panic on EPIPE). Only for the one-shot
+/// commands: `serve` keeps ignoring it, since a client that hangs up must cost one connection,
+/// not the process. Sockets are unaffected: the standard library sends with `MSG_NOSIGNAL`.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: sets the disposition of one signal to its default; no handler, no pointers.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -402,3 +402,68 @@ fn classify_works_from_any_folder_with_the_embedded_catalog() {
     assert_eq!(lines[1]["class"], "browser");
     assert_eq!(lines[2]["class"], "robot", "an empty User-Agent is a robot");
 }
+
+/// A pipe whose reader is already gone, for a child's stdout (as in `robogate lint FILE | head
+/// -1` once `head` has exited).
+fn pipe_without_reader() -> std::process::Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two new descriptors into `fds`; each is owned exactly once below
+    // (close-on-exec, so that no other child spawned meanwhile inherits the read end).
+    unsafe {
+        assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+        drop(OwnedFd::from_raw_fd(fds[0]));
+        OwnedFd::from_raw_fd(fds[1]).into()
+    }
+}
+
+/// `robogate lint conf/robots.txt | head -1` panicked ("failed printing to stdout: Broken
+/// pipe", exit 101). Every command writing into a pipe nobody reads now ends quietly, killed
+/// by SIGPIPE as `cat` or `grep` would be.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisalow: /private/\n").unwrap();
+    let agents = dir.path().join("agents.txt");
+    std::fs::write(&agents, format!("{GPTBOT}\n{FIREFOX}\n")).unwrap();
+    let (robots, agents) = (robots.to_str().unwrap(), agents.to_str().unwrap());
+    let conf = repo().join("conf/robogate.toml");
+    for args in [
+        &["lint", robots][..],
+        &[
+            "check",
+            "--robots",
+            robots,
+            "-A",
+            "Wget/1.21",
+            "/",
+            "/private/",
+        ],
+        &[
+            "check",
+            "--robots",
+            robots,
+            "-A",
+            "Wget/1.21",
+            "--json",
+            "/",
+        ],
+        &["classify", "--file", agents],
+        &["classify", "--file", agents, "--summary"],
+        &["config", "check", "--config", conf.to_str().unwrap()],
+    ] {
+        let out = robogate_cmd()
+            .args(args)
+            .stdout(pipe_without_reader())
+            .output()
+            .expect("run robogate");
+        assert_eq!(
+            (out.status.signal(), stderr(&out).as_str()),
+            (Some(libc::SIGPIPE), ""),
+            "robogate {args:?}: {}",
+            out.status
+        );
+    }
+}
