@@ -4,13 +4,14 @@
 //! none (at most the grace period later, as before), the way nginx's graceful quit does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use pingora_core::server::ExecutionPhase;
 use tokio::sync::broadcast::{self, error::RecvError};
-use tracing_appender::non_blocking::WorkerGuard;
+
+use crate::exit::Exit;
 
 /// Requests being processed (from the parsed head to the last byte written).
 static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
@@ -35,16 +36,12 @@ impl Drop for InFlight {
     }
 }
 
-/// The log writer's flush guard, shared by `serve` (which drops it on a normal exit) and the
-/// drain (which drops it before an early one, so no line is lost).
-pub type LogGuard = Arc<Mutex<Option<WorkerGuard>>>;
-
 /// Watches pingora's phases; once its grace period starts, exits the process as soon as no
 /// request has been in flight for two looks in a row (a request whose head was already read
 /// when the listener stopped is still counted a moment later).
 pub fn exit_when_drained(
     mut phases: broadcast::Receiver<ExecutionPhase>,
-    logs: LogGuard,
+    exit: Arc<Exit>,
 ) -> std::io::Result<JoinHandle<()>> {
     std::thread::Builder::new()
         .name("robogate drain".into())
@@ -66,9 +63,6 @@ pub fn exit_when_drained(
                 };
             }
             tracing::info!("no request in flight: exiting before the grace period ends");
-            if let Ok(mut guard) = logs.lock() {
-                drop(guard.take()); // flushes the log writer
-            }
-            std::process::exit(0);
+            exit.now(0);
         })
 }

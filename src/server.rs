@@ -1,9 +1,8 @@
 //! `robogate serve`: load the policy, build the pingora server (proxy, admin, reloader), run.
 
-use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -18,10 +17,12 @@ use pingora_core::services::listening::Service;
 use crate::cli::{LogFormat, ServeArgs};
 use crate::config::{self, Settings};
 use crate::drain;
+use crate::exit::Exit;
 use crate::proxy::admin::Admin;
 use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
 use crate::reload::{self, Reloader};
+use crate::supervise::{self, OnFailure, Supervised};
 
 /// Read buffer of each client connection. pingora's default (64 KiB) dominates the memory of
 /// an idle or tarpitted connection; requests through robogate are small.
@@ -52,14 +53,6 @@ fn init_logging(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuar
     guard
 }
 
-/// Fails fast with a clear message when a listen address cannot be bound (pingora itself would
-/// retry for 30 s and then panic in a service thread while the process lives on).
-fn check_bindable(what: &str, addr: SocketAddr) -> Result<(), String> {
-    TcpListener::bind(addr)
-        .map(drop)
-        .map_err(|e| format!("cannot listen on {addr} ({what}): {e}"))
-}
-
 fn server_conf(settings: &Settings) -> ServerConf {
     let pid = settings.pid_file.display().to_string();
     ServerConf {
@@ -74,7 +67,7 @@ fn server_conf(settings: &Settings) -> ServerConf {
 
 /// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
 pub fn serve(args: &ServeArgs) -> ExitCode {
-    let logs: drain::LogGuard = Arc::new(Mutex::new(Some(init_logging(args.log_format))));
+    let exit = Arc::new(Exit::new(init_logging(args.log_format)));
     let loaded = match config::load(&args.config, 1) {
         Ok(l) => l,
         Err(errors) => {
@@ -90,15 +83,29 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         tracing::warn!(target: "reload", "{w}");
     }
     let settings = loaded.settings;
-    for (what, addr) in [
-        ("server.listen", settings.listen),
-        ("admin.listen", settings.admin_listen),
-    ] {
-        if let Err(message) = check_bindable(what, addr) {
+    // Bound here, both held at once, and handed to pingora's services (which never bind).
+    let public = match supervise::bind("server.listen", settings.listen, &[]) {
+        Ok(listener) => listener,
+        Err(message) => {
             eprintln!("robogate: {message}");
             return ExitCode::from(1);
         }
-    }
+    };
+    let admin_listener = match supervise::bind("admin.listen", settings.admin_listen, &[&public]) {
+        Ok(listener) => listener,
+        Err(message) => {
+            eprintln!("robogate: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    let failed: OnFailure = {
+        let exit = exit.clone();
+        Arc::new(move |why: String| {
+            tracing::error!("{why}: exiting");
+            eprintln!("robogate: {why}: exiting");
+            exit.now(1)
+        })
+    };
     reload::mark_success(loaded.policy.generation);
     let live = Arc::new(ArcSwap::from_pointee(loaded.policy));
     crate::alloc::release_freed_memory();
@@ -124,9 +131,12 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     if let Some(app) = proxy.app_logic_mut() {
         app.server_options = Some(options);
     }
-    proxy.add_listener(ListenerConfig::tcp(settings.listen.to_string()).l4_buffer(
-        L4BufferSettings::new(CLIENT_READ_BUFFER, CLIENT_WRITE_BUFFER),
-    ));
+    proxy.add_listener(
+        ListenerConfig::tcp(public.key()).l4_buffer(L4BufferSettings::new(
+            CLIENT_READ_BUFFER,
+            CLIENT_WRITE_BUFFER,
+        )),
+    );
 
     let mut admin = Service::new(
         "robogate admin".to_string(),
@@ -134,7 +144,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
             ready: ready.clone(),
         },
     );
-    admin.add_tcp(&settings.admin_listen.to_string());
+    admin.add_tcp(&admin_listener.key());
 
     let reloader = background_service(
         "robogate reload",
@@ -148,21 +158,21 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         },
     );
 
-    server.add_service(proxy);
-    server.add_service(admin);
-    server.add_service(reloader);
-    server.add_service(sweeper);
+    server.add_service(Supervised::new(proxy, vec![public], failed.clone()));
+    server.add_service(Supervised::new(admin, vec![admin_listener], failed.clone()));
+    server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
+    server.add_service(Supervised::new(sweeper, Vec::new(), failed));
     tracing::info!(
         listen = %settings.listen,
         admin = %settings.admin_listen,
         config = %args.config.display(),
         "robogate starting"
     );
-    if let Err(e) = drain::exit_when_drained(server.watch_execution_phase(), logs.clone()) {
+    if let Err(e) = drain::exit_when_drained(server.watch_execution_phase(), exit.clone()) {
         // Without it a stop just takes the whole grace period.
         tracing::warn!("cannot start the drain watcher: {e}");
     }
     server.run(RunArgs::default());
-    drop(logs.lock().map(|mut guard| guard.take()));
+    exit.flush_logs();
     ExitCode::SUCCESS
 }

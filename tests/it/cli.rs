@@ -239,6 +239,50 @@ fn serve_fails_fast_when_the_port_is_taken() {
     assert!(stderr(&o).contains("cannot listen on"), "{}", stderr(&o));
 }
 
+/// `server.listen = "0.0.0.0:P"` with `admin.listen = "127.0.0.1:P"`: each could be bound on its
+/// own, so the start-up check (bind, drop, bind the next) passed; pingora then retried the second
+/// bind for 30 s and panicked in the proxy's thread while the process stayed up, /healthz 200.
+/// Now robogate refuses to start, at once, naming the clash.
+#[test]
+fn serve_refuses_two_listeners_that_clash() {
+    for _ in 0..5 {
+        let port = free_port();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+        let conf = dir.path().join("robogate.toml");
+        std::fs::write(
+            &conf,
+            format!("[server]\nlisten = \"0.0.0.0:{port}\"\n[admin]\nlisten = \"127.0.0.1:{port}\"\n[origin]\naddress = \"127.0.0.1:1\"\n"),
+        )
+        .unwrap();
+        let mut child = robogate_cmd()
+            .arg("--config")
+            .arg(&conf)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // pingora alone would retry for 30 s and then leave the process running.
+        let status = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            eventually("robogate to refuse to start", || child.try_wait().unwrap())
+        }));
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        let status = status.unwrap_or_else(|_| panic!("still running: {}", stderr(&out)));
+        let err = stderr(&out);
+        if err.contains("(server.listen)") {
+            continue; // another test took the port first
+        }
+        assert_eq!(status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("admin.listen") && err.contains(&format!("127.0.0.1:{port}")),
+            "{err}"
+        );
+        return;
+    }
+    panic!("0.0.0.0:P was taken in every attempt");
+}
+
 #[test]
 fn version_and_help() {
     let v = run(&["--version"]);
