@@ -1,7 +1,9 @@
 //! The one way out of `robogate serve`. However the process ends — drained after SIGTERM, at the
 //! end of the grace period, on SIGINT, or because a service failed — it leaves through
-//! [`Exit::now`], which writes out the log lines still queued before the process goes.
+//! [`Exit::finish`] (or [`Exit::now`]), which removes the pid file and writes out the log lines
+//! still queued.
 
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use tracing_appender::non_blocking::WorkerGuard;
@@ -10,27 +12,68 @@ use tracing_appender::non_blocking::WorkerGuard;
 pub struct Exit {
     /// The log writer's flush guard: dropping it writes out every queued line.
     logs: Mutex<Option<WorkerGuard>>,
+    /// The pid file this process wrote, to remove.
+    pid_file: Mutex<Option<PathBuf>>,
 }
 
 impl Exit {
     pub fn new(logs: WorkerGuard) -> Exit {
         Exit {
             logs: Mutex::new(Some(logs)),
+            pid_file: Mutex::new(None),
         }
     }
 
-    /// Writes out the queued log lines (once; later calls do nothing).
-    pub fn flush_logs(&self) {
-        let guard = match self.logs.lock() {
-            Ok(mut logs) => logs.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
+    /// Writes this process's id to `path` (replacing the file in one step, so a reader never
+    /// sees it half written), to be removed by [`Exit::finish`].
+    pub fn write_pid_file(&self, path: &Path) -> Result<(), String> {
+        let fail = |e: std::io::Error| {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+            match folder {
+                Some(dir) if !dir.is_dir() => format!(
+                    "cannot write server.pid_file {}: the folder {} does not exist",
+                    path.display(),
+                    dir.display()
+                ),
+                _ => format!("cannot write server.pid_file {}: {e}", path.display()),
+            }
         };
-        drop(guard);
+        let mut partial = path.as_os_str().to_owned();
+        partial.push(format!(".{}.new", std::process::id()));
+        let partial = PathBuf::from(partial);
+        std::fs::write(&partial, format!("{}\n", std::process::id())).map_err(fail)?;
+        std::fs::rename(&partial, path).map_err(|e| {
+            let _ = std::fs::remove_file(&partial);
+            fail(e)
+        })?;
+        *lock(&self.pid_file) = Some(path.to_path_buf());
+        Ok(())
     }
 
-    /// Ends the process with `code` (from any thread), after writing out the log.
+    /// Removes the pid file (unless another process has since written its own id there) and
+    /// writes out the queued log lines. Once; later calls do nothing.
+    pub fn finish(&self) {
+        if let Some(path) = lock(&self.pid_file).take() {
+            let ours = format!("{}\n", std::process::id());
+            if std::fs::read_to_string(&path).is_ok_and(|text| text == ours) {
+                if let Err(e) = std::fs::remove_file(&path) {
+                    tracing::warn!("cannot remove server.pid_file {}: {e}", path.display());
+                }
+            }
+        }
+        drop(lock(&self.logs).take());
+    }
+
+    /// Ends the process with `code` (from any thread), after [`Exit::finish`].
     pub fn now(&self, code: i32) -> ! {
-        self.flush_logs();
+        self.finish();
         std::process::exit(code)
     }
+}
+
+/// The value behind `mutex`, even if a thread panicked while holding it.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -54,7 +54,18 @@ fn init_logging(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuar
 }
 
 fn server_conf(settings: &Settings) -> ServerConf {
-    let pid = settings.pid_file.display().to_string();
+    // pingora writes its pid file only when it daemonizes, which robogate never asks it to do
+    // (robogate writes server.pid_file itself). The upgrade socket, where SIGQUIT hands the
+    // listeners over, goes next to the pid file, or in the temp dir under this process's id:
+    // pingora's defaults in /tmp collide between pingora programs.
+    let pid = settings
+        .pid_file
+        .clone()
+        .unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("robogate-{}.pid", std::process::id()))
+        })
+        .display()
+        .to_string();
     ServerConf {
         threads: settings.threads,
         grace_period_seconds: Some(settings.grace_period.as_secs()),
@@ -98,6 +109,12 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if let Some(path) = &settings.pid_file {
+        if let Err(message) = exit.write_pid_file(path) {
+            eprintln!("robogate: {message}");
+            return ExitCode::from(1);
+        }
+    }
     let failed: OnFailure = {
         let exit = exit.clone();
         Arc::new(move |why: String| {
@@ -173,6 +190,6 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         tracing::warn!("cannot start the drain watcher: {e}");
     }
     server.run(RunArgs::default());
-    exit.flush_logs();
+    exit.finish();
     ExitCode::SUCCESS
 }

@@ -76,7 +76,8 @@ pub struct Settings {
     pub keepalive_timeout: Duration,
     pub keepalive_requests: u32,
     pub client_timeout: Duration,
-    pub pid_file: PathBuf,
+    /// Where the process id is written at start (`None`: no pid file).
+    pub pid_file: Option<PathBuf>,
     /// Proxies in front of robogate whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
     /// Hard bound of the Crawl-delay limiter's state.
@@ -521,13 +522,7 @@ fn compile_settings(raw: &RawConfig, base: &Path, errors: &mut Errors<'_>) -> Op
     } else {
         server.threads
     };
-    let pid_file = server
-        .pid_file
-        .as_deref()
-        .map(|p| resolve(base, p))
-        .unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("robogate-{}.pid", std::process::id()))
-        });
+    let pid_file = server.pid_file.as_deref().map(|p| resolve(base, p));
     let trusted_proxies = compile_trusted_proxies(&server.trusted_proxies, errors);
     Some(Settings {
         listen: listen?,
@@ -1405,7 +1400,7 @@ mod tests {
             keepalive_timeout: a.keepalive_timeout + Duration::from_secs(1),
             keepalive_requests: a.keepalive_requests + 1,
             client_timeout: a.client_timeout + Duration::from_secs(1),
-            pid_file: a.pid_file.join("other"),
+            pid_file: Some(PathBuf::from("other.pid")),
             trusted_proxies: TrustedProxies::new(vec!["10.0.0.0/8".parse().unwrap()]),
             crawl_delay_max_entries: a.crawl_delay_max_entries + 1,
         };

@@ -239,6 +239,25 @@ fn serve_fails_fast_when_the_port_is_taken() {
     assert!(stderr(&o).contains("cannot listen on"), "{}", stderr(&o));
 }
 
+/// Runs `robogate --config conf`, which should refuse to start: its exit code and stderr. A
+/// robogate still running after the test deadline is killed and fails the test.
+fn serve_expecting_refusal(conf: &std::path::Path) -> (Option<i32>, String) {
+    let mut child = robogate_cmd()
+        .arg("--config")
+        .arg(conf)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        eventually("robogate to refuse to start", || child.try_wait().unwrap())
+    }));
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let status = status.unwrap_or_else(|_| panic!("still running: {}", stderr(&out)));
+    (status.code(), stderr(&out))
+}
+
 /// `server.listen = "0.0.0.0:P"` with `admin.listen = "127.0.0.1:P"`: each could be bound on its
 /// own, so the start-up check (bind, drop, bind the next) passed; pingora then retried the second
 /// bind for 30 s and panicked in the proxy's thread while the process stayed up, /healthz 200.
@@ -255,25 +274,12 @@ fn serve_refuses_two_listeners_that_clash() {
             format!("[server]\nlisten = \"0.0.0.0:{port}\"\n[admin]\nlisten = \"127.0.0.1:{port}\"\n[origin]\naddress = \"127.0.0.1:1\"\n"),
         )
         .unwrap();
-        let mut child = robogate_cmd()
-            .arg("--config")
-            .arg(&conf)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
         // pingora alone would retry for 30 s and then leave the process running.
-        let status = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            eventually("robogate to refuse to start", || child.try_wait().unwrap())
-        }));
-        let _ = child.kill();
-        let out = child.wait_with_output().unwrap();
-        let status = status.unwrap_or_else(|_| panic!("still running: {}", stderr(&out)));
-        let err = stderr(&out);
+        let (code, err) = serve_expecting_refusal(&conf);
         if err.contains("(server.listen)") {
             continue; // another test took the port first
         }
-        assert_eq!(status.code(), Some(1), "{err}");
+        assert_eq!(code, Some(1), "{err}");
         assert!(
             err.contains("admin.listen") && err.contains(&format!("127.0.0.1:{port}")),
             "{err}"
@@ -281,6 +287,36 @@ fn serve_refuses_two_listeners_that_clash() {
         return;
     }
     panic!("0.0.0.0:P was taken in every attempt");
+}
+
+#[test]
+fn serve_refuses_to_start_when_its_pid_file_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    let conf = dir.path().join("robogate.toml");
+    for _ in 0..5 {
+        std::fs::write(
+            &conf,
+            format!("[server]\nlisten = \"127.0.0.1:{}\"\npid_file = \"no-such-folder/robogate.pid\"\n[admin]\nlisten = \"127.0.0.1:{}\"\n[origin]\naddress = \"127.0.0.1:1\"\n", free_port(), free_port()),
+        )
+        .unwrap();
+        let (code, err) = serve_expecting_refusal(&conf);
+        if err.contains("cannot listen on") {
+            continue; // another test took a port first
+        }
+        assert_eq!(code, Some(1), "{err}");
+        let folder = dir.path().join("no-such-folder");
+        assert!(
+            err.contains(&format!(
+                "cannot write server.pid_file {}: the folder {} does not exist",
+                folder.join("robogate.pid").display(),
+                folder.display()
+            )),
+            "{err}"
+        );
+        return;
+    }
+    panic!("the ports were taken in every attempt");
 }
 
 #[test]

@@ -327,6 +327,35 @@ fn sigterm_stops_within_the_grace_period() {
     );
 }
 
+/// `server.pid_file` was never written (pingora writes it only when it daemonizes). robogate
+/// writes it once its listeners are bound, and removes it whichever signal stops it.
+#[test]
+fn the_pid_file_is_written_at_start_and_removed_at_exit() {
+    let origin = Origin::start();
+    for signal in ["TERM", "INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("run")).unwrap();
+        let launch = Launch {
+            server: "pid_file = \"run/robogate.pid\"\n",
+            ..Launch::default()
+        };
+        let mut rg = Robogate::launch(dir, origin.addr, DEFAULT_ROBOTS, "", launch);
+        let pid_file = rg.path("run/robogate.pid");
+        assert_eq!(
+            std::fs::read_to_string(&pid_file).unwrap(),
+            format!("{}\n", rg.child.id())
+        );
+        rg.signal(signal);
+        let status = eventually("robogate to exit", || rg.child.try_wait().unwrap());
+        assert!(status.success(), "SIG{signal}: {status}");
+        assert!(
+            !pid_file.exists(),
+            "SIG{signal} left {}",
+            pid_file.display()
+        );
+    }
+}
+
 /// Sends `request` on a new connection and reads until robogate closes it; `None` when it keeps
 /// the connection open past the test deadline.
 fn answer_then_close(addr: std::net::SocketAddr, request: &str) -> Option<String> {
