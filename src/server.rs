@@ -190,6 +190,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         tracing::warn!("cannot start the drain watcher: {e}");
     }
     server.run(RunArgs::default());
+    drain::settle(Duration::from_millis(200));
     exit.finish();
     ExitCode::SUCCESS
 }

@@ -110,12 +110,30 @@ pub struct RequestCtx {
     /// Counts the request as in flight for a graceful stop until the context is dropped, after
     /// the answer's last byte.
     _in_flight: InFlight,
+    /// Who asked for what, until the `logging` hook has written the request's line: a request
+    /// whose task is dropped first (cut at the end of the grace period) is logged on drop.
+    asked: Option<Asked>,
     policy: Option<Arc<Policy>>,
     decision: Option<Decision>,
     started: Instant,
     upstream_error: Option<&'static str>,
     /// The client's address as robogate believes it (see [`Gate::client`]).
     client: Option<IpAddr>,
+}
+
+/// The client, method and target of a request, for the access log.
+struct Asked {
+    client: Option<IpAddr>,
+    method: http::Method,
+    uri: http::Uri,
+}
+
+impl Drop for RequestCtx {
+    fn drop(&mut self) {
+        if let Some(asked) = self.asked.take() {
+            record_cut(self, &asked);
+        }
+    }
 }
 
 /// The request target as received (origin-form path and query, or the path of absolute-form).
@@ -212,6 +230,7 @@ impl ProxyHttp for Gate {
     fn new_ctx(&self) -> RequestCtx {
         RequestCtx {
             _in_flight: InFlight::enter(),
+            asked: None,
             policy: None,
             decision: None,
             started: Instant::now(),
@@ -223,8 +242,14 @@ impl ProxyHttp for Gate {
     async fn early_request_filter(
         &self,
         session: &mut Session,
-        _ctx: &mut RequestCtx,
+        ctx: &mut RequestCtx,
     ) -> Result<()> {
+        let req = session.req_header();
+        ctx.asked = Some(Asked {
+            client: client_ip(session),
+            method: req.method.clone(),
+            uri: req.uri.clone(),
+        });
         let s = &self.settings;
         // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
         // did not ask for it, `Connection: close`, ambiguous framing); only the timeout is ours.
@@ -342,8 +367,37 @@ impl ProxyHttp for Gate {
     }
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        ctx.asked = None;
         record(session, e, ctx);
     }
+}
+
+/// Counts and logs a request that ended without reaching the `logging` hook: its task was
+/// dropped, at the end of the grace period, while it was still in flight. A warning, with action
+/// `error` and status 0 (whatever part of an answer the client got was cut).
+fn record_cut(ctx: &RequestCtx, asked: &Asked) {
+    let elapsed = ctx.started.elapsed();
+    let (Some(policy), Some(d)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) else {
+        return;
+    };
+    let class = d.class.as_str();
+    METRICS.requests.with_label_values(&[class, "error"]).inc();
+    metrics::observe_duration(class, "error", elapsed.as_secs_f64());
+    tracing::warn!(
+        target: "access",
+        client = %asked.client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
+        method = %asked.method,
+        path = %asked.uri,
+        status = 0,
+        class,
+        agent = policy.agent_name(d).unwrap_or("-"),
+        verdict = d.verdict.map_or("-", |v| v.as_str()),
+        action = "error",
+        robots_line = d.robots_line.unwrap_or(0),
+        generation = policy.generation,
+        duration_ms = elapsed.as_secs_f64() * 1000.0,
+        "cut: still in flight when robogate stopped"
+    );
 }
 
 /// Counts the request once and writes its access-log line.

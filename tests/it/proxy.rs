@@ -309,6 +309,65 @@ fn sigterm_exits_as_soon_as_the_last_request_is_answered() {
     );
 }
 
+/// A request still in flight when the grace period ends (or on SIGINT) is cut, and its task
+/// dropped: it never reached the access log. It is now logged (a warning: action error, status
+/// 0) and counted.
+#[test]
+fn a_request_cut_at_the_end_of_the_grace_period_is_logged() {
+    for signal in ["TERM", "INT"] {
+        cut_request_is_logged(signal);
+    }
+}
+
+fn cut_request_is_logged(signal: &str) {
+    use std::io::Read;
+    use std::sync::mpsc;
+    // An origin that reads the request and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = listener.local_addr().unwrap();
+    let (got_request, request_seen) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf);
+        got_request.send(()).unwrap();
+        while let Ok(1..) = s.read(&mut buf) {} // until robogate lets go
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut rg = Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", Launch::default());
+    let addr = rg.addr;
+    let client = std::thread::spawn(move || get(addr, "/stuck?for=ever", Some(FIREFOX)));
+    request_seen.recv_timeout(DEADLINE).unwrap();
+    let start = Instant::now();
+    rg.signal(signal);
+    let status = eventually("robogate to exit", || rg.child.try_wait().unwrap());
+    assert!(status.success(), "SIG{signal}: exit status {status}");
+    // grace_period = 1s; the bound only catches a stop that waits for something else.
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "SIG{signal}: took {:?}",
+        start.elapsed()
+    );
+    assert!(client.join().unwrap().is_err(), "SIG{signal}: answered");
+    let line = eventually("the cut request's access-log line", || {
+        rg.output()
+            .lines()
+            .find(|l| l.contains("path=/stuck?for=ever"))
+            .map(String::from)
+    });
+    for field in [
+        "WARN",
+        "access",
+        "method=GET",
+        "status=0",
+        "class=\"browser\"",
+        "action=\"error\"",
+        "cut",
+    ] {
+        assert!(line.contains(field), "SIG{signal}: {field} missing: {line}");
+    }
+}
+
 #[test]
 fn sigterm_stops_within_the_grace_period() {
     let (_origin, mut rg) = gate();
