@@ -121,9 +121,8 @@ pub struct RequestCtx {
     client: Option<IpAddr>,
 }
 
-/// The client, method and target of a request, for the access log.
+/// The method and target of a request, for the access log.
 struct Asked {
-    client: Option<IpAddr>,
     method: http::Method,
     uri: http::Uri,
 }
@@ -244,9 +243,9 @@ impl ProxyHttp for Gate {
         session: &mut Session,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
+        ctx.client = self.client(session);
         let req = session.req_header();
         ctx.asked = Some(Asked {
-            client: client_ip(session),
             method: req.method.clone(),
             uri: req.uri.clone(),
         });
@@ -275,8 +274,7 @@ impl ProxyHttp for Gate {
             is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
         };
         let mut decision = policy.decide(&facts);
-        let client = self.client(session);
-        ctx.client = client;
+        let client = ctx.client;
         self.pace(&mut decision, &policy, ua.as_deref(), client);
         drop(ua);
         ctx.policy = Some(policy.clone());
@@ -385,7 +383,7 @@ fn record_cut(ctx: &RequestCtx, asked: &Asked) {
     metrics::observe_duration(class, "error", elapsed.as_secs_f64());
     tracing::warn!(
         target: "access",
-        client = %asked.client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
+        client = %ctx.client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
         method = %asked.method,
         path = %asked.uri,
         status = 0,
