@@ -11,10 +11,12 @@ use crate::robots;
 pub enum Fetched {
     /// 2xx: the first 500 KiB of the body are the rules.
     Rules(Vec<u8>),
-    /// 4xx, or a redirect that cannot be followed (more than five, no usable `Location`, a
-    /// target robogate cannot fetch): robots.txt is unavailable, there are no restrictions. The
-    /// status to serve: the origin's 4xx, or [`UNAVAILABLE_STATUS`] after a redirect.
+    /// 4xx: robots.txt is unavailable, there are no restrictions. The origin's status is served.
     Unavailable(u16),
+    /// A redirect that cannot be followed (more than five, no usable `Location`, a target
+    /// robogate cannot fetch), and why: unavailable too, served with [`UNAVAILABLE_STATUS`].
+    /// Unlike a 4xx it is likely a mistake (a site moved to https), so it is a load warning.
+    Unfollowable(String),
     /// 5xx or no answer: robots must assume complete disallow (or keep a good copy).
     Unreachable(String),
 }
@@ -64,7 +66,7 @@ pub fn invalid_host(host: &str) -> Option<String> {
 /// GETs `http://{address}/robots.txt` with `host` as Host header, following up to
 /// [`MAX_REDIRECTS`] redirects itself (RFC 9309 §2.3.1.2). `host` is sent only to `address`: a
 /// redirect to another authority gets that authority as Host. A redirect that cannot be followed
-/// is logged with its target and makes robots.txt [`Fetched::Unavailable`].
+/// makes robots.txt [`Fetched::Unfollowable`].
 pub fn fetch(address: &str, host: Option<&str>, timeout: Duration) -> Fetched {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
@@ -141,15 +143,12 @@ pub fn fetch(address: &str, host: Option<&str>, timeout: Duration) -> Fetched {
     unreachable!("the last hop returns")
 }
 
-/// A redirect robogate cannot follow to `target`: logged, and robots.txt is unavailable.
+/// A redirect robogate cannot follow to `target`: robots.txt is unavailable.
 fn cannot_follow(target: &str, why: &str) -> Fetched {
-    tracing::warn!(
-        target: "reload",
-        redirect_target = target,
-        "origin robots.txt redirects to {target}, which robogate cannot follow ({why}): \
+    Fetched::Unfollowable(format!(
+        "the origin's robots.txt redirects to {target}, which robogate cannot follow ({why}): \
          treated as unavailable (no restrictions), served with status {UNAVAILABLE_STATUS}"
-    );
-    Fetched::Unavailable(UNAVAILABLE_STATUS)
+    ))
 }
 
 /// `location` (absolute, scheme-relative, absolute-path or relative) against the URL `base`.

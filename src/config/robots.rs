@@ -54,7 +54,7 @@ pub(super) fn compile(
             }
         }),
         "generate" => generate(raw, classifier, sources.base, errors),
-        "origin" => Some(from_origin(raw, sources)),
+        "origin" => Some(from_origin(raw, sources, errors)),
         other => {
             errors.push(
                 Some(raw.source.span()),
@@ -449,7 +449,7 @@ fn group_spec(
 /// `source = "origin"`: RFC 9309 §2.3 — 2xx: the rules; 4xx (or too many redirects): no
 /// restrictions; 5xx or unreachable: keep the last good copy, or complete disallow if there
 /// never was one. Fetched at start, on every reload, and when `refresh` has passed.
-fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
+fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) -> CompiledRobots {
     let previous = sources.previous.filter(|p| p.robots_origin.is_some());
     let reusable = previous.filter(|p| {
         p.robots_origin
@@ -488,6 +488,13 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>) -> CompiledRobots {
             tracing::info!(target: "reload", status, "origin has no robots.txt: no restrictions");
             answered(RobotsFile {
                 status,
+                ..RobotsFile::new(Bytes::new(), SystemTime::now())
+            })
+        }
+        Fetched::Unfollowable(why) => {
+            errors.warn(Some(raw.source.span()), "robots.source", why);
+            answered(RobotsFile {
+                status: origin::UNAVAILABLE_STATUS,
                 ..RobotsFile::new(Bytes::new(), SystemTime::now())
             })
         }

@@ -301,6 +301,23 @@ fn origin_redirects_that_cannot_be_followed_mean_unavailable_and_are_logged() {
                 .contains(&format!("{target}, which robogate cannot follow"))
                 .then_some(())
         });
+        // `config check` says so too (and passes: an unavailable robots.txt is a valid state).
+        let dir = tempfile::tempdir().unwrap();
+        let check = config_check(
+            dir.path(),
+            &format!(
+                "[origin]\naddress = \"{}\"\n[robots]\nsource = \"origin\"\n",
+                origin.addr
+            ),
+        );
+        assert_eq!(check.code, Some(0), "{check:?}");
+        assert!(
+            check.stdout.contains("warning: ")
+                && check
+                    .stdout
+                    .contains(&format!("{target}, which robogate cannot follow")),
+            "{check:?}"
+        );
     }
 }
 

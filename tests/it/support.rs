@@ -396,6 +396,7 @@ pub fn robogate_cmd() -> Command {
 }
 
 /// What `robogate config check` said about a `robogate.toml`.
+#[derive(Debug)]
 pub struct ConfigCheck {
     pub conf: PathBuf,
     pub code: Option<i32>,
