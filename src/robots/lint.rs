@@ -56,11 +56,45 @@ pub fn lint(bytes: &[u8]) -> Vec<LintWarning> {
             "shorten the file so that every rule ends before byte 512,000".into(),
         );
     }
+    if doc.lines.iter().any(|line| line.cr_cr_lf) {
+        linter.cr_cr_lf();
+    }
     for line in &doc.lines {
         linter.line(line);
     }
     linter.warnings.sort_by_key(|w| w.line);
     linter.warnings
+}
+
+/// A blank line that ends a record under the 1994 reading.
+#[derive(Clone, Copy)]
+struct Blank {
+    line: u32,
+    /// Made by a CR CR LF line end: no editor shows it.
+    cr_cr_lf: bool,
+}
+
+impl Blank {
+    /// `the blank line N`, saying when it is one no editor shows.
+    fn name(self) -> String {
+        if self.cr_cr_lf {
+            format!(
+                "the blank line {} (made by a CR CR LF line end; editors do not show it)",
+                self.line
+            )
+        } else {
+            format!("the blank line {}", self.line)
+        }
+    }
+
+    /// How to get rid of it.
+    fn removal(self) -> String {
+        if self.cr_cr_lf {
+            "convert the file to LF or CRLF line ends".into()
+        } else {
+            format!("remove the blank line {}", self.line)
+        }
+    }
 }
 
 /// The state of the RFC 9309 grouping walk, kept to spot where readings diverge.
@@ -73,9 +107,9 @@ struct Linter {
     /// Line of a `Crawl-delay` seen in the current group before any rule.
     crawl_delay_before_rules: Option<u32>,
     /// First blank line since the last `User-agent`/rule line of the current group.
-    blank_since: Option<u32>,
+    blank_since: Option<Blank>,
     /// Under the 1994 reading, the record ended at this blank line and no new one began.
-    record_ended_at: Option<u32>,
+    record_ended_at: Option<Blank>,
     /// Line of the first `User-agent: *` group.
     first_star: Option<u32>,
 }
@@ -112,12 +146,25 @@ impl Linter {
         });
     }
 
+    /// §1.3 reads CR CR LF as a line end plus an empty line.
+    fn cr_cr_lf(&mut self) {
+        self.warnings.push(LintWarning {
+            line: None,
+            message: "the file has CR CR LF line ends (a CRLF file converted to CRLF again): each is read as a line end plus a blank line that editors do not show, and the 1994 reading ends a record at every blank line".into(),
+            fix: "the file has CR CR LF line ends: convert it to LF or CRLF".into(),
+            readings_differ: false,
+        });
+    }
+
     fn line(&mut self, line: &Line<'_>) {
         self.physical(line);
         match &line.content {
             Content::Blank => {
                 if self.group_start.is_some() && self.blank_since.is_none() {
-                    self.blank_since = Some(line.number);
+                    self.blank_since = Some(Blank {
+                        line: line.number,
+                        cr_cr_lf: line.cr_cr_lf,
+                    });
                 }
             }
             Content::Comment => {}
@@ -234,9 +281,17 @@ impl Linter {
             self.differ(
                 number,
                 format!(
-                    "RFC 9309 joins this User-agent to the group of line {first} (blank lines do not end groups), so those agents get the rules below; the 1994 standard ends the record at the blank line {blank}, so they get an empty record and may fetch everything"
+                    "RFC 9309 joins this User-agent to the group of line {first} (blank lines do not end groups), so those agents get the rules below; the 1994 standard ends the record at {}, so they get an empty record and may fetch everything",
+                    blank.name()
                 ),
-                format!("add the rules meant for the group of line {first} above line {blank}, or remove the blank line"),
+                if blank.cr_cr_lf {
+                    blank.removal()
+                } else {
+                    format!(
+                        "add the rules meant for the group of line {first} above line {}, or remove the blank line",
+                        blank.line
+                    )
+                },
             );
         }
     }
@@ -310,14 +365,17 @@ impl Linter {
             );
             return;
         };
-        if let Some(blank) = self.blank_since.or(self.record_ended_at) {
+        // The record ended at the first blank line after its last rule; later blank lines
+        // (before rules that no record holds) end nothing more.
+        if let Some(blank) = self.record_ended_at.or(self.blank_since) {
             self.record_ended_at = Some(blank);
             self.differ(
                 number,
                 format!(
-                    "RFC 9309 applies this rule to the group of line {first} (blank lines do not end groups); the 1994 standard ended that record at the blank line {blank}, so there this rule applies to no robot"
+                    "RFC 9309 applies this rule to the group of line {first} (blank lines do not end groups); the 1994 standard ended that record at {}, so there this rule applies to no robot",
+                    blank.name()
                 ),
-                format!("remove the blank line {blank}, or start a new group with a `User-agent:` line"),
+                format!("{}, or start a new group with a `User-agent:` line", blank.removal()),
             );
         }
         self.blank_since = None;
@@ -468,6 +526,9 @@ mod tests {
         nul: b"User-agent: *\0Disallow: /x\n" => [(Some(1), "NUL")];
         bom_mid_file: b"User-agent: *\n\xEF\xBB\xBFDisallow: /x\n" => [(Some(2), "byte order mark")];
         leading_bom_ok: b"\xEF\xBB\xBFUser-agent: *\nDisallow: /x\n" => [];
+        blank_lines_after_a_record_ended: b"User-agent: a\n\nDisallow: /x\n\nDisallow: /y\n" => [(Some(3), "blank line 2"), (Some(5), "blank line 2")];
+        cr_cr_lf_once: b"User-agent: *\r\r\nDisallow: /a\r\r\nDisallow: /b\r\r\n" => [(None, "CR CR LF line ends"), (Some(3), "line 2 (made by a CR CR LF"), (Some(5), "line 2 (made by a CR CR LF")];
+        cr_cr_lf_between_agents: b"User-agent: a\r\r\nUser-agent: b\r\r\nDisallow: /\r\r\n" => [(None, "CR CR LF line ends"), (Some(3), "line 2 (made by a CR CR LF"), (Some(5), "line 4 (made by a CR CR LF")];
     }
 
     #[test]
@@ -521,6 +582,28 @@ mod tests {
         assert!(
             warnings.iter().any(|w| !w.readings_differ),
             "the typo on line 6"
+        );
+    }
+
+    /// The reviewer's repro: the 1994 reading drops every rule; the file-wide finding says why,
+    /// and the rule's finding says how to fix it rather than "remove the blank line 2".
+    #[test]
+    fn cr_cr_lf_fix_converts_line_ends() {
+        let warnings = lint(b"User-agent: *\r\r\nDisallow: /private\r\r\n");
+        assert_eq!(warnings.len(), 2, "{warnings:#?}");
+        assert_eq!(
+            warnings[0].fix,
+            "the file has CR CR LF line ends: convert it to LF or CRLF"
+        );
+        assert!(!warnings[0].readings_differ);
+        assert_eq!(warnings[1].line, Some(3));
+        assert!(warnings[1].readings_differ);
+        assert!(
+            warnings[1]
+                .fix
+                .starts_with("convert the file to LF or CRLF line ends"),
+            "{}",
+            warnings[1]
         );
     }
 

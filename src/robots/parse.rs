@@ -32,6 +32,9 @@ pub struct Line<'a> {
     pub nul: bool,
     /// The line contains a UTF-8 byte order mark (anywhere but the very start of the file).
     pub bom: bool,
+    /// The line is the empty line between the CR and the CRLF of a CR CR LF line end (a CRLF
+    /// file converted to CRLF once more): a blank line that no editor shows.
+    pub cr_cr_lf: bool,
 }
 
 /// What a line says once comments and whitespace are gone.
@@ -121,10 +124,15 @@ pub fn read(bytes: &[u8]) -> Document<'_> {
     let mut lines = Vec::new();
     let mut number: u32 = 0;
     let mut rest = body;
+    let mut after_lone_cr = false;
     while !rest.is_empty() {
         number = number.saturating_add(1);
         let (line, next) = split_line(rest);
-        lines.push(read_line(number, line));
+        let terminator = &rest[line.len()..rest.len() - next.len()];
+        let mut read = read_line(number, line);
+        read.cr_cr_lf = after_lone_cr && line.is_empty() && terminator == b"\r\n";
+        after_lone_cr = terminator == b"\r";
+        lines.push(read);
         rest = next;
     }
     let dropped_line = cut.then(|| number.saturating_add(1));
@@ -202,6 +210,7 @@ fn read_line(number: u32, raw: &[u8]) -> Line<'_> {
         full_len,
         nul: nul_at.is_some(),
         bom,
+        cr_cr_lf: false,
     }
 }
 
@@ -320,6 +329,24 @@ mod tests {
         crawl_delay_other: b"Crawl-delay: 10" => "1:Other=10";
         case_insensitive_key: b"dIsAlLoW: /x" => "1:Disallow=/x";
         no_final_newline: b"Allow: /a\nAllow: /b" => "1:Allow=/a 2:Allow=/b";
+    }
+
+    /// Only the empty line between CR and CRLF is a CR CR LF blank; real blank lines are not.
+    #[test]
+    fn cr_cr_lf_blank_is_marked() {
+        let marked = |bytes: &[u8]| -> Vec<u32> {
+            read(bytes)
+                .lines
+                .iter()
+                .filter(|line| line.cr_cr_lf)
+                .map(|line| line.number)
+                .collect()
+        };
+        assert_eq!(marked(b"Allow: /a\r\r\nAllow: /b\r\r\n"), [2, 4]);
+        assert_eq!(
+            marked(b"Allow: /a\r\n\r\nAllow: /b\n\nx\r\rAllow: /c"),
+            [0u32; 0]
+        );
     }
 
     #[test]
