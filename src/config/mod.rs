@@ -459,7 +459,9 @@ fn compile(
         override_delay: raw.crawl_delay.r#override,
     };
     let robots = robots?;
-    robots::readings_differ_warnings(&raw.robots, &robots, errors);
+    if let Some((classifier, _)) = &classifier {
+        robots::readings_differ_warnings(&raw.robots, &robots, classifier, errors);
+    }
     let mut files = robots.files;
     files.extend(agents_file);
     Some((
@@ -1200,6 +1202,35 @@ mod tests {
             warnings("[robots]\nfile = \"robots.txt\"\n"),
             Vec::<String>::new()
         );
+    }
+
+    /// `User-agent: Yandex` was a load warning ("readings differ") although the catalog's
+    /// chains give every Yandex robot the `yandex` token, so both readings apply the group to
+    /// the same robots. The load lints with the loaded catalog: a chain's fallback token is no
+    /// difference; without one the 1994 substring match still differs.
+    #[test]
+    fn a_catalog_fallback_token_is_no_load_warning() {
+        let (dir, conf) = write_conf("");
+        std::fs::write(
+            dir.path().join("robots.txt"),
+            "User-agent: Yandex\nDisallow: /x\n",
+        )
+        .unwrap();
+        let warnings = |conf: &Path| load(conf, 1).unwrap_or_else(|e| panic!("{e}")).warnings;
+        assert_eq!(
+            warnings(&conf).len(),
+            1,
+            "FrobBot's catalog has no `yandex`"
+        );
+        std::fs::write(
+            dir.path().join("agents.toml"),
+            format!(
+                "{CATALOG}[[agent]]\nname = \"YandexBot\"\ncategory = \"search\"\n\
+                 operator = \"Yandex\"\ntokens = [\"yandexbot\", \"yandex\"]\n"
+            ),
+        )
+        .unwrap();
+        assert!(warnings(&conf).is_empty(), "{:?}", warnings(&conf));
     }
 
     /// A rule that only one reading of robots.txt applies was not enforced, and nothing said

@@ -159,9 +159,10 @@ const READINGS_DIFFER_SHOWN: usize = 5;
 pub(super) fn readings_differ_warnings(
     raw: &RawRobots,
     robots: &CompiledRobots,
+    classifier: &Classifier,
     errors: &mut Errors<'_>,
 ) {
-    let mut lines: Vec<u32> = crate::robots::lint(&robots.file.body)
+    let mut lines: Vec<u32> = lint(&robots.file.body, classifier)
         .into_iter()
         .filter(|w| w.readings_differ)
         .filter_map(|w| w.line)
@@ -221,6 +222,17 @@ pub(super) fn readings_differ_warnings(
         });
     }
     errors.warnings.extend(warnings);
+}
+
+/// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
+pub fn lint(body: &[u8], classifier: &Classifier) -> Vec<crate::robots::LintWarning> {
+    crate::robots::LintWarning::lint_with_chains(
+        body,
+        classifier
+            .agents()
+            .iter()
+            .map(|agent| agent.tokens.as_slice()),
+    )
 }
 
 /// Reads a robots.txt file, refusing what robots would not read as one: over 500 KiB (robots

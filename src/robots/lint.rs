@@ -6,14 +6,17 @@
 //! differently than they read (§3, §4), and every line where the 1994 and RFC 9309 readings
 //! differ (§6), saying what each reading makes of it.
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::OnceLock;
 
 use super::agent::AgentKey;
 use super::canon::CanonicalPattern;
 use super::group::{crawl_delay, is_crawl_delay_key};
 use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
-/// Names that, under the 1994 substring match, name every robot whose name contains them.
+/// Names that, under the 1994 substring match, name every robot whose name contains them
+/// (unless the crawler catalog's chains already give those robots the name: see [`Crawlers`]).
 const GENERIC_NAMES: &[&str] = &[
     "bot", "bots", "crawl", "crawler", "spider", "robot", "google", "bing", "yandex", "baidu",
 ];
@@ -42,10 +45,80 @@ impl fmt::Display for LintWarning {
     }
 }
 
-/// Lints a robots.txt file. Warnings come in line order, file-wide ones first.
+/// Lints a robots.txt file for the crawlers of the catalog shipped in the binary. Warnings come
+/// in line order, file-wide ones first.
 pub fn lint(bytes: &[u8]) -> Vec<LintWarning> {
+    static BUILTIN: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+    let chains = BUILTIN.get_or_init(|| {
+        crate::classify::Catalog::builtin()
+            .agents()
+            .iter()
+            .map(|agent| agent.tokens.clone())
+            .collect()
+    });
+    LintWarning::lint_with_chains(bytes, chains.iter().map(Vec::as_slice))
+}
+
+impl LintWarning {
+    /// [`lint`] for the crawlers of a catalog whose agents have these robots.txt token chains
+    /// (most specific first, as in `agents.toml`): which robot names the 1994 and RFC 9309
+    /// readings really apply differently depends on them.
+    pub fn lint_with_chains<'c>(
+        bytes: &[u8],
+        chains: impl IntoIterator<Item = &'c [String]>,
+    ) -> Vec<LintWarning> {
+        lint_for(bytes, Crawlers::new(chains))
+    }
+}
+
+/// What lint knows about the crawlers robogate recognizes.
+struct Crawlers<'c> {
+    chains: Vec<&'c [String]>,
+    /// Tokens that some chain uses after its first (`yandex` in `[yandexbot, yandex]`).
+    fallbacks: HashSet<&'c str>,
+}
+
+impl<'c> Crawlers<'c> {
+    fn new(chains: impl IntoIterator<Item = &'c [String]>) -> Self {
+        let chains: Vec<&'c [String]> = chains.into_iter().collect();
+        let fallbacks = chains
+            .iter()
+            .flat_map(|chain| chain.iter().skip(1).map(String::as_str))
+            .collect();
+        Crawlers { chains, fallbacks }
+    }
+
+    /// True iff the 1994 substring match of `name` gives a robot other rules than RFC 9309's
+    /// exact match could: false when the catalog's chains use `name` as a fallback token (then
+    /// the robots whose names contain it already obey it under RFC 9309, like every Yandex
+    /// robot obeys `User-agent: Yandex`).
+    fn substring_differs(&self, name: &str) -> bool {
+        GENERIC_NAMES.contains(&name) && !self.fallbacks.contains(name)
+    }
+
+    /// A catalog token that contains `name` but whose chain does not name it: a robot the two
+    /// readings treat differently. For a readable example, the first in catalog order (well
+    /// known crawlers come first), preferring plain names (`googlebot`) to compound ones
+    /// (`google-inspectiontool`).
+    fn containing(&self, name: &str) -> Option<&'c str> {
+        let mut found = self
+            .chains
+            .iter()
+            .filter(|chain| !chain.iter().any(|token| token == name))
+            .flat_map(|chain| chain.iter())
+            .filter(|token| token.len() > name.len() && token.contains(name));
+        let first = found.next()?;
+        let compound = |token: &str| token.contains(['-', '_']);
+        if !compound(first) {
+            return Some(first);
+        }
+        Some(found.find(|token| !compound(token)).unwrap_or(first))
+    }
+}
+
+fn lint_for(bytes: &[u8], crawlers: Crawlers<'_>) -> Vec<LintWarning> {
     let doc = parse::read(bytes);
-    let mut linter = Linter::default();
+    let mut linter = Linter::new(crawlers);
     if doc.oversized {
         linter.file_too_big(bytes.len());
     }
@@ -98,8 +171,8 @@ impl Blank {
 }
 
 /// The state of the RFC 9309 grouping walk, kept to spot where readings diverge.
-#[derive(Default)]
-struct Linter {
+struct Linter<'c> {
+    crawlers: Crawlers<'c>,
     warnings: Vec<LintWarning>,
     /// Line of the first `User-agent` of the current group.
     group_start: Option<u32>,
@@ -114,7 +187,20 @@ struct Linter {
     first_star: Option<u32>,
 }
 
-impl Linter {
+impl<'c> Linter<'c> {
+    fn new(crawlers: Crawlers<'c>) -> Self {
+        Linter {
+            crawlers,
+            warnings: Vec::new(),
+            group_start: None,
+            group_has_rules: false,
+            crawl_delay_before_rules: None,
+            blank_since: None,
+            record_ended_at: None,
+            first_star: None,
+        }
+    }
+
     fn warn(&mut self, line: u32, message: String, fix: String) {
         self.warnings.push(LintWarning {
             line: Some(line),
@@ -319,13 +405,21 @@ impl Linter {
                     "put every rule for `*` into one group".into(),
                 ),
             },
-            AgentKey::Named(name) if GENERIC_NAMES.contains(&name.as_str()) => self.differ(
-                number,
-                format!(
-                    "RFC 9309 matches `{name}` only to a robot whose token is exactly `{name}`; the 1994 standard's substring match applies it to every robot whose name contains `{name}` (e.g. `googlebot` contains `bot`)"
-                ),
-                "name each robot by its exact product token".into(),
-            ),
+            AgentKey::Named(name) if self.crawlers.substring_differs(name) => {
+                let example = self
+                    .crawlers
+                    .containing(name)
+                    .map_or(String::new(), |token| {
+                        format!(" (e.g. `{token}` contains `{name}`)")
+                    });
+                self.differ(
+                    number,
+                    format!(
+                        "RFC 9309 matches `{name}` only to a robot whose token is exactly `{name}`; the 1994 standard's substring match applies it to every robot whose name contains `{name}`{example}"
+                    ),
+                    "name each robot by its exact product token".into(),
+                );
+            }
             _ => {}
         }
     }
@@ -369,6 +463,9 @@ impl Linter {
         // (before rules that no record holds) end nothing more.
         if let Some(blank) = self.record_ended_at.or(self.blank_since) {
             self.record_ended_at = Some(blank);
+        }
+        // An empty value matches nothing (§3): whether it applies to a group changes nothing.
+        if let Some(blank) = self.record_ended_at.filter(|_| !directive.value.is_empty()) {
             self.differ(
                 number,
                 format!(
@@ -523,6 +620,10 @@ mod tests {
         crawl_delay_after_rules_ok: b"User-agent: *\nDisallow: /x\nCrawl-delay: 10\nUser-agent: b\nDisallow: /\n" => [];
         crawl_delay_not_a_number: b"User-agent: *\nCrawl-delay: soon\nDisallow: /\n" => [(Some(2), "not a number")];
         generic_name: b"User-agent: bot\nDisallow: /\n" => [(Some(1), "substring match")];
+        generic_name_example_matches_the_name: b"User-agent: Google\nDisallow: /\n" => [(Some(1), "(e.g. `googlebot` contains `google`)")];
+        generic_name_example_for_bots: b"User-agent: bots\nDisallow: /\n" => [(Some(1), "contains `bots`")];
+        catalog_fallback_name_reads_the_same: b"User-agent: Yandex\nDisallow: /x\n" => [];
+        empty_rule_after_blank_changes_nothing: b"User-agent: a\nDisallow: /x\n\nDisallow:\nAllow: /y\n" => [(Some(5), "blank line 3")];
         nul: b"User-agent: *\0Disallow: /x\n" => [(Some(1), "NUL")];
         bom_mid_file: b"User-agent: *\n\xEF\xBB\xBFDisallow: /x\n" => [(Some(2), "byte order mark")];
         leading_bom_ok: b"\xEF\xBB\xBFUser-agent: *\nDisallow: /x\n" => [];
@@ -605,6 +706,43 @@ mod tests {
             "{}",
             warnings[1]
         );
+    }
+
+    /// The example names a robot that contains the name (googlebot does not contain `bots`),
+    /// or there is none; a fallback token of the catalog the lint runs with is no difference.
+    #[test]
+    fn generic_names_follow_the_catalog() {
+        let chains = |chains: &[&[&str]]| -> Vec<Vec<String>> {
+            chains
+                .iter()
+                .map(|chain| chain.iter().map(|t| (*t).to_owned()).collect())
+                .collect()
+        };
+        let with = |text: &[u8], catalog: &[Vec<String>]| -> Vec<String> {
+            LintWarning::lint_with_chains(text, catalog.iter().map(Vec::as_slice))
+                .into_iter()
+                .map(|w| w.message)
+                .collect()
+        };
+        let bots = b"User-agent: bots\nDisallow: /\n";
+        let got = with(bots, &chains(&[&["googlebot"]]));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].ends_with("contains `bots`"), "{got:?}");
+        assert!(!got[0].contains("googlebot"), "{got:?}");
+        let got = with(bots, &chains(&[&["foobots"]]));
+        assert!(
+            got[0].ends_with("(e.g. `foobots` contains `bots`)"),
+            "{got:?}"
+        );
+
+        let bot = b"User-agent: bot\nDisallow: /\n";
+        assert_eq!(
+            with(bot, &chains(&[&["foobot", "bot"]])),
+            Vec::<String>::new()
+        );
+        let yandex = b"User-agent: Yandex\nDisallow: /\n";
+        assert_eq!(with(yandex, &chains(&[&["yandexbot", "yandex"]])).len(), 0);
+        assert_eq!(with(yandex, &chains(&[&["yandexbot"]])).len(), 1);
     }
 
     #[test]
