@@ -275,6 +275,12 @@ fn merge_slashes(path: &mut Vec<u8>) {
     });
 }
 
+/// What a request path spelled like `path` (canonical, without `//` runs) is matched as once its
+/// `.` and `..` segments are removed (for lint's fixes).
+pub(super) fn resolve_dot_segments(path: &str) -> String {
+    ascii_to_string(remove_dot_segments(path.as_bytes()))
+}
+
 /// RFC 3986 §5.2.4 on an absolute path without `//` runs.
 fn remove_dot_segments(path: &[u8]) -> Vec<u8> {
     let body = path.strip_prefix(b"/").unwrap_or(path);

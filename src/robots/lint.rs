@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use super::agent::AgentKey;
-use super::canon::CanonicalPattern;
+use super::canon::{resolve_dot_segments, CanonicalPattern};
 use super::group::{crawl_delay, is_crawl_delay_key};
 use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
@@ -478,6 +478,69 @@ impl<'c> Linter<'c> {
         self.blank_since = None;
         self.group_has_rules = true;
         self.rule_value(number, directive.value);
+        self.unmatchable(number, directive);
+    }
+
+    /// Patterns that no canonical request (§4) can match: requests lose their `.` and `..`
+    /// segments and a lone trailing `?`, so a pattern that needs them never matches. A `*` in
+    /// the path part can match into the query, where both are kept, so such patterns pass.
+    fn unmatchable(&mut self, number: u32, directive: &Directive<'_>) {
+        let value = directive.value;
+        if value.first() != Some(&b'/') {
+            return;
+        }
+        let field = directive.field.name();
+        let pattern = CanonicalPattern::new(value);
+        let (path, query) = match pattern.body.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (pattern.body.as_str(), None),
+        };
+        if path.contains('*') {
+            return;
+        }
+        let anchor = if pattern.anchored { "$" } else { "" };
+        let segments: Vec<&str> = path.split('/').collect();
+        let last = segments.len() - 1;
+        let dot_segment = segments.iter().enumerate().any(|(i, segment)| {
+            matches!(*segment, "." | "..") && (i < last || query.is_some() || pattern.anchored)
+        });
+        if dot_segment {
+            let query = query.map_or(String::new(), |query| format!("?{query}"));
+            let resolved = format!("{}{query}{anchor}", resolve_dot_segments(path));
+            self.warn(
+                number,
+                format!(
+                    "`{}` never matches: requests are matched with their `.` and `..` segments removed (`/a/../b` is `/b`, `/./c` is `/c`)",
+                    show(value)
+                ),
+                format!("write `{field}: {resolved}`"),
+            );
+            return;
+        }
+        if query != Some("") {
+            return;
+        }
+        if pattern.anchored {
+            self.warn(
+                number,
+                format!(
+                    "`{}` never matches: a lone trailing `?` is dropped from requests, so a request for `{path}?` is matched as `{path}`",
+                    show(value)
+                ),
+                format!("write `{field}: {path}$` (it matches `{path}` and `{path}?`)"),
+            );
+        } else {
+            self.warn(
+                number,
+                format!(
+                    "`{}` matches `{path}` only with a non-empty query: a lone trailing `?` is dropped from requests, so a request for `{path}?` is matched as `{path}` and this rule does not match it",
+                    show(value)
+                ),
+                format!(
+                    "to match `{path}` without a query too, add `{field}: {path}$`, or write `{field}: {path}` to match every path that starts with `{path}`"
+                ),
+            );
+        }
     }
 
     fn rule_value(&mut self, number: u32, value: &[u8]) {
@@ -627,6 +690,14 @@ mod tests {
         nul: b"User-agent: *\0Disallow: /x\n" => [(Some(1), "NUL")];
         bom_mid_file: b"User-agent: *\n\xEF\xBB\xBFDisallow: /x\n" => [(Some(2), "byte order mark")];
         leading_bom_ok: b"\xEF\xBB\xBFUser-agent: *\nDisallow: /x\n" => [];
+        dot_dot_segment_never_matches: b"User-agent: *\nDisallow: /a/../b\n" => [(Some(2), "`.` and `..` segments removed")];
+        dot_segment_never_matches: b"User-agent: *\nAllow: /./c\n" => [(Some(2), "`.` and `..` segments removed")];
+        encoded_dot_segment_never_matches: b"User-agent: *\nDisallow: /a/%2e%2e/b?x\n" => [(Some(2), "never matches")];
+        dot_segment_at_end_anchored: b"User-agent: *\nDisallow: /a/.$\n" => [(Some(2), "never matches")];
+        dots_in_names_match: b"User-agent: *\nDisallow: /a/..b/.c\nDisallow: /a/..\nDisallow: /*/../x\n" => [];
+        lone_question_mark_anchored_never_matches: b"User-agent: *\nDisallow: /b?$\n" => [(Some(2), "lone trailing `?`")];
+        lone_question_mark_needs_a_query: b"User-agent: *\nDisallow: /a?\n" => [(Some(2), "only with a non-empty query")];
+        question_mark_with_query_ok: b"User-agent: *\nDisallow: /a?b\nDisallow: /a?*\nDisallow: /*?$\n" => [];
         blank_lines_after_a_record_ended: b"User-agent: a\n\nDisallow: /x\n\nDisallow: /y\n" => [(Some(3), "blank line 2"), (Some(5), "blank line 2")];
         cr_cr_lf_once: b"User-agent: *\r\r\nDisallow: /a\r\r\nDisallow: /b\r\r\n" => [(None, "CR CR LF line ends"), (Some(3), "line 2 (made by a CR CR LF"), (Some(5), "line 2 (made by a CR CR LF")];
         cr_cr_lf_between_agents: b"User-agent: a\r\r\nUser-agent: b\r\r\nDisallow: /\r\r\n" => [(None, "CR CR LF line ends"), (Some(3), "line 2 (made by a CR CR LF"), (Some(5), "line 4 (made by a CR CR LF")];
@@ -743,6 +814,24 @@ mod tests {
         let yandex = b"User-agent: Yandex\nDisallow: /\n";
         assert_eq!(with(yandex, &chains(&[&["yandexbot", "yandex"]])).len(), 0);
         assert_eq!(with(yandex, &chains(&[&["yandexbot"]])).len(), 1);
+    }
+
+    /// The fixes name what the request is matched as (checked with `robogate check`).
+    #[test]
+    fn unmatchable_pattern_fixes() {
+        let fix = |text: &[u8]| lint(text).pop().map(|w| w.fix);
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: /a/../b\n").as_deref(),
+            Some("write `Disallow: /b`")
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nAllow: /./c/$\n").as_deref(),
+            Some("write `Allow: /c/$`")
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: /b?$\n").as_deref(),
+            Some("write `Disallow: /b$` (it matches `/b` and `/b?`)")
+        );
     }
 
     #[test]
