@@ -21,6 +21,27 @@ const GENERIC_NAMES: &[&str] = &[
     "bot", "bots", "crawl", "crawler", "spider", "robot", "google", "bing", "yandex", "baidu",
 ];
 
+/// Keys of lines that are not directives of RFC 9309 but that some robots read (Yandex,
+/// Seznam, Cloudflare's content signals): no warning. `Crawl-delay` is checked on its own.
+const EXTENSION_KEYS: &[&str] = &[
+    "host",
+    "clean-param",
+    "request-rate",
+    "visit-time",
+    "content-signal",
+];
+
+/// Directives a misspelt key is compared with, as written and without `-`.
+const KNOWN_KEYS: &[(&str, &str)] = &[
+    ("User-agent", "useragent"),
+    ("Allow", "allow"),
+    ("Disallow", "disallow"),
+    ("Sitemap", "sitemap"),
+    ("Crawl-delay", "crawldelay"),
+    ("Host", "host"),
+    ("Clean-param", "cleanparam"),
+];
+
 /// One lint finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintWarning {
@@ -302,7 +323,8 @@ impl<'c> Linter<'c> {
             Field::Other if is_crawl_delay_key(directive.key) => {
                 self.crawl_delay(number, directive)
             }
-            Field::Other | Field::Sitemap => {}
+            Field::Other => self.unknown_key(number, directive),
+            Field::Sitemap => {}
         }
     }
 
@@ -332,6 +354,34 @@ impl<'c> Linter<'c> {
                 format!("write `{name}: {}`", show(directive.value)),
             );
         }
+    }
+
+    /// A key that is no robots.txt directive: robots ignore the line.
+    fn unknown_key(&mut self, number: u32, directive: &Directive<'_>) {
+        let key = String::from_utf8_lossy(directive.key).to_ascii_lowercase();
+        // A BOM in front of the key has its own warning.
+        if EXTENSION_KEYS.contains(&key.as_str()) || directive.key.starts_with(b"\xEF\xBB\xBF") {
+            return;
+        }
+        let shown = show(directive.key);
+        let value = show(directive.value);
+        if key == "noindex" {
+            self.warn(
+                number,
+                format!("`{shown}` is not part of robots.txt: Google stopped honouring it in 2019 and robots ignore the line"),
+                "remove it; to keep pages out of search results send `X-Robots-Tag: noindex` (robogate's `[[x_robots_tag]]` config) or a `<meta name=\"robots\" content=\"noindex\">` tag, and do not disallow those pages, or robots never see it".into(),
+            );
+            return;
+        }
+        let fix = match near_miss(&key) {
+            Some(known) => format!("write `{known}: {value}`"),
+            None => "remove it, or make it a comment with `#`".into(),
+        };
+        self.warn(
+            number,
+            format!("`{shown}` is not a robots.txt directive: robots ignore the line"),
+            fix,
+        );
     }
 
     fn user_agent(&mut self, number: u32, value: &[u8]) {
@@ -547,7 +597,25 @@ impl<'c> Linter<'c> {
         if value.is_empty() {
             return;
         }
-        if !matches!(value.first(), Some(b'/' | b'*')) {
+        if value == b"$" {
+            self.warn(
+                number,
+                "`$` alone matches no path: every path starts with `/`".into(),
+                "write `/$` for the home page only, or leave the value empty to match nothing"
+                    .into(),
+            );
+        } else if starts_with_encoded_slash(value) {
+            // Percent-encoded as a whole: `%2F` matches only a literal `%2F` in a request.
+            let decoded = show(value).replace("%2F", "/").replace("%2f", "/");
+            self.warn(
+                number,
+                format!(
+                    "`{}` starts with neither `/` nor `*`, so it never matches (`%2F` is an encoded slash, which matches only a literal `%2F`)",
+                    show(value)
+                ),
+                format!("write `{decoded}`"),
+            );
+        } else if !matches!(value.first(), Some(b'/' | b'*')) {
             self.warn(
                 number,
                 format!(
@@ -608,6 +676,44 @@ impl<'c> Linter<'c> {
             self.crawl_delay_before_rules.get_or_insert(number);
         }
     }
+}
+
+fn starts_with_encoded_slash(value: &[u8]) -> bool {
+    value.len() >= 3 && value[..3].eq_ignore_ascii_case(b"%2F")
+}
+
+/// The directive a misspelt key stands for: the same letters without `-`, `_` and spaces, or
+/// one edit away (two for longer keys).
+fn near_miss(key: &str) -> Option<&'static str> {
+    let key: String = key
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | ' '))
+        .collect();
+    KNOWN_KEYS
+        .iter()
+        .find(|(_, plain)| {
+            let limit = if plain.len() > 5 { 2 } else { 1 };
+            edit_distance(&key, plain) <= limit
+        })
+        .map(|(known, _)| *known)
+}
+
+/// Levenshtein distance of two short ASCII strings.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// A value for a message: lossy UTF-8, long values shortened.
@@ -690,6 +796,11 @@ mod tests {
         nul: b"User-agent: *\0Disallow: /x\n" => [(Some(1), "NUL")];
         bom_mid_file: b"User-agent: *\n\xEF\xBB\xBFDisallow: /x\n" => [(Some(2), "byte order mark")];
         leading_bom_ok: b"\xEF\xBB\xBFUser-agent: *\nDisallow: /x\n" => [];
+        noindex: b"User-agent: *\nNoindex: /x\n" => [(Some(2), "Google stopped honouring it in 2019")];
+        misspelt_crawl_delay: b"User-agent: *\nCrawldelay: 5\n" => [(Some(2), "`Crawldelay` is not a robots.txt directive")];
+        misspelt_allow: b"User-agent: *\nAlow: /x\n" => [(Some(2), "not a robots.txt directive")];
+        unknown_directive: b"User-agent: *\nFrobnicate: yes\n" => [(Some(2), "not a robots.txt directive")];
+        extension_keys_ok: b"User-agent: *\nHost: example.com\nClean-param: ref /a\nDisallow: /x\n" => [];
         dot_dot_segment_never_matches: b"User-agent: *\nDisallow: /a/../b\n" => [(Some(2), "`.` and `..` segments removed")];
         dot_segment_never_matches: b"User-agent: *\nAllow: /./c\n" => [(Some(2), "`.` and `..` segments removed")];
         encoded_dot_segment_never_matches: b"User-agent: *\nDisallow: /a/%2e%2e/b?x\n" => [(Some(2), "never matches")];
@@ -832,6 +943,36 @@ mod tests {
             fix(b"User-agent: *\nDisallow: /b?$\n").as_deref(),
             Some("write `Disallow: /b$` (it matches `/b` and `/b?`)")
         );
+    }
+
+    #[test]
+    fn fixes_say_what_to_write() {
+        let fix = |text: &[u8]| lint(text).pop().map(|w| w.fix).unwrap_or_default();
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: %2Fadmin\n"),
+            "write `/admin`"
+        );
+        assert_eq!(fix(b"User-agent: *\nDisallow: %2fa%2Fb\n"), "write `/a/b`");
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: $\n"),
+            "write `/$` for the home page only, or leave the value empty to match nothing"
+        );
+        assert_eq!(fix(b"User-agent: *\nDisallow: admin\n"), "write `/admin`");
+        assert_eq!(
+            fix(b"User-agent: *\nCrawldelay: 5\n"),
+            "write `Crawl-delay: 5`"
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nCrawl delay: 5\n"),
+            "write `Crawl-delay: 5`"
+        );
+        assert_eq!(fix(b"User-agent: *\nAlow: /x\n"), "write `Allow: /x`");
+        assert_eq!(fix(b"User_agent: *\n"), "write `User-agent: *`");
+        assert_eq!(
+            fix(b"User-agent: *\nFrobnicate: yes\n"),
+            "remove it, or make it a comment with `#`"
+        );
+        assert!(fix(b"User-agent: *\nNoindex: /x\n").contains("X-Robots-Tag: noindex"));
     }
 
     #[test]
