@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::agent::AgentKey;
+use super::agent::{for_each_candidate, AgentKey};
 use super::canon::{resolve_dot_segments, CanonicalPattern};
 use super::group::{crawl_delay, is_crawl_delay_key};
 use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES, MAX_LINE_BYTES};
@@ -19,6 +19,19 @@ use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES,
 /// (unless the crawler catalog's chains already give those robots the name: see [`Crawlers`]).
 const GENERIC_NAMES: &[&str] = &[
     "bot", "bots", "crawl", "crawler", "spider", "robot", "google", "bing", "yandex", "baidu",
+];
+
+/// Tokens of browsers' User-Agent headers (and of crawlers that mimic them) that no crawler
+/// uses as its name: a group key that is one of them comes from a whole User-Agent header
+/// pasted into a `User-agent:` line.
+const BROWSER_TOKENS: &[&str] = &[
+    "mozilla",
+    "applewebkit",
+    "khtml",
+    "gecko",
+    "chrome",
+    "safari",
+    "firefox",
 ];
 
 /// Keys of lines that are not directives of RFC 9309 but that some robots read (Yandex,
@@ -97,6 +110,8 @@ struct Crawlers<'c> {
     chains: Vec<&'c [String]>,
     /// Tokens that some chain uses after its first (`yandex` in `[yandexbot, yandex]`).
     fallbacks: HashSet<&'c str>,
+    /// Every token of every chain.
+    tokens: HashSet<&'c str>,
 }
 
 impl<'c> Crawlers<'c> {
@@ -106,7 +121,24 @@ impl<'c> Crawlers<'c> {
             .iter()
             .flat_map(|chain| chain.iter().skip(1).map(String::as_str))
             .collect();
-        Crawlers { chains, fallbacks }
+        let tokens = chains
+            .iter()
+            .flat_map(|chain| chain.iter().map(String::as_str))
+            .collect();
+        Crawlers {
+            chains,
+            fallbacks,
+            tokens,
+        }
+    }
+
+    /// A product name that looks like a robot's: a catalog token, or one with a robot word.
+    fn is_robot_name(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        self.tokens.contains(lower.as_str())
+            || ["bot", "crawl", "spider", "slurp"]
+                .iter()
+                .any(|word| lower.contains(word))
     }
 
     /// True iff the 1994 substring match of `name` gives a robot other rules than RFC 9309's
@@ -455,6 +487,9 @@ impl<'c> Linter<'c> {
                     "put every rule for `*` into one group".into(),
                 ),
             },
+            AgentKey::Named(name) if BROWSER_TOKENS.contains(&name.as_str()) => {
+                self.browser_token(number, value, name)
+            }
             AgentKey::Named(name) if self.crawlers.substring_differs(name) => {
                 let example = self
                     .crawlers
@@ -472,6 +507,31 @@ impl<'c> Linter<'c> {
             }
             _ => {}
         }
+    }
+
+    /// `User-agent: Mozilla/5.0 (compatible; SomeBot/1.0; …)`: a whole User-Agent header (from a
+    /// bad-bot list), whose group is named by the browser token it starts with.
+    fn browser_token(&mut self, number: u32, value: &[u8], name: &str) {
+        let text = String::from_utf8_lossy(value);
+        let written = token_as_written(&text, name);
+        let mut robot = None;
+        for_each_candidate(&text, |candidate| {
+            let browser = BROWSER_TOKENS.contains(&candidate.to_ascii_lowercase().as_str());
+            if robot.is_none() && !browser && self.crawlers.is_robot_name(candidate) {
+                robot = Some(candidate.to_owned());
+            }
+        });
+        let fix = match robot {
+            Some(robot) => format!("name the crawler by its own product token: `User-agent: {robot}`"),
+            None => "name the crawler by its own product token (the name it gives in its User-Agent, e.g. `User-agent: ExampleBot`), not its whole User-Agent header".into(),
+        };
+        self.warn(
+            number,
+            format!(
+                "this line names the group `{written}`, a token of browsers' User-Agent headers (`Mozilla` begins every browser's), which no crawler uses as its name: a robots.txt group is named by the leading name of the value only"
+            ),
+            fix,
+        );
     }
 
     /// `User-agent: a b`: one name for RFC 9309, several for 1994.
@@ -678,6 +738,13 @@ impl<'c> Linter<'c> {
     }
 }
 
+/// `key` as spelled at the start of `text` (`Mozilla` for the key `mozilla`).
+fn token_as_written<'t>(text: &'t str, key: &'t str) -> &'t str {
+    text.get(..key.len())
+        .filter(|head| head.eq_ignore_ascii_case(key))
+        .unwrap_or(key)
+}
+
 fn starts_with_encoded_slash(value: &[u8]) -> bool {
     value.len() >= 3 && value[..3].eq_ignore_ascii_case(b"%2F")
 }
@@ -796,6 +863,8 @@ mod tests {
         nul: b"User-agent: *\0Disallow: /x\n" => [(Some(1), "NUL")];
         bom_mid_file: b"User-agent: *\n\xEF\xBB\xBFDisallow: /x\n" => [(Some(2), "byte order mark")];
         leading_bom_ok: b"\xEF\xBB\xBFUser-agent: *\nDisallow: /x\n" => [];
+        mozilla_header_as_agent: b"User-agent: Mozilla/5.0 (compatible; SomeBot/1.0; +http://x.test/bot)\nDisallow: /\n" => [(Some(1), "names the group `Mozilla`"), (Some(1), "the 1994 reading names each of `Mozilla/5.0`")];
+        browser_token_as_agent: b"User-agent: AppleWebKit\nUser-agent: gecko\nDisallow: /\n" => [(Some(1), "group `AppleWebKit`"), (Some(2), "group `gecko`")];
         noindex: b"User-agent: *\nNoindex: /x\n" => [(Some(2), "Google stopped honouring it in 2019")];
         misspelt_crawl_delay: b"User-agent: *\nCrawldelay: 5\n" => [(Some(2), "`Crawldelay` is not a robots.txt directive")];
         misspelt_allow: b"User-agent: *\nAlow: /x\n" => [(Some(2), "not a robots.txt directive")];
@@ -973,6 +1042,30 @@ mod tests {
             "remove it, or make it a comment with `#`"
         );
         assert!(fix(b"User-agent: *\nNoindex: /x\n").contains("X-Robots-Tag: noindex"));
+    }
+
+    /// The fix names the crawler from the pasted header when one of its items is a robot.
+    #[test]
+    fn browser_token_fix_names_the_crawler() {
+        let fix = |text: &[u8]| {
+            lint(text)
+                .into_iter()
+                .find(|w| w.message.contains("names the group"))
+                .map(|w| w.fix)
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            fix(b"User-agent: Mozilla/5.0 (compatible; SomeBot/1.0; +http://x.test/bot)\n"),
+            "name the crawler by its own product token: `User-agent: SomeBot`"
+        );
+        assert_eq!(
+            fix(b"User-agent: Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)\n"),
+            "name the crawler by its own product token: `User-agent: GPTBot`"
+        );
+        assert!(
+            fix(b"User-agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64)\n")
+                .contains("not its whole User-Agent header")
+        );
     }
 
     #[test]
