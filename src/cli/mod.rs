@@ -136,7 +136,13 @@ fn config_check(path: &Path) -> ExitCode {
     match crate::config::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
-            for w in &loaded.warnings {
+            // The lint findings below explain the lines the readings differ on; the load
+            // warnings that only repeat them are left out.
+            for w in loaded
+                .warnings
+                .iter()
+                .filter(|w| !crate::config::is_readings_differ_warning(w))
+            {
                 println!("warning: {w}");
             }
             if let Some(why) = &loaded.robots_fetch_failure {
@@ -150,9 +156,14 @@ fn config_check(path: &Path) -> ExitCode {
                 eprintln!("1 problem(s) found");
                 return ExitCode::from(1);
             }
-            for w in crate::robots::lint(&p.robots.body) {
+            for w in crate::config::lint_robots(&p.robots.body, &p.classifier) {
+                let not_enforced = if w.readings_differ {
+                    " (not enforced as written: robogate enforces only what both readings disallow)"
+                } else {
+                    ""
+                };
                 println!(
-                    "warning: {}: {w}",
+                    "warning: {}: {w}{not_enforced}",
                     loaded
                         .files
                         .get(1)

@@ -6,6 +6,8 @@ pub mod origin;
 pub mod raw;
 mod robots;
 
+pub use robots::{is_readings_differ_warning, lint as lint_robots};
+
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};

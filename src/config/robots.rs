@@ -151,6 +151,18 @@ pub(super) fn keys_of_other_sources(raw: &RawRobots, errors: &mut Errors<'_>) {
 /// Most lines that [`readings_differ_warnings`] names one by one.
 const READINGS_DIFFER_SHOWN: usize = 5;
 
+/// Why a line the readings differ on is not enforced as written.
+const READINGS_DIFFER_WHY: &str = "RFC 9309 and the 1994 standard read it differently and \
+                                   robogate enforces only what both disallow";
+/// How [`readings_differ_warnings`] sums up the lines it does not name.
+const READINGS_DIFFER_MORE: &str = "more lines where the readings differ";
+
+/// True for the load warnings of [`readings_differ_warnings`], which repeat `robogate lint`'s
+/// "readings differ" findings (`config check` prints those findings instead).
+pub fn is_readings_differ_warning(warning: &ConfigError) -> bool {
+    warning.message.contains(READINGS_DIFFER_WHY) || warning.message.contains(READINGS_DIFFER_MORE)
+}
+
 /// Load warnings for the lines of the live robots.txt that the 1994 and RFC 9309 readings read
 /// differently (`robogate lint`'s "readings differ" findings): robogate enforces only what both
 /// readings disallow, so a rule there is not enforced as written, which nothing else says
@@ -171,8 +183,7 @@ pub(super) fn readings_differ_warnings(
     if lines.is_empty() {
         return;
     }
-    const WHY: &str = "RFC 9309 and the 1994 standard read it differently and robogate \
-                       enforces only what both disallow";
+    const WHY: &str = READINGS_DIFFER_WHY;
     let source = raw.source.get_ref().as_str();
     // A file's lines are named in the file; generated or fetched text at robots.source.
     let (at, what, lint) = match (source, robots.files.first()) {
@@ -215,7 +226,7 @@ pub(super) fn readings_differ_warnings(
     if lines.len() > READINGS_DIFFER_SHOWN {
         warnings.push(ConfigError {
             message: format!(
-                "and {} more lines where the readings differ ({lint})",
+                "and {} {READINGS_DIFFER_MORE} ({lint})",
                 lines.len() - READINGS_DIFFER_SHOWN
             ),
             ..at

@@ -146,14 +146,22 @@ fn a_rule_the_readings_disagree_on_is_warned_about_at_load_and_reload() {
     std::fs::write(dir.path().join("robots.txt"), &appended).unwrap();
     let check = config_check(dir.path(), "[origin]\naddress = \"127.0.0.1:1\"\n");
     assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    // config check prints the lint finding, which explains the line, instead of the load
+    // warning that repeats it.
     let expected = format!(
-        "warning: {}:{line}: robots.file: this line is not enforced as written",
+        "warning: {}: line {line}: readings differ: ",
         dir.path().join("robots.txt").display()
     );
+    let finding = check
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&expected))
+        .unwrap_or_else(|| panic!("missing {expected:?} in:\n{}", check.stdout));
     assert!(
-        check.stdout.contains(&expected),
-        "missing {expected:?} in:\n{}",
-        check.stdout
+        finding.ends_with(
+            "(not enforced as written: robogate enforces only what both readings disallow)"
+        ),
+        "{finding}"
     );
 
     let origin = Origin::start();
@@ -546,4 +554,33 @@ fn output_into_a_closed_pipe_ends_quietly() {
             out.status
         );
     }
+}
+
+/// `config check` printed each line the readings differ on twice: as the load warning and as
+/// the lint finding. Now once, as the lint finding, saying it is not enforced as written.
+#[test]
+fn config_check_reports_a_line_the_readings_differ_on_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("robots.txt"),
+        "User-agent: a\nDisallow: /x\n\nAllow: /y\n",
+    )
+    .unwrap();
+    let check = config_check(
+        dir.path(),
+        "[origin]\naddress = \"127.0.0.1:1\"\n\n[robots]\nfile = \"robots.txt\"\n",
+    );
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    let about_line_4: Vec<&str> = check
+        .stdout
+        .lines()
+        .filter(|line| line.contains("robots.txt:4:") || line.contains("line 4:"))
+        .collect();
+    assert_eq!(about_line_4.len(), 1, "{}", check.stdout);
+    assert!(
+        about_line_4[0].contains("readings differ: ")
+            && about_line_4[0].contains("not enforced as written"),
+        "{}",
+        about_line_4[0]
+    );
 }
