@@ -198,7 +198,9 @@ fn lint(path: &Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let warnings = crate::robots::lint(&bytes);
+    let catalog = crate::classify::Catalog::builtin();
+    let chains = catalog.agents().iter().map(|agent| agent.tokens.as_slice());
+    let warnings = crate::robots::lint(&bytes, chains);
     for w in &warnings {
         println!("{}: {w}", path.display());
     }

@@ -237,7 +237,7 @@ pub(super) fn readings_differ_warnings(
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
 pub fn lint(body: &[u8], classifier: &Classifier) -> Vec<crate::robots::LintWarning> {
-    crate::robots::LintWarning::lint_with_chains(
+    crate::robots::lint(
         body,
         classifier
             .agents()

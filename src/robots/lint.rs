@@ -8,7 +8,6 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::OnceLock;
 
 use super::agent::{for_each_candidate, AgentKey};
 use super::canon::{resolve_dot_segments, CanonicalPattern};
@@ -79,30 +78,11 @@ impl fmt::Display for LintWarning {
     }
 }
 
-/// Lints a robots.txt file for the crawlers of the catalog shipped in the binary. Warnings come
-/// in line order, file-wide ones first.
-pub fn lint(bytes: &[u8]) -> Vec<LintWarning> {
-    static BUILTIN: OnceLock<Vec<Vec<String>>> = OnceLock::new();
-    let chains = BUILTIN.get_or_init(|| {
-        crate::classify::Catalog::builtin()
-            .agents()
-            .iter()
-            .map(|agent| agent.tokens.clone())
-            .collect()
-    });
-    LintWarning::lint_with_chains(bytes, chains.iter().map(Vec::as_slice))
-}
-
-impl LintWarning {
-    /// [`lint`] for the crawlers of a catalog whose agents have these robots.txt token chains
-    /// (most specific first, as in `agents.toml`): which robot names the 1994 and RFC 9309
-    /// readings really apply differently depends on them.
-    pub fn lint_with_chains<'c>(
-        bytes: &[u8],
-        chains: impl IntoIterator<Item = &'c [String]>,
-    ) -> Vec<LintWarning> {
-        lint_for(bytes, Crawlers::new(chains))
-    }
+/// Lints a robots.txt file for the crawlers whose robots.txt token chains are `chains` (most
+/// specific first, as in `agents.toml`): which robot names the 1994 and RFC 9309 readings really
+/// apply differently depends on them. Warnings come in line order, file-wide ones first.
+pub fn lint<'c>(bytes: &[u8], chains: impl IntoIterator<Item = &'c [String]>) -> Vec<LintWarning> {
+    lint_for(bytes, Crawlers::new(chains))
 }
 
 /// What lint knows about the crawlers robogate recognizes.
@@ -806,6 +786,12 @@ fn quote_list(items: &[String]) -> String {
 mod tests {
     use super::*;
 
+    /// [`super::lint`] for the catalog shipped in the binary.
+    fn lint(bytes: &[u8]) -> Vec<LintWarning> {
+        let catalog = crate::classify::Catalog::builtin();
+        super::lint(bytes, catalog.agents().iter().map(|a| a.tokens.as_slice()))
+    }
+
     /// Lines and a distinctive fragment of every warning, in order.
     fn findings(text: &[u8]) -> Vec<(Option<u32>, String)> {
         lint(text)
@@ -970,7 +956,7 @@ mod tests {
                 .collect()
         };
         let with = |text: &[u8], catalog: &[Vec<String>]| -> Vec<String> {
-            LintWarning::lint_with_chains(text, catalog.iter().map(Vec::as_slice))
+            super::lint(text, catalog.iter().map(Vec::as_slice))
                 .into_iter()
                 .map(|w| w.message)
                 .collect()

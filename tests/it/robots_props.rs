@@ -65,7 +65,7 @@ proptest! {
     #[test]
     fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600), path in ".{0,40}") {
         let robots = Robots::parse(&bytes);
-        let _ = lint(&bytes);
+        let _ = lint(&bytes, [] as [&[String]; 0]);
         let _ = render(&robots);
         for reading in [Reading::Enforce, Reading::Rfc9309, Reading::Classic1994] {
             let _ = robots.decide(&["foobot"], false, &path, reading);
@@ -76,7 +76,7 @@ proptest! {
     #[test]
     fn never_panics_on_robots_like_text(file in robots_file(), path in request(), tokens in chain()) {
         let robots = Robots::parse(file.as_bytes());
-        let _ = lint(file.as_bytes());
+        let _ = lint(file.as_bytes(), [] as [&[String]; 0]);
         let _ = robots.decide(&tokens, false, &path, Reading::Enforce);
         let _ = robots.crawl_delay(&tokens, false);
     }
