@@ -533,11 +533,14 @@ impl Policy {
             return (c.class, c.agent_index, None);
         }
         // robots-spec §7: a UA that names a group in the file is a robot. Browsers keep their
-        // class: their product tokens (Mozilla, Safari, ...) are not robot names.
-        match (c.class, self.robots.robots.group_from_header(ua)) {
-            (Class::Browser, _) => (Class::Browser, None, None),
-            (_, Some(token)) => (Class::Robot, None, Some(token)),
-            (class, None) => (class, None, None),
+        // class, and browser compatibility tokens (Mozilla, Safari, ...) never name a group
+        // (a deliberate deviation from §5, see `robots::agent::is_browser_token`).
+        if c.class == Class::Browser {
+            return (Class::Browser, None, None);
+        }
+        match self.robots.robots.group_from_header(ua) {
+            Some(token) => (Class::Robot, None, Some(token)),
+            None => (c.class, None, None),
         }
     }
 
@@ -665,6 +668,30 @@ mod tests {
         );
         let d = p.decide(&facts("/x", Some("Frobnicator/2.0")));
         assert_eq!((d.class, d.outcome), (Class::Robot, Outcome::Block));
+    }
+
+    /// A copied bad-bot list names `Mozilla/5.0 (compatible; MegaIndex.ru/2.0; …)`: its key
+    /// `mozilla` promoted every unknown `Mozilla/…` client to robot and blocked it, and outranked
+    /// Kagi's own (shorter) group.
+    const MOZILLA_GROUP: &str = "User-agent: *\nDisallow: /admin/\n\nUser-agent: Mozilla/5.0 (compatible; MegaIndex.ru/2.0; +http://megaindex.com/crawler)\nDisallow: /\n\nUser-agent: Kagi\nAllow: /\n";
+
+    #[test]
+    fn mozilla_group_does_not_promote_unknown_clients() {
+        let p = policy(MOZILLA_GROUP, Enforcement::default());
+        let d = p.decide(&facts(
+            "/page",
+            Some("Mozilla/5.0 (Linux; Android 10; SM-G960F)"),
+        ));
+        assert_eq!((d.class, d.outcome), (Class::Unknown, Outcome::Pass));
+    }
+
+    #[test]
+    fn mozilla_group_does_not_outrank_a_robots_own_group() {
+        let p = policy(MOZILLA_GROUP, Enforcement::default());
+        let ua = "Mozilla/5.0 (compatible; Kagi/1.0; +https://kagi.com/bot)";
+        let (d, r) = p.explain(&facts("/admin/x", Some(ua)), Reading::Enforce, false);
+        assert_eq!(d.outcome, Outcome::Pass);
+        assert_eq!(r.and_then(|r| r.group), Some("kagi"));
     }
 
     #[test]

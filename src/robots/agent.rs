@@ -64,8 +64,9 @@ pub fn token_key(token: &str) -> &str {
 
 /// Calls `visit` with every product-name candidate of a User-Agent header (§5 step 2): each
 /// top-level product and each `;`-separated item inside parentheses, cut to its leading
-/// `[A-Za-z_-]` run, skipping items that start with `+`, contain `://` or `@`, and the word
-/// `compatible`. Candidates are slices of the header; nothing is allocated.
+/// `[A-Za-z_-]` run, skipping items that start with `+`, contain `://` or `@`, the word
+/// `compatible` and browser compatibility tokens ([`is_browser_token`], a deliberate deviation
+/// from §5). Candidates are slices of the header; nothing is allocated.
 pub fn for_each_candidate<'u>(user_agent: &'u str, mut visit: impl FnMut(&'u str)) {
     let bytes = user_agent.as_bytes();
     let mut i = 0;
@@ -113,9 +114,83 @@ fn visit_item<'u>(item: &'u str, visit: &mut impl FnMut(&'u str)) {
         return;
     }
     let candidate = token_key(item);
-    if !candidate.is_empty() && !candidate.eq_ignore_ascii_case("compatible") {
+    if !candidate.is_empty()
+        && !candidate.eq_ignore_ascii_case("compatible")
+        && !is_browser_token(candidate)
+    {
         visit(candidate);
     }
+}
+
+/// Whether a candidate is a browser compatibility or platform token (`Mozilla`, `AppleWebKit`,
+/// `KHTML`, `Gecko`, `Chrome`, `Safari`, `Version`, `Mobile`, `Windows`, `Linux`, `Android`, ...)
+/// rather than a robot's own name. `candidate` is a leading `[A-Za-z_-]` run, compared
+/// case-insensitively.
+///
+/// Deliberate deviation from robots-spec §5 step 2 (which skips only `compatible`): these words
+/// are in nearly every User-Agent, browsers' and crawlers' alike, so they are never header
+/// candidates. A `User-agent: Mozilla/5.0 (compatible; MegaIndex.ru/2.0; …)` line (common in
+/// copied bad-bot lists) has the key `mozilla`; as a candidate it would promote every
+/// `Mozilla/…` client to robot, hand it that group, and outrank a short robot's own group
+/// (`Kagi`) by length. Such a group now names nobody (lint reports it).
+pub(crate) fn is_browser_token(candidate: &str) -> bool {
+    const LONGEST: usize = 14;
+    let bytes = candidate.as_bytes();
+    if bytes.len() > LONGEST {
+        return false;
+    }
+    let mut lower = [0u8; LONGEST];
+    let lower = &mut lower[..bytes.len()];
+    lower.copy_from_slice(bytes);
+    lower.make_ascii_lowercase();
+    matches!(
+        &*lower,
+        // engines and browsers
+        b"mozilla"
+            | b"applewebkit"
+            | b"webkit"
+            | b"khtml"
+            | b"like"
+            | b"gecko"
+            | b"chrome"
+            | b"chromium"
+            | b"crios"
+            | b"safari"
+            | b"version"
+            | b"mobile"
+            | b"firefox"
+            | b"fxios"
+            | b"trident"
+            | b"msie"
+            | b"edge"
+            | b"edg"
+            | b"edga"
+            | b"edgios"
+            | b"opr"
+            | b"opera"
+            | b"presto"
+            | b"samsungbrowser"
+            // platforms (cut to their leading letters: `Win64` → `Win`, `X11` → `X`)
+            | b"windows"
+            | b"win"
+            | b"wow"
+            | b"x"
+            | b"linux"
+            | b"android"
+            | b"macintosh"
+            | b"mac"
+            | b"intel"
+            | b"ppc"
+            | b"iphone"
+            | b"ipad"
+            | b"ipod"
+            | b"cpu"
+            | b"u"
+            | b"ubuntu"
+            | b"cros"
+            | b"rv"
+            | b"wv"
+    )
 }
 
 #[cfg(test)]
@@ -164,8 +239,12 @@ mod tests {
 
     candidates! {
         bare_token: "FooBot" => "FooBot";
-        googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" => "Mozilla,Googlebot";
-        gptbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)" => "Mozilla,AppleWebKit,KHTML,GPTBot";
+        googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" => "Googlebot";
+        gptbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)" => "GPTBot";
+        browser_tokens_skipped: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36" => "Pixel";
+        browser_tokens_any_case: "MOZILLA/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0" => "";
+        googlebot_smartphone: "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/W.X.Y.Z Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" => "Nexus,Googlebot";
+        robot_named_like_a_browser_prefix: "Mozillabot/1.0 (Chromebot)" => "Mozillabot,Chromebot";
         email_skipped: "Foo/1.0 (bar@example.com; Baz)" => "Foo,Baz";
         url_skipped: "Foo (http://example.com/bot)" => "Foo";
         unclosed_paren: "Foo (Bar; Baz" => "Foo,Bar,Baz";

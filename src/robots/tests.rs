@@ -198,6 +198,22 @@ fn group_from_header_takes_longest_named_candidate() {
     assert_eq!(robots.group_from_header("curl/8.0"), None);
 }
 
+/// Deliberate deviation from §5 step 2: browser compatibility tokens are never candidates.
+#[test]
+fn group_from_header_never_takes_browser_tokens() {
+    let robots = Robots::parse(
+        b"User-agent: Mozilla/5.0 (compatible; MegaIndex.ru/2.0)\nUser-agent: Kagi\nDisallow: /\n",
+    );
+    assert_eq!(
+        robots.group_from_header("Mozilla/5.0 (compatible; Kagi/1.0)"),
+        Some("Kagi")
+    );
+    assert_eq!(
+        robots.group_from_header("Mozilla/5.0 (Linux; Android 10; SM-G960F)"),
+        None
+    );
+}
+
 #[test]
 fn crawl_delay_of_selected_group() {
     let robots = Robots::parse(b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n\nUser-agent: slow\nCrawl-delay: 0.5\nDisallow:\n");
