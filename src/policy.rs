@@ -400,35 +400,39 @@ impl Decision {
     }
 }
 
-/// The robots.txt token chain of a robot, borrowed from the catalog or the request.
-enum Chain<'a> {
-    Catalog(&'a crate::classify::Agent),
-    /// A product token of the User-Agent that names a group in the file.
-    Header(&'a str),
-    /// Nothing names the robot: the `*` group applies.
-    Star,
+/// Who asks robots.txt: the robot's User-Agent header, whose own product tokens that a group
+/// names come first (robots-spec §5 step 2), then its catalog chain (§5 step 1), then `*`.
+struct Chain<'a> {
+    user_agent: Option<&'a str>,
+    agent: Option<&'a crate::classify::Agent>,
 }
 
 impl Chain<'_> {
+    fn tokens(&self) -> &[String] {
+        self.agent.map_or(&[], |a| a.tokens.as_slice())
+    }
+
+    fn ignores_star(&self) -> bool {
+        self.agent.is_some_and(|a| a.ignores_star)
+    }
+
     fn decide<'r>(
         &self,
         robots: &'r Robots,
         target: &str,
         reading: Reading,
     ) -> robots::Decision<'r> {
-        match self {
-            Chain::Catalog(a) => robots.decide(&a.tokens, a.ignores_star, target, reading),
-            Chain::Header(token) => robots.decide(&[token], false, target, reading),
-            Chain::Star => robots.decide::<&str>(&[], false, target, reading),
-        }
+        robots.decide_for(
+            self.user_agent,
+            self.tokens(),
+            self.ignores_star(),
+            target,
+            reading,
+        )
     }
 
     fn crawl_delay(&self, robots: &Robots) -> Option<(f64, u32)> {
-        match self {
-            Chain::Catalog(a) => robots.crawl_delay(&a.tokens, a.ignores_star),
-            Chain::Header(token) => robots.crawl_delay(&[token], false),
-            Chain::Star => robots.crawl_delay::<&str>(&[], false),
-        }
+        robots.crawl_delay_for(self.user_agent, self.tokens(), self.ignores_star())
     }
 }
 
@@ -455,7 +459,7 @@ impl Policy {
         reading: Reading,
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
-        let (class, agent, header_token) = self.classify(facts.user_agent);
+        let (class, agent) = self.classify(facts.user_agent);
         let target = robots::canonicalize_request(facts.target);
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
@@ -487,10 +491,9 @@ impl Policy {
         }
         let catalog_agent = agent.map(|i| &self.classifier.agents()[i]);
         let robots = &self.robots.robots;
-        let chain = match (catalog_agent, header_token) {
-            (Some(a), _) => Chain::Catalog(a),
-            (None, Some(token)) => Chain::Header(token),
-            (None, None) => Chain::Star,
+        let chain = Chain {
+            user_agent: facts.user_agent,
+            agent: catalog_agent,
         };
         let verdict = chain.decide(robots, &target, reading);
         let mut out = Decision {
@@ -524,23 +527,22 @@ impl Policy {
         (out, Some(verdict))
     }
 
-    /// Class, catalog agent index and (for robots the catalog does not know) the User-Agent
-    /// product token that names a group in the live robots.txt.
-    fn classify<'u>(&self, user_agent: Option<&'u str>) -> (Class, Option<usize>, Option<&'u str>) {
+    /// Class and catalog agent index. robots-spec §7: a User-Agent that names a group in the
+    /// live robots.txt is a robot.
+    fn classify(&self, user_agent: Option<&str>) -> (Class, Option<usize>) {
         let ua = user_agent.unwrap_or("");
         let c = self.classifier.classify(ua);
         if c.agent_index.is_some() {
-            return (c.class, c.agent_index, None);
+            return (c.class, c.agent_index);
         }
-        // robots-spec §7: a UA that names a group in the file is a robot. Browsers keep their
-        // class, and browser compatibility tokens (Mozilla, Safari, ...) never name a group
-        // (a deliberate deviation from §5, see `robots::agent::is_browser_token`).
+        // Browsers keep their class, and browser compatibility tokens (Mozilla, Safari, ...)
+        // never name a group (a deliberate deviation from §5, see `robots::agent`).
         if c.class == Class::Browser {
-            return (Class::Browser, None, None);
+            return (Class::Browser, None);
         }
         match self.robots.robots.group_from_header(ua) {
-            Some(token) => (Class::Robot, None, Some(token)),
-            None => (c.class, None, None),
+            Some(_) => (Class::Robot, None),
+            None => (c.class, None),
         }
     }
 
@@ -692,6 +694,59 @@ mod tests {
         let (d, r) = p.explain(&facts("/admin/x", Some(ua)), Reading::Enforce, false);
         assert_eq!(d.outcome, Outcome::Pass);
         assert_eq!(r.and_then(|r| r.group), Some("kagi"));
+    }
+
+    /// A catalog family entry (here `yandex.com/bots` → `[yandex]`) hid the robot's own token:
+    /// the group naming `YandexImages` was ignored. The header's own token now comes first.
+    #[test]
+    fn own_token_before_a_coarse_catalog_family() {
+        let catalog = crate::classify::Catalog::parse(
+            "[[agent]]\nname = \"yandex.com/bots\"\ncategory = \"search\"\noperator = \"y\"\ntokens = [\"yandex\"]\n",
+            "t.toml",
+        )
+        .unwrap();
+        let classifier = Arc::new(Classifier::build(catalog).unwrap());
+        let file = RobotsFile::new(
+            Bytes::from_static(
+                b"User-agent: YandexImages\nDisallow: /\n\nUser-agent: Yandex\nCrawl-delay: 5\n",
+            ),
+            SystemTime::UNIX_EPOCH,
+        );
+        let p = Policy::standalone(file, classifier);
+        let ua = "Mozilla/5.0 (compatible; YandexImages/3.0; +http://yandex.com/bots)";
+        let d = p.decide(&facts("/photo.jpg", Some(ua)));
+        assert_eq!(
+            (p.agent_name(&d), d.outcome),
+            (Some("yandex.com/bots"), Outcome::Block)
+        );
+        assert_eq!(
+            d.crawl_delay, None,
+            "the yandex group's Crawl-delay is not YandexImages'"
+        );
+        let d = p.decide(&facts(
+            "/",
+            Some("Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)"),
+        ));
+        assert_eq!(
+            (d.outcome, d.crawl_delay),
+            (Outcome::Pass, Some(Duration::from_secs(5)))
+        );
+    }
+
+    /// The shipped catalog: AhrefsSiteAudit obeys its own group, not AhrefsBot's or `*`.
+    #[test]
+    fn ahrefs_site_audit_obeys_its_own_group() {
+        let p = policy(
+            "User-agent: *\nDisallow: /\n\nUser-agent: AhrefsSiteAudit\nAllow: /\n",
+            Enforcement::default(),
+        );
+        let ua =
+            "Mozilla/5.0 (compatible; AhrefsSiteAudit/6.1; +http://ahrefs.com/robot/site-audit)";
+        let d = p.decide(&facts("/page", Some(ua)));
+        assert_eq!(
+            (p.agent_name(&d), d.outcome),
+            (Some("AhrefsSiteAudit"), Outcome::Pass)
+        );
     }
 
     #[test]

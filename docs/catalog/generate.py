@@ -72,11 +72,12 @@ TAG_CATEGORY = [("ai-crawler", "ai-training"), ("http-library", "http-library"),
                 ("advertising", "other"), ("academic", "other"), ("browser-automation", "other")]
 
 
-def A(name, category, operator, tokens=None, match=None, ignores_star=False, regex=None, note=None):
+def A(name, category, operator, tokens=None, match=None, ignores_star=False, regex=None, note=None,
+      checked=True):
     return dict(name=name, category=category, operator=operator,
                 tokens=tokens if tokens is not None else default_tokens(name),
                 match=match if match is not None else [name], ignores_star=ignores_star,
-                regex=regex, note=note, hand=True)
+                regex=regex, note=note, hand=True, checked=checked)
 
 
 def default_tokens(name):
@@ -173,6 +174,22 @@ HAND = [
     A("Playwright", "other", "Microsoft (automation)"),
     A("Selenium", "other", "Selenium project"),
     A("Chrome-Lighthouse", "monitoring", "Google"),
+    # Members of a crawler family, split out of a family entry that hid their own token: each
+    # chain is its own token, then the family's (robots-spec §5 step 1). Not checked against the
+    # operators' documentation.
+    A("YandexImages", "search", "Yandex", ["yandeximages", "yandex"], checked=False),
+    A("YandexMobileBot", "search", "Yandex", ["yandexmobilebot", "yandex"], checked=False),
+    A("YandexVideo", "search", "Yandex", ["yandexvideo", "yandex"], checked=False),
+    A("YandexMetrika", "search", "Yandex", ["yandexmetrika", "yandex"], checked=False),
+    A("Baiduspider-render", "search", "Baidu", ["baiduspider-render", "baiduspider"], checked=False),
+    A("AhrefsSiteAudit", "seo", "Ahrefs", ["ahrefssiteaudit", "ahrefsbot"], checked=False),
+    A("SemrushBot-BA", "seo", "Semrush", ["semrushbot-ba", "semrushbot"], checked=False),
+    A("SemrushBot-SA", "seo", "Semrush", ["semrushbot-sa", "semrushbot"], checked=False),
+    A("SemrushBot-SI", "seo", "Semrush", ["semrushbot-si", "semrushbot"], checked=False),
+    A("Seekport", "search", "bot.seekport.com", ["seekportbot", "seekport"], ["Seekport", "SeekportBot"],
+      checked=False),
+    A("Alexabot", "ai-training", "unknown", checked=False,
+      note="was filed under ExaBot, whose token it does not share"),
 ]
 
 
@@ -327,7 +344,7 @@ def emit(agents):
                 print(f"regex = '{a['regex']}'")
             if a["ignores_star"]:
                 print("ignores_star = true")
-            if a["hand"]:
+            if a["hand"] and a.get("checked", True):
                 print("checked = true")
 
 

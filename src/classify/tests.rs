@@ -50,6 +50,14 @@ classify! {
     applebot: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)" => Robot, "Applebot", "search", ["applebot"];
     duckduckbot: "DuckDuckBot/1.1; (+http://duckduckgo.com/duckduckbot.html)" => Robot, "DuckDuckBot", "search", ["duckduckbot"];
     baiduspider: "Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)" => Robot, "Baiduspider", "search", ["baiduspider"];
+    // Family members that a family entry used to hide (their own token, then the family's)
+    yandex_images: "Mozilla/5.0 (compatible; YandexImages/3.0; +http://yandex.com/bots)" => Robot, "YandexImages", "search", ["yandeximages", "yandex"];
+    yandex_mobilebot: "Mozilla/5.0 (iPhone; CPU iPhone OS 15_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.4 Mobile/15E148 Safari/604.1 (compatible; YandexMobileBot/3.0; +http://yandex.com/bots)" => Robot, "YandexMobileBot", "search", ["yandexmobilebot", "yandex"];
+    baiduspider_render: "Mozilla/5.0 (compatible; Baiduspider-render/2.0; +http://www.baidu.com/search/spider.html)" => Robot, "Baiduspider-render", "search", ["baiduspider-render", "baiduspider"];
+    ahrefs_site_audit: "Mozilla/5.0 (compatible; AhrefsSiteAudit/6.1; +http://ahrefs.com/robot/site-audit)" => Robot, "AhrefsSiteAudit", "seo", ["ahrefssiteaudit", "ahrefsbot"];
+    semrushbot_sa: "Mozilla/5.0 (compatible; SemrushBot-SA/0.97; +http://www.semrush.com/bot.html)" => Robot, "SemrushBot-SA", "seo", ["semrushbot-sa", "semrushbot"];
+    seekportbot: "Mozilla/5.0 (compatible; SeekportBot; +https://bot.seekport.com)" => Robot, "Seekport", "search", ["seekportbot", "seekport"];
+    alexabot_is_not_exabot: "Mozilla/5.0 (compatible; Alexabot/1.0; +http://alexa.com)" => Robot, "Alexabot", "ai-training", ["alexabot"];
     // AI
     gptbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)" => Robot, "GPTBot", "ai-training", ["gptbot"];
     oai_searchbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-SearchBot/1.0; +https://openai.com/searchbot" => Robot, "OAI-SearchBot", "ai-search", ["oai-searchbot"];

@@ -188,6 +188,27 @@ impl Robots {
         path: &str,
         reading: Reading,
     ) -> Decision<'_> {
+        self.decide_for(None, tokens, ignore_star, path, reading)
+    }
+
+    /// [`Robots::decide`] for a robot that sent `user_agent`: its own product tokens from the
+    /// header (§5 step 2, without browser compatibility tokens) that a group names come before
+    /// the chain `tokens` (a catalog chain, §5 step 1, or empty). A real crawler obeys the group
+    /// that names its own token: `YandexImages` obeys `User-agent: YandexImages` even though its
+    /// family is `yandex`. Does not allocate.
+    pub fn decide_for<S: AsRef<str>>(
+        &self,
+        user_agent: Option<&str>,
+        tokens: &[S],
+        ignore_star: bool,
+        path: &str,
+        reading: Reading,
+    ) -> Decision<'_> {
+        let asker = Asker {
+            user_agent,
+            tokens,
+            ignore_star,
+        };
         let canonical = canonicalize_request(path);
         let target = canonical.as_bytes();
         let outcome = if is_robots_txt(target) {
@@ -198,9 +219,9 @@ impl Robots {
             }
         } else {
             match reading {
-                Reading::Rfc9309 => self.decide_rfc(tokens, ignore_star, target),
-                Reading::Classic1994 => self.decide_classic(tokens, ignore_star, target),
-                Reading::Enforce => self.decide_enforce(tokens, ignore_star, target),
+                Reading::Rfc9309 => self.decide_rfc(&asker, target),
+                Reading::Classic1994 => self.decide_classic(&asker, target),
+                Reading::Enforce => self.decide_enforce(&asker, target),
             }
         };
         Decision {
@@ -211,39 +232,23 @@ impl Robots {
         }
     }
 
-    fn decide_rfc<S: AsRef<str>>(
-        &self,
-        tokens: &[S],
-        ignore_star: bool,
-        path: &[u8],
-    ) -> Outcome<'_> {
-        self.rfc
-            .evaluate(self.rfc.select_exact(tokens, ignore_star), path)
+    fn decide_rfc<S: AsRef<str>>(&self, asker: &Asker<'_, S>, path: &[u8]) -> Outcome<'_> {
+        self.rfc.evaluate(asker.select_exact(&self.rfc), path)
     }
 
-    fn decide_classic<S: AsRef<str>>(
-        &self,
-        tokens: &[S],
-        ignore_star: bool,
-        path: &[u8],
-    ) -> Outcome<'_> {
+    fn decide_classic<S: AsRef<str>>(&self, asker: &Asker<'_, S>, path: &[u8]) -> Outcome<'_> {
         let table = self.classic_table();
-        table.evaluate(table.select_substring(tokens, ignore_star), path)
+        table.evaluate(asker.select_substring(table), path)
     }
 
-    fn decide_enforce<S: AsRef<str>>(
-        &self,
-        tokens: &[S],
-        ignore_star: bool,
-        path: &[u8],
-    ) -> Outcome<'_> {
-        let rfc_group = self.rfc.select_exact(tokens, ignore_star);
+    fn decide_enforce<S: AsRef<str>>(&self, asker: &Asker<'_, S>, path: &[u8]) -> Outcome<'_> {
+        let rfc_group = asker.select_exact(&self.rfc);
         let rfc = self.rfc.evaluate(rfc_group, path);
         if rfc.verdict == Verdict::Allow {
             return rfc;
         }
         let table = self.classic_table();
-        let classic_group = table.select_substring(tokens, ignore_star);
+        let classic_group = asker.select_substring(table);
         if self.classic.is_none() && classic_group == rfc_group {
             return rfc;
         }
@@ -290,7 +295,17 @@ impl Robots {
         tokens: &[S],
         ignore_star: bool,
     ) -> Option<(f64, u32)> {
-        let group = self.rfc.select_exact(tokens, ignore_star)?;
+        self.crawl_delay_for(None, tokens, ignore_star)
+    }
+
+    /// [`Robots::crawl_delay`] for a robot that sent `user_agent` (see [`Robots::decide_for`]).
+    pub fn crawl_delay_for<S: AsRef<str>>(
+        &self,
+        user_agent: Option<&str>,
+        tokens: &[S],
+        ignore_star: bool,
+    ) -> Option<(f64, u32)> {
+        let group = self.rfc.select_exact(user_agent, tokens, ignore_star)?;
         self.rfc.groups.get(group)?.crawl_delay
     }
 
@@ -308,6 +323,24 @@ impl Robots {
     /// The RFC 9309 reading, for rendering.
     fn rfc_table(&self) -> &Table {
         &self.rfc
+    }
+}
+
+/// Who a decision is for: the User-Agent header (its own product tokens, §5 step 2) and the
+/// token chain (§5 step 1).
+struct Asker<'a, S> {
+    user_agent: Option<&'a str>,
+    tokens: &'a [S],
+    ignore_star: bool,
+}
+
+impl<S: AsRef<str>> Asker<'_, S> {
+    fn select_exact(&self, table: &Table) -> Option<usize> {
+        table.select_exact(self.user_agent, self.tokens, self.ignore_star)
+    }
+
+    fn select_substring(&self, table: &Table) -> Option<usize> {
+        table.select_substring(self.user_agent, self.tokens, self.ignore_star)
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 
-use super::agent::{token_key, AgentKey};
+use super::agent::{for_each_candidate, token_key, AgentKey};
 use super::group::{Merged, RawGroup, RawRule};
 use super::index::{PieceIndex, PrefixIndex};
 use super::pattern::PathPattern;
@@ -126,26 +126,59 @@ impl Table {
             .map(|found| self.named[found].1)
     }
 
-    /// §5 step 3: the group of the first token some group names (by equality), else `*`.
-    pub fn select_exact<S: AsRef<str>>(&self, tokens: &[S], ignore_star: bool) -> Option<usize> {
-        tokens
-            .iter()
-            .map(|token| token_key(token.as_ref()))
-            .filter(|key| !key.is_empty())
-            .find_map(|key| self.find(key))
+    /// §5 step 3: the group of the robot's own product token from `user_agent` (the longest
+    /// candidate some group names, §5 step 2), else of the first token of the chain some group
+    /// names (by equality), else `*`. A real crawler obeys the group naming its own token, so
+    /// the header comes before a catalog family chain (`YandexImages` before `yandex`).
+    pub fn select_exact<S: AsRef<str>>(
+        &self,
+        user_agent: Option<&str>,
+        tokens: &[S],
+        ignore_star: bool,
+    ) -> Option<usize> {
+        user_agent
+            .and_then(|ua| self.find_in_header(ua))
+            .or_else(|| {
+                tokens
+                    .iter()
+                    .map(|token| token_key(token.as_ref()))
+                    .filter(|key| !key.is_empty())
+                    .find_map(|key| self.find(key))
+            })
             .or(if ignore_star { None } else { self.star })
+    }
+
+    /// §5 step 2: the group of the longest product-name candidate of a User-Agent header that
+    /// names one by equality (the first of equal length). No allocation.
+    pub fn find_in_header(&self, user_agent: &str) -> Option<usize> {
+        if self.named.is_empty() {
+            return None;
+        }
+        let mut best: Option<(usize, usize)> = None;
+        for_each_candidate(user_agent, |candidate| {
+            if best.is_none_or(|(len, _)| candidate.len() > len) {
+                if let Some(group) = self.find(candidate) {
+                    best = Some((candidate.len(), group));
+                }
+            }
+        });
+        best.map(|(_, group)| group)
     }
 
     /// §6 (1994): the group of the first token that contains some key as a case-insensitive
     /// substring; the longest such key wins (an exact match is always the longest), else `*`.
     pub fn select_substring<S: AsRef<str>>(
         &self,
+        user_agent: Option<&str>,
         tokens: &[S],
         ignore_star: bool,
     ) -> Option<usize> {
         let Some(automaton) = &self.substrings else {
-            return self.select_exact(tokens, ignore_star);
+            return self.select_exact(user_agent, tokens, ignore_star);
         };
+        if let Some(group) = user_agent.and_then(|ua| self.find_in_header(ua)) {
+            return Some(group);
+        }
         tokens
             .iter()
             .map(|token| token_key(token.as_ref()))

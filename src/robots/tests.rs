@@ -198,6 +198,62 @@ fn group_from_header_takes_longest_named_candidate() {
     assert_eq!(robots.group_from_header("curl/8.0"), None);
 }
 
+/// A catalog family chain hid the robot's own token: AhrefsSiteAudit (chain `[ahrefsbot]`) got
+/// `*`, YandexImages (chain `[yandex]`) escaped its own group. The header's own product token
+/// that a group names now comes first.
+#[test]
+fn own_header_token_before_catalog_chain() {
+    let robots = Robots::parse(
+        b"User-agent: *\nDisallow: /\n\nUser-agent: AhrefsSiteAudit\nAllow: /\n\nUser-agent: YandexImages\nDisallow: /\n\nUser-agent: yandex\nAllow: /\n",
+    );
+    let ahrefs =
+        "Mozilla/5.0 (compatible; AhrefsSiteAudit/6.1; +http://ahrefs.com/robot/site-audit)";
+    let yandex = "Mozilla/5.0 (compatible; YandexImages/3.0; +http://yandex.com/bots)";
+    for reading in [Reading::Rfc9309, Reading::Classic1994, Reading::Enforce] {
+        let d = robots.decide_for(Some(ahrefs), &["ahrefsbot"], false, "/page", reading);
+        assert_eq!(
+            (d.verdict, d.group),
+            (Verdict::Allow, Some("ahrefssiteaudit")),
+            "{reading}"
+        );
+        let d = robots.decide_for(Some(yandex), &["yandex"], false, "/photo.jpg", reading);
+        assert_eq!(
+            (d.verdict, d.group),
+            (Verdict::Disallow, Some("yandeximages")),
+            "{reading}"
+        );
+    }
+    // Nothing in the header names a group: the chain decides, as before.
+    let d = robots.decide_for(
+        Some("YandexBot/3.0"),
+        &["yandexbot", "yandex"],
+        false,
+        "/",
+        Reading::Rfc9309,
+    );
+    assert_eq!(d.group, Some("yandex"));
+    // Both Googlebot and Googlebot-Image in one header: the longest named token wins.
+    let robots = Robots::parse(
+        b"User-agent: Googlebot\nAllow: /\n\nUser-agent: Googlebot-Image\nDisallow: /\n",
+    );
+    let both = "Mozilla/5.0 (compatible; Googlebot/2.1) Googlebot-Image/1.0";
+    let d = robots.decide_for(
+        Some(both),
+        &["googlebot"],
+        false,
+        "/i.png",
+        Reading::Enforce,
+    );
+    assert_eq!(
+        (d.verdict, d.group),
+        (Verdict::Disallow, Some("googlebot-image"))
+    );
+    assert_eq!(
+        robots.crawl_delay_for(Some(both), &["googlebot"], false),
+        None
+    );
+}
+
 /// Deliberate deviation from §5 step 2: browser compatibility tokens are never candidates.
 #[test]
 fn group_from_header_never_takes_browser_tokens() {

@@ -75,21 +75,14 @@ fn check(vector: &Value, errata_used: &mut Vec<String>) -> Vec<String> {
         .unwrap_or_default();
     let token = vector["user_agent_token"].as_str().unwrap_or_default();
 
-    let mut chains = vec![(
-        "token",
-        std::iter::once(token)
-            .chain(fallbacks.iter().copied())
-            .collect::<Vec<_>>(),
-    )];
+    // Each source: the User-Agent header (its own product tokens come first, as the proxy asks)
+    // and the token chain.
+    let chain: Vec<&str> = std::iter::once(token)
+        .chain(fallbacks.iter().copied())
+        .collect();
+    let mut sources = vec![("token", None, chain)];
     if let Some(header) = vector["user_agent_header"].as_str() {
-        let derived = robots.group_from_header(header);
-        chains.push((
-            "header",
-            derived
-                .into_iter()
-                .chain(fallbacks.iter().copied())
-                .collect(),
-        ));
+        sources.push(("header", Some(header), fallbacks.clone()));
     }
     let fields = [
         ("expected", Reading::Rfc9309),
@@ -98,12 +91,12 @@ fn check(vector: &Value, errata_used: &mut Vec<String>) -> Vec<String> {
     ];
 
     let mut failures = Vec::new();
-    for (source, chain) in &chains {
+    for (source, header, chain) in &sources {
         for (field, reading) in fields {
             let Some(want) = vector[field].as_str() else {
                 continue;
             };
-            let got = robots.decide(chain, ignore_star, path, reading);
+            let got = robots.decide_for(*header, chain, ignore_star, path, reading);
             let erratum = ERRATA
                 .iter()
                 .find(|(eid, efield, _, _)| *eid == id && *efield == field);
