@@ -749,6 +749,22 @@ mod tests {
         );
     }
 
+    /// `robogate check --reading 1994`: a robot no catalog knows gets the substring match too.
+    #[test]
+    fn header_robot_gets_the_1994_substring_match() {
+        let p = policy(
+            "User-agent: *\nDisallow: /\n\nUser-agent: foo\nAllow: /\n",
+            Enforcement::default(),
+        );
+        let (d, r) = p.explain(&facts("/x", Some("FooBot/1.0")), Reading::Classic1994, true);
+        assert_eq!(d.verdict, Some(robots::Verdict::Allow));
+        assert_eq!(r.and_then(|r| r.group), Some("foo"));
+        assert_eq!(
+            p.decide(&facts("/x", Some("FooBot/1.0"))).outcome,
+            Outcome::Pass
+        );
+    }
+
     #[test]
     fn shorten_cuts_at_a_character_boundary() {
         assert_eq!(shorten("abc", 3), "abc");

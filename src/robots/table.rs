@@ -165,8 +165,13 @@ impl Table {
         best.map(|(_, group)| group)
     }
 
-    /// §6 (1994): the group of the first token that contains some key as a case-insensitive
-    /// substring; the longest such key wins (an exact match is always the longest), else `*`.
+    /// §6 (1994): "a case insensitive substring match of the name without version
+    /// information". The robot's names are its own product tokens from `user_agent` (the §5
+    /// step 2 candidates, version cut off): the longest key inside any of them wins. Then the
+    /// chain: the group of the first token that contains some key as a substring, the longest
+    /// such key winning (an exact match is always the longest). Else `*`. Header and chain are
+    /// read alike, so `User-agent: foo` names a `FooBot/1.0` that no catalog knows just as
+    /// `User-agent: bot` names Googlebot.
     pub fn select_substring<S: AsRef<str>>(
         &self,
         user_agent: Option<&str>,
@@ -176,7 +181,8 @@ impl Table {
         let Some(automaton) = &self.substrings else {
             return self.select_exact(user_agent, tokens, ignore_star);
         };
-        if let Some(group) = user_agent.and_then(|ua| self.find_in_header(ua)) {
+        if let Some(group) = user_agent.and_then(|ua| self.find_substring_in_header(automaton, ua))
+        {
             return Some(group);
         }
         tokens
@@ -189,6 +195,26 @@ impl Table {
                     .map(|found| self.named[found.pattern().as_usize()].1)
             })
             .or(if ignore_star { None } else { self.star })
+    }
+
+    /// The group of the longest key found inside any product-name candidate of a User-Agent
+    /// header (the first found of equal length). No allocation.
+    fn find_substring_in_header(&self, automaton: &AhoCorasick, user_agent: &str) -> Option<usize> {
+        if self.named.is_empty() {
+            return None;
+        }
+        let mut best: Option<(usize, usize)> = None;
+        for_each_candidate(user_agent, |candidate| {
+            let longest = automaton
+                .find_overlapping_iter(candidate)
+                .max_by_key(|found| (found.len(), std::cmp::Reverse(found.start())));
+            if let Some(found) = longest {
+                if best.is_none_or(|(len, _)| found.len() > len) {
+                    best = Some((found.len(), self.named[found.pattern().as_usize()].1));
+                }
+            }
+        });
+        best.map(|(_, group)| group)
     }
 
     /// The rules of a key's group (shared with every key named by the same groups).

@@ -254,6 +254,44 @@ fn own_header_token_before_catalog_chain() {
     );
 }
 
+/// §6: the 1994 substring match reached only catalog chains; a robot known only by its header
+/// (`FooBot/1.0`) got exact keys, so `User-agent: foo` did not name it.
+#[test]
+fn substring_match_reaches_header_tokens_in_1994() {
+    let robots = Robots::parse(b"User-agent: *\nDisallow: /\n\nUser-agent: foo\nAllow: /\n");
+    let none: &[&str] = &[];
+    let verdict = |reading| {
+        let d = robots.decide_for(Some("FooBot/1.0"), none, false, "/x", reading);
+        (d.verdict, d.group)
+    };
+    assert_eq!(verdict(Reading::Classic1994), (Verdict::Allow, Some("foo")));
+    assert_eq!(verdict(Reading::Rfc9309), (Verdict::Disallow, Some("*")));
+    assert_eq!(verdict(Reading::Enforce), (Verdict::Allow, Some("foo")));
+    // The same as for a catalog chain.
+    let d = robots.decide(&["foobot"], false, "/x", Reading::Classic1994);
+    assert_eq!(d.group, Some("foo"));
+    // The longest key inside any candidate wins; browser tokens are never searched.
+    let robots = Robots::parse(
+        b"User-agent: foo\nUser-agent: zilla\nDisallow: /\n\nUser-agent: barbaz\nAllow: /\n",
+    );
+    let d = robots.decide_for(
+        Some("Mozilla/5.0 (Foo/1; XBarBazBot/2)"),
+        none,
+        false,
+        "/x",
+        Reading::Classic1994,
+    );
+    assert_eq!(d.group, Some("barbaz"));
+    let d = robots.decide_for(
+        Some("Mozilla/5.0 (Linux; Android 10)"),
+        none,
+        false,
+        "/x",
+        Reading::Classic1994,
+    );
+    assert_eq!(d.group, None);
+}
+
 /// Deliberate deviation from §5 step 2: browser compatibility tokens are never candidates.
 #[test]
 fn group_from_header_never_takes_browser_tokens() {
