@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::agent::{for_each_candidate, AgentKey};
+use super::agent::{for_each_candidate, is_browser_token, AgentKey};
 use super::canon::{resolve_dot_segments, CanonicalPattern};
 use super::group::{crawl_delay, is_crawl_delay_key};
 use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES, MAX_LINE_BYTES};
@@ -18,19 +18,6 @@ use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES,
 /// (unless the crawler catalog's chains already give those robots the name: see [`Crawlers`]).
 const GENERIC_NAMES: &[&str] = &[
     "bot", "bots", "crawl", "crawler", "spider", "robot", "google", "bing", "yandex", "baidu",
-];
-
-/// Tokens of browsers' User-Agent headers (and of crawlers that mimic them) that no crawler
-/// uses as its name: a group key that is one of them comes from a whole User-Agent header
-/// pasted into a `User-agent:` line.
-const BROWSER_TOKENS: &[&str] = &[
-    "mozilla",
-    "applewebkit",
-    "khtml",
-    "gecko",
-    "chrome",
-    "safari",
-    "firefox",
 ];
 
 /// Keys of lines that are not directives of RFC 9309 but that some robots read (Yandex,
@@ -467,7 +454,7 @@ impl<'c> Linter<'c> {
                     "put every rule for `*` into one group".into(),
                 ),
             },
-            AgentKey::Named(name) if BROWSER_TOKENS.contains(&name.as_str()) => {
+            AgentKey::Named(name) if is_browser_token(name) => {
                 self.browser_token(number, value, name)
             }
             AgentKey::Named(name) if self.crawlers.substring_differs(name) => {
@@ -496,7 +483,7 @@ impl<'c> Linter<'c> {
         let written = token_as_written(&text, name);
         let mut robot = None;
         for_each_candidate(&text, |candidate| {
-            let browser = BROWSER_TOKENS.contains(&candidate.to_ascii_lowercase().as_str());
+            let browser = is_browser_token(candidate);
             if robot.is_none() && !browser && self.crawlers.is_robot_name(candidate) {
                 robot = Some(candidate.to_owned());
             }
