@@ -100,7 +100,7 @@ pub fn reload_once(
         }
         Ok(loaded) => {
             warn_restart_needed(running, &loaded.settings);
-            for w in &loaded.warnings {
+            for w in loaded.to_log() {
                 tracing::warn!(target: "reload", "{w}");
             }
             let generation = loaded.policy.generation;

@@ -90,7 +90,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    for w in &loaded.warnings {
+    for w in loaded.to_log() {
         tracing::warn!(target: "reload", "{w}");
     }
     let settings = loaded.settings;

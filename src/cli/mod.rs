@@ -136,13 +136,8 @@ fn config_check(path: &Path) -> ExitCode {
     match crate::config::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
-            // The lint findings below explain the lines the readings differ on; the load
-            // warnings that only repeat them are left out.
-            for w in loaded
-                .warnings
-                .iter()
-                .filter(|w| !crate::config::is_readings_differ_warning(w))
-            {
+            // `loaded.readings_differ` is left out: the lint findings below explain those lines.
+            for w in &loaded.warnings {
                 println!("warning: {w}");
             }
             if let Some(why) = &loaded.robots_fetch_failure {

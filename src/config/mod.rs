@@ -6,7 +6,7 @@ pub mod origin;
 pub mod raw;
 mod robots;
 
-pub use robots::{is_readings_differ_warning, lint as lint_robots};
+pub use robots::lint as lint_robots;
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
@@ -160,6 +160,17 @@ pub struct Loaded {
     /// Settings that load but are likely wrong, as `file:line: key: message`; logged when the
     /// policy goes live and printed by `config check`, which still passes.
     pub warnings: Vec<ConfigError>,
+    /// Lines of the live robots.txt that the two readings read differently, so that a rule there
+    /// is not enforced as written: logged like [`Loaded::warnings`] (see [`Loaded::to_log`]);
+    /// `config check` prints `robogate lint`'s fuller findings for them instead.
+    pub readings_differ: Vec<ConfigError>,
+}
+
+impl Loaded {
+    /// Every warning to log when the policy goes live.
+    pub fn to_log(&self) -> impl Iterator<Item = &ConfigError> {
+        self.warnings.iter().chain(&self.readings_differ)
+    }
 }
 
 /// Collects errors against one file, translating byte spans into line numbers.
@@ -169,6 +180,8 @@ struct Errors<'a> {
     list: Vec<ConfigError>,
     /// Problems that do not stop the load (see [`Loaded::warnings`]).
     warnings: Vec<ConfigError>,
+    /// See [`Loaded::readings_differ`].
+    readings_differ: Vec<ConfigError>,
 }
 
 impl<'a> Errors<'a> {
@@ -297,6 +310,7 @@ pub fn load_after(
         text: &text,
         list: read_errors,
         warnings: Vec::new(),
+        readings_differ: Vec::new(),
     };
     let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
     match compiled {
@@ -333,6 +347,7 @@ pub fn load_after(
                 files,
                 robots_fetch_failure: parts.robots_fetch_failure,
                 warnings: errors.warnings,
+                readings_differ: errors.readings_differ,
             })
         }
         _ => Err(ConfigErrors(errors.list)),
@@ -360,6 +375,7 @@ fn read_raw(
         text: &text,
         list: Vec::new(),
         warnings: Vec::new(),
+        readings_differ: Vec::new(),
     };
     let (raw, list) = match raw::parse_sections(&text) {
         Ok((raw, list)) => (Some(raw), list),
@@ -1218,7 +1234,13 @@ mod tests {
             "User-agent: Yandex\nDisallow: /x\n",
         )
         .unwrap();
-        let warnings = |conf: &Path| load(conf, 1).unwrap_or_else(|e| panic!("{e}")).warnings;
+        let warnings = |conf: &Path| {
+            load(conf, 1)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_log()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
             warnings(&conf).len(),
             1,
@@ -1246,7 +1268,7 @@ mod tests {
         let appended = format!("{shipped}\nSitemap: http://x.test/s.xml\nDisallow: /blog/\n");
         std::fs::write(&robots_txt, &appended).unwrap();
         let loaded = load(&conf, 1).map_err(|e| e.to_string()).unwrap();
-        let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+        let warnings: Vec<String> = loaded.to_log().map(ToString::to_string).collect();
         let line = appended.lines().count();
         assert_eq!(
             warnings,
@@ -1273,20 +1295,21 @@ mod tests {
         }
         std::fs::write(&robots_txt, many).unwrap();
         let loaded = load(&conf, 1).map_err(|e| e.to_string()).unwrap();
-        let lines: Vec<Option<usize>> = loaded.warnings.iter().map(|w| w.line).collect();
+        let lines: Vec<Option<usize>> = loaded.to_log().map(|w| w.line).collect();
         assert_eq!(lines, [Some(4), Some(5), Some(6), Some(7), Some(8), None]);
         assert!(
-            loaded.warnings[5]
+            loaded.readings_differ[5]
                 .message
                 .starts_with("and 2 more lines where the readings differ"),
             "{:?}",
-            loaded.warnings[5]
+            loaded.readings_differ[5]
         );
         std::fs::write(&robots_txt, shipped).unwrap();
         assert!(load(&conf, 1)
             .unwrap_or_else(|e| panic!("{e}"))
-            .warnings
-            .is_empty());
+            .to_log()
+            .next()
+            .is_none());
 
         // Generated text is named at robots.source.
         let generated = load_with(
@@ -1295,8 +1318,7 @@ mod tests {
         .map_err(|e| e.to_string())
         .unwrap();
         let warnings: Vec<String> = generated
-            .warnings
-            .iter()
+            .to_log()
             .map(|e| format!("{}: {}: {}", e.line.unwrap_or(0), e.key, e.message))
             .collect();
         assert_eq!(warnings.len(), 1, "{warnings:#?}");

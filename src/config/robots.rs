@@ -154,14 +154,6 @@ const READINGS_DIFFER_SHOWN: usize = 5;
 /// Why a line the readings differ on is not enforced as written.
 const READINGS_DIFFER_WHY: &str = "RFC 9309 and the 1994 standard read it differently and \
                                    robogate enforces only what both disallow";
-/// How [`readings_differ_warnings`] sums up the lines it does not name.
-const READINGS_DIFFER_MORE: &str = "more lines where the readings differ";
-
-/// True for the load warnings of [`readings_differ_warnings`], which repeat `robogate lint`'s
-/// "readings differ" findings (`config check` prints those findings instead).
-pub fn is_readings_differ_warning(warning: &ConfigError) -> bool {
-    warning.message.contains(READINGS_DIFFER_WHY) || warning.message.contains(READINGS_DIFFER_MORE)
-}
 
 /// Load warnings for the lines of the live robots.txt that the 1994 and RFC 9309 readings read
 /// differently (`robogate lint`'s "readings differ" findings): robogate enforces only what both
@@ -183,7 +175,6 @@ pub(super) fn readings_differ_warnings(
     if lines.is_empty() {
         return;
     }
-    const WHY: &str = READINGS_DIFFER_WHY;
     let source = raw.source.get_ref().as_str();
     // A file's lines are named in the file; generated or fetched text at robots.source.
     let (at, what, lint) = match (source, robots.files.first()) {
@@ -212,12 +203,12 @@ pub(super) fn readings_differ_warnings(
         .map(|&line| match what {
             None => ConfigError {
                 line: Some(line as usize),
-                message: format!("this line is not enforced as written: {WHY} ({lint})"),
+                message: format!("this line is not enforced as written: {READINGS_DIFFER_WHY} ({lint})"),
                 ..at.clone()
             },
             Some(text) => ConfigError {
                 message: format!(
-                    "line {line} of {text} is not enforced as written: {WHY} ({lint})"
+                    "line {line} of {text} is not enforced as written: {READINGS_DIFFER_WHY} ({lint})"
                 ),
                 ..at.clone()
             },
@@ -226,13 +217,13 @@ pub(super) fn readings_differ_warnings(
     if lines.len() > READINGS_DIFFER_SHOWN {
         warnings.push(ConfigError {
             message: format!(
-                "and {} {READINGS_DIFFER_MORE} ({lint})",
+                "and {} more lines where the readings differ ({lint})",
                 lines.len() - READINGS_DIFFER_SHOWN
             ),
             ..at
         });
     }
-    errors.warnings.extend(warnings);
+    errors.readings_differ = warnings;
 }
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
