@@ -170,53 +170,42 @@ mod tests {
         );
     }
 
-    /// SIGINT stops the runtimes without telling the services to stop: a listener's accept
-    /// loop ends when the server (the sender of the shutdown watch) is gone. Not a failure.
-    #[test]
-    fn a_service_that_ends_with_its_server_is_not_a_failure() {
+    /// Runs the admin service, listening on `address`, supervised until it ends: `server_gone`
+    /// drops the shutdown watch's sender first (as a SIGINT does). Returns the failure reported.
+    fn run_supervised(address: &str, server_gone: bool) -> Option<String> {
         let mut admin = Service::new(
             "robogate admin".to_string(),
             Admin {
                 ready: Default::default(),
             },
         );
-        admin.add_tcp("127.0.0.1:0");
+        admin.add_tcp(address);
         let (report, reported) = std::sync::mpsc::channel();
         let failed: OnFailure = Arc::new(move |why| report.send(why).unwrap());
         let mut service = Supervised::new(admin, Vec::new(), failed);
-        let (server_gone, shutdown) = tokio::sync::watch::channel(false);
-        drop(server_gone);
+        let (server, shutdown) = tokio::sync::watch::channel(false);
+        let _server = (!server_gone).then_some(server); // `None`: the sender is dropped here
         let (ready, _) = tokio::sync::watch::channel(false);
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap()
             .block_on(service.start_service(None, shutdown, 1, ServiceReadyNotifier::new(ready)));
-        assert_eq!(reported.try_recv().ok(), None);
+        reported.try_recv().ok()
+    }
+
+    /// SIGINT stops the runtimes without telling the services to stop: a listener's accept
+    /// loop ends when the server (the sender of the shutdown watch) is gone. Not a failure.
+    #[test]
+    fn a_service_that_ends_with_its_server_is_not_a_failure() {
+        assert_eq!(run_supervised("127.0.0.1:0", true), None);
     }
 
     /// The path pingora takes when a listener cannot be bound (its `expect` on building the
     /// listeners panics in the service): the panic is reported, not left in a dead thread.
     #[test]
     fn a_service_that_cannot_start_its_listener_is_reported() {
-        let mut admin = Service::new(
-            "robogate admin".to_string(),
-            Admin {
-                ready: Default::default(),
-            },
-        );
-        admin.add_tcp("no address at all");
-        let (report, reported) = std::sync::mpsc::channel();
-        let failed: OnFailure = Arc::new(move |why| report.send(why).unwrap());
-        let mut service = Supervised::new(admin, Vec::new(), failed);
-        let (_stop, shutdown) = tokio::sync::watch::channel(false);
-        let (ready, _) = tokio::sync::watch::channel(false);
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(service.start_service(None, shutdown, 1, ServiceReadyNotifier::new(ready)));
-        let why = reported.try_recv().expect("the failure is reported");
+        let why = run_supervised("no address at all", false).expect("the failure is reported");
         assert!(
             why.starts_with("service 'robogate admin' failed: Failed to build listeners"),
             "{why}"
