@@ -94,27 +94,23 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         tracing::warn!(target: "reload", "{w}");
     }
     let settings = loaded.settings;
-    // Bound here, both held at once, and handed to pingora's services (which never bind).
-    let public = match supervise::bind("server.listen", settings.listen, &[]) {
-        Ok(listener) => listener,
+    // Listeners bound here, both held at once, and handed to pingora's services (which never
+    // bind); then the pid file.
+    let started = (|| {
+        let public = supervise::bind("server.listen", settings.listen, &[])?;
+        let admin = supervise::bind("admin.listen", settings.admin_listen, &[&public])?;
+        if let Some(path) = &settings.pid_file {
+            exit.write_pid_file(path)?;
+        }
+        Ok::<_, String>((public, admin))
+    })();
+    let (public, admin_listener) = match started {
+        Ok(listeners) => listeners,
         Err(message) => {
             eprintln!("robogate: {message}");
             return ExitCode::from(1);
         }
     };
-    let admin_listener = match supervise::bind("admin.listen", settings.admin_listen, &[&public]) {
-        Ok(listener) => listener,
-        Err(message) => {
-            eprintln!("robogate: {message}");
-            return ExitCode::from(1);
-        }
-    };
-    if let Some(path) = &settings.pid_file {
-        if let Err(message) = exit.write_pid_file(path) {
-            eprintln!("robogate: {message}");
-            return ExitCode::from(1);
-        }
-    }
     let failed: OnFailure = {
         let exit = exit.clone();
         Arc::new(move |why: String| {
