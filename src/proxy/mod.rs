@@ -130,7 +130,7 @@ struct Asked {
 impl Drop for RequestCtx {
     fn drop(&mut self) {
         if let Some(asked) = self.asked.take() {
-            record_cut(self, &asked);
+            record(self, &asked, End::Cut);
         }
     }
 }
@@ -365,53 +365,47 @@ impl ProxyHttp for Gate {
     }
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
-        ctx.asked = None;
-        record(session, e, ctx);
+        if let Some(asked) = ctx.asked.take() {
+            let status = session.response_written().map_or(0, |r| r.status.as_u16());
+            record(ctx, &asked, End::Answered { status, error: e });
+        }
     }
 }
 
-/// Counts and logs a request that ended without reaching the `logging` hook: its task was
-/// dropped, at the end of the grace period, while it was still in flight. A warning, with action
-/// `error` and status 0 (whatever part of an answer the client got was cut).
-fn record_cut(ctx: &RequestCtx, asked: &Asked) {
-    let elapsed = ctx.started.elapsed();
-    let (Some(policy), Some(d)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) else {
-        return;
-    };
-    let class = d.class.as_str();
-    METRICS.requests.with_label_values(&[class, "error"]).inc();
-    metrics::observe_duration(class, "error", elapsed.as_secs_f64());
-    tracing::warn!(
-        target: "access",
-        client = %ctx.client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
-        method = %asked.method,
-        path = %asked.uri,
-        status = 0,
-        class,
-        agent = policy.agent_name(d).unwrap_or("-"),
-        verdict = d.verdict.map_or("-", |v| v.as_str()),
-        action = "error",
-        robots_line = d.robots_line.unwrap_or(0),
-        generation = policy.generation,
-        duration_ms = elapsed.as_secs_f64() * 1000.0,
-        "cut: still in flight when robogate stopped"
-    );
+/// How a request ended, for its access-log line.
+enum End<'e> {
+    /// Answered (the `logging` hook): the status written, and the error that ended it, if any.
+    Answered {
+        status: u16,
+        error: Option<&'e Error>,
+    },
+    /// Its task was dropped at the end of the grace period while it was still in flight: logged
+    /// as a warning, with action `error` and status 0 (whatever part of an answer the client got
+    /// was cut).
+    Cut,
 }
 
 /// Counts the request once and writes its access-log line.
-fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
+fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let elapsed = ctx.started.elapsed();
     let (Some(policy), Some(d)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) else {
         return;
     };
     let class = d.class.as_str();
-    let action = match (e, d.outcome) {
-        (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit)
-            if ctx.upstream_error.is_some() =>
-        {
-            "error"
-        }
-        (_, outcome) => outcome.as_str(),
+    let cut = matches!(end, End::Cut);
+    let (status, action) = match end {
+        End::Cut => (0, "error"),
+        End::Answered { status, error } => (
+            status,
+            match (error, d.outcome) {
+                (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit)
+                    if ctx.upstream_error.is_some() =>
+                {
+                    "error"
+                }
+                (_, outcome) => outcome.as_str(),
+            },
+        ),
     };
     let agent = policy.agent_name(d);
     let agent_label = agent.unwrap_or(metrics::OTHER_AGENT);
@@ -433,21 +427,28 @@ fn record(session: &Session, e: Option<&Error>, ctx: &RequestCtx) {
             .with_label_values(&[agent_label, category, verdict.as_str()])
             .inc();
     }
-    let req = session.req_header();
-    let status = session.response_written().map_or(0, |r| r.status.as_u16());
-    let client = ctx.client.or_else(|| peer_ip(session));
-    tracing::info!(
-        target: "access",
-        client = %client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
-        method = %req.method,
-        path = %req.uri,
-        status,
-        class,
-        agent = agent.unwrap_or("-"),
-        verdict = d.verdict.map_or("-", |v| v.as_str()),
-        action,
-        robots_line = d.robots_line.unwrap_or(0),
-        generation = policy.generation,
-        duration_ms = elapsed.as_secs_f64() * 1000.0,
-    );
+    macro_rules! access_line {
+        ($level:ident $(, $message:literal)?) => {
+            tracing::$level!(
+                target: "access",
+                client = %ctx.client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
+                method = %asked.method,
+                path = %asked.uri,
+                status,
+                class,
+                agent = agent.unwrap_or("-"),
+                verdict = d.verdict.map_or("-", |v| v.as_str()),
+                action,
+                robots_line = d.robots_line.unwrap_or(0),
+                generation = policy.generation,
+                duration_ms = elapsed.as_secs_f64() * 1000.0,
+                $($message)?
+            )
+        };
+    }
+    if cut {
+        access_line!(warn, "cut: still in flight when robogate stopped");
+    } else {
+        access_line!(info);
+    }
 }
