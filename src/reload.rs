@@ -216,10 +216,10 @@ impl Watches {
     /// Makes the watches exactly [`folders`]`(files)`, resolving the symlinks again: a folder
     /// no longer wanted (a link now points elsewhere) is unwatched, one replaced by a new folder
     /// of the same name is watched again, a new one is watched; a folder that cannot be watched
-    /// is logged and tried again next time. Returns whether a folder is watched that was not.
-    fn sync(&mut self, files: &[PathBuf]) -> bool {
+    /// is logged and tried again next time.
+    fn sync(&mut self, files: &[PathBuf]) {
         let Some(watcher) = self.watcher.as_mut() else {
-            return false;
+            return;
         };
         let wanted = folders(files);
         for (dir, id) in std::mem::take(&mut self.watched) {
@@ -230,7 +230,6 @@ impl Watches {
                 tracing::debug!(target: "reload", "unwatch {}: {e}", dir.display());
             }
         }
-        let mut added = false;
         for dir in wanted {
             if self.watched.contains_key(&dir) {
                 continue;
@@ -239,12 +238,10 @@ impl Watches {
             match watcher.watch(&dir, RecursiveMode::NonRecursive) {
                 Ok(()) => {
                     self.watched.insert(dir, id);
-                    added = true;
                 }
                 Err(e) => tracing::warn!(target: "reload", "cannot watch {}: {e}", dir.display()),
             }
         }
-        added
     }
 }
 
@@ -415,16 +412,24 @@ mod tests {
         };
         let files = [d.join("etc/robots.txt")];
         let watched = |w: &Watches| w.watched.keys().cloned().collect::<Vec<_>>();
-        assert!(w.sync(&files));
+        w.sync(&files);
         assert_eq!(watched(&w), [d.join("etc"), d.join("site")]);
-        assert!(!w.sync(&files), "nothing new");
+        let before = w.watched.clone();
+        w.sync(&files);
+        assert_eq!(w.watched, before, "nothing new");
         std::fs::rename(d.join("etc/robots.txt"), d.join("old")).unwrap();
         symlink("../site2/robots.txt", d.join("etc/robots.txt")).unwrap();
-        assert!(w.sync(&files));
+        w.sync(&files);
         assert_eq!(watched(&w), [d.join("etc"), d.join("site2")]);
+        let old_site2 = w.watched[&d.join("site2")];
         std::fs::remove_dir(d.join("site2")).unwrap();
         std::fs::create_dir(d.join("site2")).unwrap();
-        assert!(w.sync(&files), "the new site2 is watched");
+        w.sync(&files);
         assert_eq!(watched(&w), [d.join("etc"), d.join("site2")]);
+        assert_ne!(
+            w.watched[&d.join("site2")],
+            old_site2,
+            "the new site2 is watched"
+        );
     }
 }
