@@ -35,21 +35,21 @@ impl TrustedProxies {
     /// `X-Forwarded-For` field values (in the order received). The peer itself unless it is
     /// trusted; then the rightmost listed address that is not trusted, or the leftmost listed one
     /// if all are. An unreadable entry stops the walk at the hop that wrote it.
-    pub fn client<'a>(
-        &self,
-        peer: IpAddr,
-        forwarded_for: impl IntoIterator<Item = &'a [u8]>,
-    ) -> IpAddr {
+    pub fn client<'a, I>(&self, peer: IpAddr, forwarded_for: I) -> IpAddr
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+        I::IntoIter: DoubleEndedIterator,
+    {
         let peer = canonical(peer);
         if self.0.is_empty() || !self.contains(peer) {
             return peer;
         }
-        let entries: Vec<&[u8]> = forwarded_for
+        let from_the_right = forwarded_for
             .into_iter()
-            .flat_map(|value| value.split(|b| *b == b','))
-            .collect();
+            .rev()
+            .flat_map(|value| value.rsplit(|b| *b == b','));
         let mut client = peer;
-        for entry in entries.iter().rev() {
+        for entry in from_the_right {
             let Some(ip) = parse_entry(entry) else {
                 break;
             };
