@@ -157,13 +157,12 @@ fn config_check(path: &Path) -> ExitCode {
                 } else {
                     ""
                 };
-                println!(
-                    "warning: {}: {w}{not_enforced}",
-                    loaded
-                        .files
-                        .get(1)
-                        .map_or(String::new(), |f| f.display().to_string())
-                );
+                let served = match &loaded.robots_file {
+                    Some(file) => file.display().to_string(),
+                    None if p.robots_origin.is_some() => "the origin's robots.txt".into(),
+                    None => "the generated robots.txt".into(),
+                };
+                println!("warning: {served}: {w}{not_enforced}");
             }
             println!(
                 "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, enforce mode {})",

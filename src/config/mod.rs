@@ -157,6 +157,9 @@ pub struct Loaded {
     /// `source = "origin"`: why this load could not fetch the origin's robots.txt (5xx or no
     /// answer), if it could not; the served file is then the last good copy or complete disallow.
     pub robots_fetch_failure: Option<String>,
+    /// `source = "file"`: the robots.txt file served (the others serve generated or fetched
+    /// text).
+    pub robots_file: Option<PathBuf>,
     /// Settings that load but are likely wrong, as `file:line: key: message`; logged when the
     /// policy goes live and printed by `config check`, which still passes.
     pub warnings: Vec<ConfigError>,
@@ -346,6 +349,7 @@ pub fn load_after(
                 },
                 files,
                 robots_fetch_failure: parts.robots_fetch_failure,
+                robots_file: parts.robots_file,
                 warnings: errors.warnings,
                 readings_differ: errors.readings_differ,
             })
@@ -413,6 +417,7 @@ struct Parts {
     upstream: Upstream,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
+    robots_file: Option<PathBuf>,
 }
 
 fn compile(
@@ -480,6 +485,10 @@ fn compile(
     if let Some((classifier, _)) = &classifier {
         robots::readings_differ_warnings(&raw.robots, &robots, classifier, errors);
     }
+    let robots_file = match raw.robots.source.get_ref().as_str() {
+        "file" => robots.files.first().cloned(),
+        _ => None,
+    };
     let mut files = robots.files;
     files.extend(agents_file);
     Some((
@@ -496,6 +505,7 @@ fn compile(
             upstream: upstream?,
             files,
             robots_fetch_failure: robots.fetch_failure,
+            robots_file,
         },
     ))
 }

@@ -584,3 +584,28 @@ fn config_check_reports_a_line_the_readings_differ_on_once() {
         about_line_4[0]
     );
 }
+
+/// `config check` named lint findings on a generated robots.txt after an empty file name
+/// (`warning: : line 27: …`): the served text is now named for what it is.
+#[test]
+fn config_check_names_the_generated_robots_txt_in_its_lint_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = config_check(
+        dir.path(),
+        "[origin]\naddress = \"127.0.0.1:1\"\n\n[robots]\nsource = \"generate\"\n\n\
+         [[robots.group]]\nagents = [\"bot\"]\ndisallow = [\"/\"]\n",
+    );
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    let findings: Vec<&str> = check
+        .stdout
+        .lines()
+        .filter(|l| l.contains("readings differ"))
+        .collect();
+    assert!(!findings.is_empty(), "{}", check.stdout);
+    for line in findings {
+        assert!(
+            line.starts_with("warning: the generated robots.txt: line "),
+            "{line}"
+        );
+    }
+}
