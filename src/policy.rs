@@ -211,12 +211,19 @@ impl Policy {
             return Vec::new();
         }
         let path = robots::canonicalize_request(target);
+        // The page the origin serves, however the request spelled it (robots-spec-notes §H1).
+        let decoded = robots::separator_decoded(&path);
         self.x_robots_tags
             .iter()
             .filter(|tag| {
                 tag.agents.is_empty() || decision.agent.is_some_and(|a| tag.agents.contains(&a))
             })
-            .filter(|tag| tag.pattern.matches(path.as_bytes()))
+            .filter(|tag| {
+                tag.pattern.matches(path.as_bytes())
+                    || decoded
+                        .as_ref()
+                        .is_some_and(|d| tag.pattern.matches(d.as_bytes()))
+            })
             .map(|tag| &tag.value)
             .collect()
     }

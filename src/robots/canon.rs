@@ -100,6 +100,44 @@ pub fn canonicalize_request_owned(target: &str) -> String {
     ascii_to_string(out)
 }
 
+/// The same request as an origin that decodes encoded path separators serves it (hardening
+/// beyond RFC 9309, `docs/robots-spec-notes.md` §H1): in the path part of a `canonical`
+/// request, `%2F`, `%5C` and `\` become `/` (nginx, Apache with `AllowEncodedSlashes`, most
+/// application frameworks decode `%2F`; IIS and other Windows servers read `\` as `/`), then
+/// `//` runs are merged and the dot segments that decoding exposes are removed. The query is
+/// kept as it is. `None`, without allocating, when the path holds none of them: the request
+/// has only one reading.
+pub fn separator_decoded(canonical: &str) -> Option<String> {
+    let (path, query) = split_query(canonical.as_bytes());
+    let separator_at = |i: usize| match path[i] {
+        b'\\' => Some(1),
+        b'%' if matches!(path.get(i + 1..i + 3), Some(b"2F" | b"5C")) => Some(3),
+        _ => None,
+    };
+    memchr::memchr2_iter(b'%', b'\\', path).find(|&i| separator_at(i).is_some())?;
+    let mut out = Vec::with_capacity(canonical.len());
+    let mut i = 0;
+    while i < path.len() {
+        match separator_at(i) {
+            Some(len) => {
+                out.push(b'/');
+                i += len;
+            }
+            None => {
+                out.push(path[i]);
+                i += 1;
+            }
+        }
+    }
+    merge_slashes(&mut out);
+    let mut out = remove_dot_segments(&out);
+    if let Some(query) = query {
+        out.push(b'?');
+        out.extend_from_slice(query);
+    }
+    Some(ascii_to_string(out))
+}
+
 /// True iff [`canonicalize_request_owned`] would return `target` unchanged.
 fn is_canonical_request(target: &[u8]) -> bool {
     if target.first() != Some(&b'/') {
@@ -404,6 +442,32 @@ mod tests {
         pat_space: "/a b" => "/a%20b", false;
         pat_stray_percent: "/100%" => "/100%25", false;
         pat_query_slashes_kept: "/a?x=//y" => "/a?x=//y", false;
+    }
+
+    /// `decoded!(canonical request => separator-decoded reading)`.
+    macro_rules! decoded {
+        ($($name:ident: $input:expr => $want:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let canonical = canonicalize_request($input);
+                assert_eq!(separator_decoded(&canonical).as_deref(), $want, "input {:?}", $input);
+            }
+        )*};
+    }
+
+    decoded! {
+        sep_none_without_separators: "/private/report.html" => None;
+        sep_encoded_slash: "/private%2Freport.html" => Some("/private/report.html");
+        sep_encoded_slash_lower_case: "/private%2freport.html" => Some("/private/report.html");
+        sep_leading_encoded_slash: "/%2Fprivate/x" => Some("/private/x");
+        sep_exposes_dot_dot: "/public/..%2Fprivate/x" => Some("/private/x");
+        sep_encoded_dots_and_slash: "/public/%2E%2E%2Fprivate/x" => Some("/private/x");
+        sep_absolute_form: "http://h/private%2Fx" => Some("/private/x");
+        sep_backslash_encoded: "/public%5C..%5Cprivate" => Some("/private");
+        sep_backslash_literal: "/public\\..\\private" => Some("/private");
+        sep_query_untouched: "/a%2Fb?x=%2F.." => Some("/a/b?x=%2F..");
+        sep_only_in_query: "/a?x=%2F" => None;
+        sep_escaped_percent_is_not_a_separator: "/a%252Fb" => None;
     }
 
     #[test]

@@ -29,7 +29,9 @@ mod table;
 use std::fmt;
 use std::str::FromStr;
 
-pub use canon::{canonicalize_request, canonicalize_request_owned, CanonicalPattern};
+pub use canon::{
+    canonicalize_request, canonicalize_request_owned, separator_decoded, CanonicalPattern,
+};
 pub use lint::{lint, LintWarning};
 pub use model::{merge, render_groups, GroupSpec, RuleSpec};
 pub use parse::{within_size_limit, MAX_FILE_BYTES, MAX_LINE_BYTES};
@@ -221,7 +223,7 @@ impl Robots {
             match reading {
                 Reading::Rfc9309 => self.decide_rfc(&asker, target),
                 Reading::Classic1994 => self.decide_classic(&asker, target),
-                Reading::Enforce => self.decide_enforce(&asker, target),
+                Reading::Enforce => self.decide_enforce_any_spelling(&asker, &canonical),
             }
         };
         Decision {
@@ -255,6 +257,31 @@ impl Robots {
         match table.evaluate(classic_group, path) {
             classic if classic.verdict == Verdict::Allow => classic,
             _ => rfc,
+        }
+    }
+
+    /// [`Reading::Enforce`] hardened against origins that decode encoded separators
+    /// (`docs/robots-spec-notes.md` §H1): disallowed if either the RFC 9309 canonical path or
+    /// its [`separator_decoded`] reading is; the first disallowing reading is reported.
+    fn decide_enforce_any_spelling<S: AsRef<str>>(
+        &self,
+        asker: &Asker<'_, S>,
+        canonical: &str,
+    ) -> Outcome<'_> {
+        let first = self.decide_enforce(asker, canonical.as_bytes());
+        if first.verdict.is_disallowed() {
+            return first;
+        }
+        match separator_decoded(canonical) {
+            Some(decoded) if !is_robots_txt(decoded.as_bytes()) => {
+                let second = self.decide_enforce(asker, decoded.as_bytes());
+                if second.verdict.is_disallowed() {
+                    second
+                } else {
+                    first
+                }
+            }
+            _ => first,
         }
     }
 

@@ -69,7 +69,15 @@ decides! {
     s4_dot_dot: "User-agent: *\nDisallow: /private\n", ["foobot"], "/a/../private" => D, D, D;
     s4_encoded_dot_dot: "User-agent: *\nDisallow: /private\n", ["foobot"], "/a/%2E%2E/private" => D, D, D;
     s4_dot_dot_leaves_prefix: "User-agent: *\nDisallow: /private\n", ["foobot"], "/private/../public" => A, A, A;
-    s4_encoded_slash_not_separator: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/private%2Fdata" => A, A, A;
+    s4_encoded_slash_not_separator: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/private%2Fdata" => A, A, D;
+    s4_encoded_slash_leading: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/%2Fprivate/data" => A, A, D;
+    s4_encoded_slash_exposes_dot_dot: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/public/..%2Fprivate/data" => A, A, D;
+    s4_encoded_dots_and_slash: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/public/%2E%2E%2Fprivate/data" => A, A, D;
+    s4_encoded_backslash: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/private%5Cdata" => A, A, D;
+    s4_encoded_slash_absolute_form: "User-agent: *\nDisallow: /private/\n", ["foobot"], "http://h/private%2Fdata" => A, A, D;
+    s4_encoded_slash_allowed_both_ways: "User-agent: *\nDisallow: /private/\n", ["foobot"], "/public%2Fdata" => A, A, A;
+    s4_encoded_slash_allow_rule_decoded: "User-agent: *\nDisallow: /\nAllow: /public/\n", ["foobot"], "/public%2Fdata" => D, D, D;
+    s4_encoded_slash_to_robots_txt: "User-agent: *\nDisallow: /private\n", ["foobot"], "/private%2F..%2Frobots.txt" => D, D, D;
     s4_lower_hex: "User-agent: *\nDisallow: /a%2fb\n", ["foobot"], "/a%2Fb" => D, D, D;
     s4_encoded_star_literal: "User-agent: *\nDisallow: /a%2A\n", ["foobot"], "/a*" => D, D, D;
     s4_literal_star_in_request: "User-agent: *\nDisallow: /a%2A\n", ["foobot"], "/ab" => A, A, A;

@@ -393,6 +393,37 @@ fn check_prints_verdict_group_and_line() {
 }
 
 #[test]
+fn check_refuses_encoded_slashes_as_the_proxy_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, DEFAULT_ROBOTS).unwrap();
+    let check = |reading: &str| {
+        let o = run(&[
+            "check",
+            "--robots",
+            robots.to_str().unwrap(),
+            "-A",
+            "Wget/1.21",
+            "--reading",
+            reading,
+            "/private%2Freport.html",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let enforced = check("enforce");
+    assert!(
+        enforced.starts_with("disallow /private%2Freport.html group * line 6"),
+        "{enforced}"
+    );
+    let rfc = check("rfc9309");
+    assert!(
+        rfc.starts_with("allow "),
+        "RFC 9309 alone keeps %2F apart: {rfc}"
+    );
+}
+
+#[test]
 fn check_with_config_shows_class_and_action() {
     let conf = repo().join("conf/robogate.toml");
     let o = run(&[

@@ -170,6 +170,60 @@ fn decides_on_the_canonical_path_whatever_the_spelling() {
     );
 }
 
+/// Spellings of `/private/report.html` that nginx serves as that page because it decodes `%2F`
+/// (and then removes the dot segments that exposes); RFC 9309 matching reads them as other paths.
+const ENCODED_SLASH_SPELLINGS: &[&str] = &[
+    "/private%2Freport.html",
+    "/private%2freport.html",
+    "/%2Fprivate/report.html",
+    "/blog/..%2Fprivate/report.html",
+    "/blog/%2E%2E%2Fprivate/report.html",
+];
+
+#[test]
+fn encoded_slashes_do_not_reach_what_nginx_would_serve() {
+    let nginx = Nginx::start();
+    for target in ENCODED_SLASH_SPELLINGS {
+        let direct = get(nginx.addr, target, Some(WGET)).unwrap();
+        assert!(
+            direct.status == 200 && direct.text().contains("Private report"),
+            "the test needs an origin that serves {target} as the private page: {} {}",
+            direct.status,
+            direct.text()
+        );
+    }
+    let rg = Robogate::start(nginx.addr, DEFAULT_ROBOTS, "");
+    for target in ENCODED_SLASH_SPELLINGS {
+        let r = get(rg.addr, target, Some(WGET)).unwrap();
+        assert_eq!(r.status, 403, "{target} must be blocked: {}", r.text());
+        assert!(
+            r.text().contains("line 6: Disallow: /private/"),
+            "{target}: {}",
+            r.text()
+        );
+        let browser = get(rg.addr, target, Some(FIREFOX)).unwrap();
+        assert_eq!(browser.status, 200, "{target}: browsers still pass");
+    }
+    let absolute = format!(
+        "GET http://{}/private%2Freport.html HTTP/1.1\r\nHost: {}\r\nUser-Agent: {WGET}\r\nConnection: close\r\n\r\n",
+        rg.addr, rg.addr
+    );
+    assert_eq!(
+        send_raw(rg.addr, absolute.as_bytes(), false)
+            .unwrap()
+            .status,
+        403,
+        "absolute-form"
+    );
+    assert_eq!(
+        get(rg.addr, "/blog%2Ffirst-post.html", Some(WGET))
+            .unwrap()
+            .status,
+        200,
+        "an encoded slash in an allowed path still passes"
+    );
+}
+
 #[test]
 fn forwards_origin_form_with_host_and_forwarding_headers() {
     let (origin, rg) = gate();

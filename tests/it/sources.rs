@@ -434,6 +434,8 @@ fn x_robots_tag_is_added_on_canonical_paths_and_for_chosen_agents() {
         "/private/report.html",
         "/%70rivate/report.html",
         "//private/report.html",
+        // Served as /private/report.html by origins that decode %2F.
+        "/private%2Freport.html",
     ] {
         let r = get(rg.addr, target, Some(FIREFOX)).unwrap();
         assert_eq!(

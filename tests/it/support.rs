@@ -82,6 +82,101 @@ impl Drop for Origin {
     }
 }
 
+/// nginx serving the demo site's pages as static files: a production origin, which decodes what
+/// the demo origin does not (`%2F` is a `/` to nginx). Killed on drop.
+pub struct Nginx {
+    pub addr: SocketAddr,
+    child: Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    /// Starts nginx on a free loopback port (tried again on another port if that one was taken
+    /// meanwhile). Panics with nginx's error log if it cannot start.
+    pub fn start() -> Nginx {
+        let dir = tempfile::tempdir().expect("nginx temp dir");
+        let www = dir.path().join("www");
+        for (path, title, body) in demo_origin::PAGES {
+            let file = if path.ends_with('/') {
+                format!("{path}index.html")
+            } else {
+                path.to_string()
+            };
+            let file = www.join(file.trim_start_matches('/'));
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, format!("<title>{title}</title>{body}")).unwrap();
+        }
+        std::fs::write(www.join("robots.txt"), demo_origin::ORIGIN_ROBOTS).unwrap();
+        let mut last_error = String::new();
+        for _ in 0..5 {
+            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            let conf = dir.path().join("nginx.conf");
+            let d = dir.path().display();
+            std::fs::write(
+                &conf,
+                format!(
+                    "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
+                     error_log {d}/error.log;\nevents {{ worker_connections 256; }}\n\
+                     http {{\n access_log off;\n client_body_temp_path {d}/body;\n\
+                     proxy_temp_path {d}/proxy;\n fastcgi_temp_path {d}/fastcgi;\n\
+                     uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
+                     server {{ listen {addr}; root {d}/www; }}\n}}\n"
+                ),
+            )
+            .unwrap();
+            let mut child = Command::new(nginx_binary())
+                .arg("-p")
+                .arg(dir.path())
+                .arg("-e")
+                .arg(dir.path().join("error.log"))
+                .arg("-c")
+                .arg(&conf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("nginx is installed (bash .ci/deps installs nginx-light)");
+            let started = Instant::now();
+            let up = loop {
+                if TcpStream::connect(addr).is_ok() {
+                    break true;
+                }
+                if child.try_wait().ok().flatten().is_some() || started.elapsed() > DEADLINE {
+                    break false;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            };
+            if up {
+                return Nginx {
+                    addr,
+                    child,
+                    _dir: dir,
+                };
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            last_error = std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default();
+        }
+        panic!("nginx did not start: {last_error}");
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// nginx is in /usr/sbin, which a non-root PATH may lack.
+fn nginx_binary() -> PathBuf {
+    let sbin = PathBuf::from("/usr/sbin/nginx");
+    if sbin.exists() {
+        sbin
+    } else {
+        PathBuf::from("nginx")
+    }
+}
+
 /// A raw HTTP/1.x origin answering every request with `response` and closing (for HTTP/1.0
 /// origins and other odd upstreams).
 pub fn raw_origin(response: &'static str) -> SocketAddr {
