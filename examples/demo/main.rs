@@ -1,5 +1,6 @@
-//! Quick start: the demo origin on 127.0.0.1:8000 and robogate in front of it on :8080 with the
-//! shipped `conf/` (admin on 127.0.0.1:9090).
+//! Quick start: the demo origin on 127.0.0.1:8000 and robogate in front of it with the shipped
+//! `conf/` (public :8080, admin 127.0.0.1:8099; another `--config` may say otherwise, and
+//! robogate's "robogate starting" line names the addresses it actually bound).
 //!
 //!     cargo run --example demo
 //!     curl -A 'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0' localhost:8080/
@@ -35,7 +36,6 @@ fn main() -> ExitCode {
             origin::serve(listener).await
         });
     });
-    eprintln!("demo origin serving on http://{origin_addr}; robogate on http://localhost:8080 (admin http://127.0.0.1:9090/metrics)");
     let mut args = vec!["robogate".to_string()];
     args.extend(std::env::args().skip(1));
     if !args.iter().any(|a| a == "--config" || a == "-c") {
@@ -44,5 +44,8 @@ fn main() -> ExitCode {
             concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml").into(),
         ]);
     }
+    // robogate's own addresses come from its config: it says where it listens once both
+    // listeners are bound (its "robogate starting" line), or why it could not.
+    eprintln!("demo origin serving on http://{origin_addr}; starting robogate");
     robogate::cli::run(robogate::cli::Cli::parse_from(args))
 }

@@ -113,7 +113,7 @@ pub struct RawAdmin {
 impl Default for RawAdmin {
     fn default() -> Self {
         RawAdmin {
-            listen: Spanned::new(0..0, "127.0.0.1:9090".to_string()),
+            listen: Spanned::new(0..0, "127.0.0.1:8099".to_string()),
         }
     }
 }
