@@ -1,18 +1,20 @@
 //! Crawl-delay admission: at most one request per delay for each (agent, client IP).
 //!
 //! An exact map (not a sketch) from key to the instant the next request is welcome, sharded to
-//! keep lock hold times short, with expiry and a hard bound on entries. Pure: the caller passes
-//! `now`.
+//! keep lock hold times short, with expiry and a hard bound on entries across all shards. Pure:
+//! the caller passes `now`.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const SHARDS: usize = 16;
 
-/// Who is being paced: a robot (hash of its agent name or token) from one client address.
+/// Who is being paced: a robot (hash of its agent name or product token) from one client
+/// address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
     pub agent: u64,
@@ -20,9 +22,12 @@ pub struct Key {
 }
 
 impl Key {
+    /// `agent` is compared ASCII case-insensitively.
     pub fn new(agent: &str, ip: IpAddr) -> Key {
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        agent.to_ascii_lowercase().hash(&mut h);
+        for b in agent.bytes() {
+            h.write_u8(b.to_ascii_lowercase());
+        }
         Key {
             agent: h.finish(),
             ip,
@@ -42,16 +47,25 @@ pub enum Admission {
 
 pub struct CrawlLimiter {
     shards: Vec<Mutex<HashMap<Key, Instant>>>,
-    per_shard: usize,
+    /// Entries in all shards together; never above `max_entries`.
+    entries: AtomicUsize,
+    max_entries: usize,
+    /// When a full limiter last dropped the expired entries of all shards.
+    last_sweep: Mutex<Option<Instant>>,
     hasher: std::collections::hash_map::RandomState,
 }
 
+/// Least time between two sweeps of all shards.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
 impl CrawlLimiter {
-    /// A limiter that tracks at most `max_entries` keys.
+    /// A limiter that tracks at most `max_entries` keys (at least one).
     pub fn new(max_entries: usize) -> Self {
         CrawlLimiter {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-            per_shard: max_entries.div_ceil(SHARDS).max(1),
+            entries: AtomicUsize::new(0),
+            max_entries: max_entries.max(1),
+            last_sweep: Mutex::new(None),
             hasher: Default::default(),
         }
     }
@@ -62,26 +76,70 @@ impl CrawlLimiter {
         let Ok(mut map) = self.shards[shard].lock() else {
             return Admission::Untracked;
         };
-        if let Some(&next) = map.get(&key) {
-            if now < next {
-                return Admission::Wait(next - now);
+        if let Some(next) = map.get_mut(&key) {
+            if now < *next {
+                return Admission::Wait(*next - now);
             }
-        } else if map.len() >= self.per_shard {
-            map.retain(|_, next| *next > now);
-            if map.len() >= self.per_shard {
-                return Admission::Untracked;
+            *next = now + delay;
+            return Admission::Admit;
+        }
+        if !self.reserve_entry() {
+            // Full: make room from this shard's expired entries, and at most once a second from
+            // every shard's (a sweep of all is O(max_entries): never per request).
+            self.drop_expired(&mut map, now);
+            if !self.reserve_entry() {
+                drop(map);
+                self.sweep_other_shards(shard, now);
+                let mut map = match self.shards[shard].lock() {
+                    Ok(map) if self.reserve_entry() => map,
+                    _ => return Admission::Untracked,
+                };
+                map.insert(key, now + delay);
+                return Admission::Admit;
             }
         }
         map.insert(key, now + delay);
         Admission::Admit
     }
 
+    fn drop_expired(&self, map: &mut HashMap<Key, Instant>, now: Instant) {
+        let before = map.len();
+        map.retain(|_, next| *next > now);
+        self.entries
+            .fetch_sub(before - map.len(), Ordering::Relaxed);
+    }
+
+    /// Drops the expired entries of every shard but `skip`, unless that was done less than a
+    /// second ago (or is being done now by another request).
+    fn sweep_other_shards(&self, skip: usize, now: Instant) {
+        let Ok(mut last) = self.last_sweep.try_lock() else {
+            return;
+        };
+        if last.is_some_and(|t| now.saturating_duration_since(t) < SWEEP_EVERY) {
+            return;
+        }
+        *last = Some(now);
+        for (i, shard) in self.shards.iter().enumerate() {
+            if i != skip {
+                if let Ok(mut map) = shard.lock() {
+                    self.drop_expired(&mut map, now);
+                }
+            }
+        }
+    }
+
+    /// Counts one more entry if the bound allows it.
+    fn reserve_entry(&self) -> bool {
+        self.entries
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < self.max_entries).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
     /// Keys currently tracked (for tests and diagnostics).
     pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().map_or(0, |m| m.len()))
-            .sum()
+        self.entries.load(Ordering::Relaxed)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -133,7 +191,7 @@ mod tests {
 
     #[test]
     fn memory_is_bounded_and_expired_entries_make_room() {
-        let l = CrawlLimiter::new(SHARDS); // one entry per shard
+        let l = CrawlLimiter::new(SHARDS); // one entry per shard on average
         let t0 = Instant::now();
         let d = Duration::from_secs(1);
         let outcomes: Vec<Admission> = (0..=255).map(|n| l.admit(key(n), d, t0)).collect();
@@ -142,5 +200,38 @@ mod tests {
         let later = t0 + Duration::from_secs(5);
         assert!((0..=255).all(|n| l.admit(key(n), d, later) != Admission::Wait(Duration::ZERO)));
         assert!(l.len() <= SHARDS);
+    }
+
+    /// Regression: the bound was applied per shard (`max_entries / 16` rounded up, each), so
+    /// 50 tracked up to 64 pairs.
+    #[test]
+    fn the_bound_holds_across_shards_exactly() {
+        let l = CrawlLimiter::new(50);
+        let t0 = Instant::now();
+        let d = Duration::from_secs(60);
+        let admitted = (0..=255)
+            .filter(|&n| l.admit(key(n), d, t0) == Admission::Admit)
+            .count();
+        assert_eq!((admitted, l.len()), (50, 50));
+        let map_total: usize = l.shards.iter().map(|s| s.lock().unwrap().len()).sum();
+        assert_eq!(map_total, 50);
+    }
+
+    #[test]
+    fn a_full_limiter_finds_room_in_other_shards_once_they_expire() {
+        let l = CrawlLimiter::new(4);
+        let t0 = Instant::now();
+        let short = Duration::from_secs(1);
+        for n in 0..4 {
+            assert_eq!(l.admit(key(n), short, t0), Admission::Admit);
+        }
+        assert_eq!(l.admit(key(9), short, t0), Admission::Untracked);
+        let later = t0 + Duration::from_secs(2);
+        assert_eq!(
+            l.admit(key(10), short, later),
+            Admission::Admit,
+            "every entry expired, wherever its shard"
+        );
+        assert!(l.len() <= 4);
     }
 }

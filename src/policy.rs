@@ -578,6 +578,17 @@ impl Policy {
             .map(|a| a.name.as_str())
     }
 
+    /// Who Crawl-delay paces (with the client address): the catalog name of a catalogued robot,
+    /// else its product token ([`Robots::robot_token`]), so that a new version string is the
+    /// same robot.
+    pub fn pacing_name<'a>(&'a self, decision: &Decision, user_agent: Option<&'a str>) -> &'a str {
+        self.agent_name(decision).unwrap_or_else(|| {
+            self.robots
+                .robots
+                .robot_token(user_agent.unwrap_or_default())
+        })
+    }
+
     /// The catalog category of the decision's agent.
     pub fn agent_category(&self, decision: &Decision) -> Option<Category> {
         decision
@@ -770,6 +781,20 @@ mod tests {
             p.decide(&facts("/x", Some("FooBot/1.0"))).outcome,
             Outcome::Pass
         );
+    }
+
+    #[test]
+    fn pacing_ignores_versions_and_comments_of_uncatalogued_robots() {
+        let p = policy("User-agent: *\nCrawl-delay: 5\n", Enforcement::default());
+        let name = |ua: &'static str| {
+            let d = p.decide(&facts("/", Some(ua)));
+            p.pacing_name(&d, Some(ua)).to_ascii_lowercase()
+        };
+        assert_eq!(name("FooBot/1.0"), "foobot");
+        assert_eq!(name("FooBot/1.1"), "foobot");
+        assert_eq!(name("FooBot/2.0 (+http://foo.example/bot)"), "foobot");
+        assert_eq!(name("Mozilla/5.0 (compatible; FooBot/1.0)"), "foobot");
+        assert_eq!(name(GPTBOT), "gptbot");
     }
 
     #[test]

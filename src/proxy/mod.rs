@@ -79,7 +79,7 @@ impl Gate {
         else {
             return;
         };
-        let agent = policy.agent_name(decision).or(ua).unwrap_or("");
+        let agent = policy.pacing_name(decision, ua);
         match self
             .limiter
             .admit(Key::new(agent, ip), delay, Instant::now())

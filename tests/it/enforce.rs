@@ -291,6 +291,30 @@ fn crawl_delay_answers_429_with_retry_after_then_admits() {
     });
 }
 
+/// Regression: the limiter was keyed by the whole User-Agent, so a robot outside the catalog
+/// dodged Crawl-delay by changing its version.
+#[test]
+fn crawl_delay_paces_a_robot_whatever_its_version() {
+    let origin = Origin::start();
+    let robots = "User-agent: *\nCrawl-delay: 100\n";
+    let rg = Robogate::start(origin.addr, robots, "");
+    let statuses: Vec<u16> = [
+        "FooBot/1.0",
+        "FooBot/1.0",
+        "FooBot/1.1",
+        "FooBot/2.0 (+http://foo.example/)",
+    ]
+    .iter()
+    .map(|ua| get(rg.addr, "/blog/", Some(ua)).unwrap().status)
+    .collect();
+    assert_eq!(statuses, [200, 429, 429, 429]);
+    assert_eq!(
+        get(rg.addr, "/blog/", Some("BarBot/1.0")).unwrap().status,
+        200,
+        "another robot is paced on its own"
+    );
+}
+
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
@@ -348,11 +372,15 @@ fn measure_ten_thousand_tarpits() {
 fn a_full_crawl_delay_limiter_admits_counts_and_logs_sparingly() {
     let origin = Origin::start();
     let robots = "User-agent: *\nCrawl-delay: 100\n";
-    // 16 shards of one entry each: 64 paced clients overflow it.
+    // One entry: 64 robots with names of their own overflow it.
     let extra = "[enforce]\nunknown = \"enforce\"\n[crawl_delay]\nmax_entries = 1\n";
     let rg = Robogate::start(origin.addr, robots, extra);
-    for i in 0..64 {
-        let ua = format!("probe-{i}");
+    for i in 0..64u8 {
+        let ua = format!(
+            "probe{}{}",
+            char::from(b'a' + i / 26),
+            char::from(b'a' + i % 26)
+        );
         assert_eq!(get(rg.addr, "/", Some(&ua)).unwrap().status, 200, "{ua}");
     }
     let untracked = eventually("untracked admissions to be counted", || {
