@@ -2,7 +2,8 @@
 //!
 //! Triggers: `notify` events on the *parent folders* of every loaded file (non-recursive, never
 //! filtered by name, so `sed -i`, rename-on-save and Kubernetes `..data` symlink swaps are all
-//! seen; Access events are ignored), debounced; a periodic re-check; and SIGHUP. Behind a symlink
+//! seen; reads are ignored, and a file being written is read once it is closed, see [`settle`]),
+//! debounced; a periodic re-check; and SIGHUP. Behind a symlink
 //! the folder of the real file and the folder of every link on the way are watched too (see
 //! [`folders`]), recomputed at every reload, since a link may be re-pointed. Every trigger runs
 //! [`reload_once`]: on any error the last good policy keeps serving, the error is logged with
@@ -287,17 +288,55 @@ impl Reloader {
     }
 }
 
+/// Longest wait for a file being written to be closed before reloading anyway (a writer that
+/// never closes, or a filesystem that does not report it).
+pub const WRITE_SETTLE: Duration = Duration::from_secs(2);
+
+/// What a file event says about the folder's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    /// A file's content changed and it is still open for writing: it may be half-written.
+    Writing,
+    /// A change that is complete: closed after writing, created, renamed, removed, re-linked.
+    Done,
+}
+
+impl Change {
+    /// `None` for events that change nothing (reads: notify reports robogate's own reads).
+    fn of(kind: EventKind) -> Option<Change> {
+        use notify::event::{AccessKind, AccessMode, ModifyKind};
+        match kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => Some(Change::Done),
+            EventKind::Access(_) => None,
+            EventKind::Modify(ModifyKind::Data(_)) => Some(Change::Writing),
+            _ => Some(Change::Done),
+        }
+    }
+}
+
+/// Waits until the files are quiet: `DEBOUNCE` after the last complete change, or up to
+/// [`WRITE_SETTLE`] after the last write while a file is still open for writing, so that a file
+/// is read once its writer has closed it (an editor or `cat > robots.txt` writing in several
+/// steps never goes live half-written).
+async fn settle(first: Change, events: &mut mpsc::UnboundedReceiver<Change>) {
+    let mut writing = first == Change::Writing;
+    loop {
+        let quiet = if writing { WRITE_SETTLE } else { DEBOUNCE };
+        match tokio::time::timeout(quiet, events.recv()).await {
+            Ok(Some(change)) => writing = change == Change::Writing,
+            Ok(None) | Err(_) => return,
+        }
+    }
+}
+
 #[async_trait]
 impl BackgroundService for Reloader {
     async fn start(&self, mut shutdown: ShutdownWatch) {
-        let (tx, mut events) = mpsc::unbounded_channel::<()>();
+        let (tx, mut events) = mpsc::unbounded_channel::<Change>();
         let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-            match res {
-                Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
-                // Errors (say, an inotify queue overflow) also trigger a re-check.
-                _ => {
-                    let _ = tx.send(());
-                }
+            // Errors (say, an inotify queue overflow) also trigger a re-check.
+            if let Some(change) = res.map_or(Some(Change::Done), |ev| Change::of(ev.kind)) {
+                let _ = tx.send(change);
             }
         })
         .map_err(|e| tracing::error!(target: "reload", "file watching unavailable ({e}); relying on the periodic re-check and SIGHUP"))
@@ -323,9 +362,8 @@ impl BackgroundService for Reloader {
         loop {
             tokio::select! {
                 _ = shutdown.changed() => break,
-                Some(()) = events.recv() => {
-                    // Debounce: wait until the files have been quiet for DEBOUNCE.
-                    while let Ok(Some(())) = tokio::time::timeout(DEBOUNCE, events.recv()).await {}
+                Some(change) = events.recv() => {
+                    settle(change, &mut events).await;
                     self.run_once(&mut state, true);
                 }
                 Some(()) = async { match hangup.as_mut() { Some(h) => h.recv().await, None => std::future::pending().await } } => {

@@ -57,6 +57,32 @@ fn in_place_write() {
     assert_eq!(rg.metric("robogate_config_generation"), 2.0);
 }
 
+/// Regression: a reload on the first modify event served a half-written file (200 during the
+/// write, 403 after). The file is read once its writer closes it.
+#[test]
+fn a_file_being_written_goes_live_only_when_closed() {
+    use std::io::Write;
+    let (_o, rg) = start();
+    let mut file = std::fs::File::create(rg.path("robots.txt")).unwrap();
+    file.write_all(b"User-agent: *\n").unwrap();
+    file.flush().unwrap();
+    // Ten debounce periods with the file open and half-written: the old policy stays.
+    let watched = Instant::now();
+    while watched.elapsed() < std::time::Duration::from_millis(500) {
+        assert_eq!(
+            get(rg.addr, "/private/report.html", Some(WGET))
+                .unwrap()
+                .status,
+            403,
+            "the half-written file went live"
+        );
+    }
+    file.write_all(b"Disallow: /blog/\n").unwrap();
+    drop(file);
+    assert_live(&rg, V2);
+    assert_eq!(rg.metric("robogate_config_generation"), 2.0);
+}
+
 #[test]
 fn sed_in_place() {
     let (_o, rg) = start();
