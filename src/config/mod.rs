@@ -727,6 +727,22 @@ fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream
     let address = origin.address.get_ref().trim();
     if let Some((scheme, rest)) = address.split_once("://") {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        // The fix must itself be valid: a URL without a port means the scheme's default one.
+        let has_port = authority.rsplit_once(':').is_some_and(|(host, port)| {
+            !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (!host.starts_with('[') || host.ends_with(']'))
+        });
+        let default_port = if scheme.eq_ignore_ascii_case("https") {
+            443
+        } else {
+            80
+        };
+        let authority = if has_port {
+            authority.to_owned()
+        } else {
+            format!("{}:{default_port}", authority.trim_end_matches(':'))
+        };
         errors.push(
             Some(origin.address.span()),
             "origin.address",
@@ -1021,6 +1037,12 @@ mod tests {
         for (address, fix) in [
             ("http://127.0.0.1:8000", "write \"127.0.0.1:8000\""),
             ("https://origin.test:443/", "write \"origin.test:443\""),
+            // Regression: the fix was "localhost", which is refused for lacking a port.
+            ("http://localhost", "write \"localhost:80\""),
+            ("http://localhost/", "write \"localhost:80\""),
+            ("https://origin.test", "write \"origin.test:443\""),
+            ("http://[::1]", "write \"[::1]:80\""),
+            ("http://[::1]:8000", "write \"[::1]:8000\""),
         ] {
             let (_dir, conf) = write_conf("");
             let text = std::fs::read_to_string(&conf)

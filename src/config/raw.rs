@@ -315,9 +315,20 @@ impl RawError {
         RawError {
             span: e.span(),
             key: key.to_string(),
-            message: explain(e.message()),
+            message: explain(&one_line(e.message())),
         }
     }
+}
+
+/// toml's messages may span lines (`invalid string\nexpected `"`, `'``): a config error is one
+/// line, in the log (text or JSON) and in `config check` alike.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// serde's message, with what the expected type means in robogate.toml: a duration's format,
@@ -546,7 +557,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             return Err(vec![RawError {
                 span: e.span(),
                 key: "toml".into(),
-                message: e.message().to_string(),
+                message: one_line(e.message()),
             }])
         }
     };
@@ -667,6 +678,21 @@ mod tests {
         a_date_for_a_string: &format!("[server]\nlisten = 1979-05-27\nthreads = \"x\"\n{ORIGIN}") => [(2, "server.listen"), (3, "server.threads")] unread ["server"];
         sections_in_file_order: &format!("[tarpit]\nchunk_bytes = \"x\"\n{ORIGIN}[server]\nthreads = \"x\"\n") => [(2, "tarpit.chunk_bytes"), (6, "server.threads")] unread ["server", "tarpit"];
         missing_origin: "[server]\nthreads = 1\n" => [(0, "origin.address")] unread ["origin"];
+    }
+
+    /// Regression: toml's two-line message broke a text log line in two.
+    #[test]
+    fn a_syntax_error_is_one_line() {
+        let Err(errors) = parse_sections("[server]\nlisten = \n") else {
+            panic!("not TOML, yet read");
+        };
+        assert_eq!(errors.len(), 1);
+        assert!(!errors[0].message.contains('\n'), "{:?}", errors[0].message);
+        assert!(
+            errors[0].message.contains("; expected"),
+            "{:?}",
+            errors[0].message
+        );
     }
 
     #[test]
