@@ -365,6 +365,18 @@ mod tests {
         assert!(catalog.agents().len() > 1000);
     }
 
+    /// Regression: README said 1,527 agents when the catalog had 1,537.
+    #[test]
+    fn readme_states_the_catalog_size() {
+        let readme = include_str!("../../README.md");
+        let count = Catalog::builtin().agents().len();
+        let thousands = format!("{},{:03}", count / 1000, count % 1000);
+        assert!(
+            readme.contains(&format!("names {thousands} robots")),
+            "README.md must say the catalog `names {thousands} robots`"
+        );
+    }
+
     /// `(name, catalog text, expected "line: key" of every error)`
     macro_rules! broken {
         ($($name:ident: $text:expr => [$($want:expr),*];)*) => {$(
