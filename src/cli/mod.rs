@@ -7,9 +7,10 @@ pub mod classify;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 use crate::classify::{Catalog, CatalogError};
+use crate::serve::{self, LogFormat};
 
 /// robogate: a reverse proxy that makes robots.txt mean something.
 #[derive(Debug, Parser)]
@@ -60,12 +61,6 @@ pub struct ServeArgs {
     pub log_format: LogFormat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    Text,
-    Json,
-}
-
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// The robots.txt to lint.
@@ -79,7 +74,7 @@ pub fn run(cli: Cli) -> ExitCode {
         end_quietly_on_a_closed_pipe();
     }
     match command {
-        Command::Serve(args) => crate::server::serve(&args),
+        Command::Serve(args) => serve::serve(&args.config, args.log_format),
         Command::Config(ConfigCommand::Check { config }) => config_check(&config),
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint(&args.file),

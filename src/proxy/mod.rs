@@ -4,6 +4,7 @@
 
 pub mod admin;
 pub mod forward;
+pub mod in_flight;
 pub mod respond;
 pub mod tarpit;
 
@@ -21,11 +22,11 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
-use crate::drain::InFlight;
 use crate::limit::{Admission, CrawlLimiter, Key};
 use crate::metrics::{self, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
 use forward::OriginPool;
+use in_flight::InFlight;
 use tarpit::TarpitGate;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings.

@@ -1,5 +1,8 @@
-//! `robogate serve`: load the policy, build the pingora server (proxy, admin, reloader), run.
+//! The serve wing: `robogate serve` loads the policy, builds the pingora server (proxy, admin,
+//! reloader), runs it, and stops it gracefully ([`drain`]) through one way out ([`exit`]), with
+//! every listener bound up front and every service supervised ([`supervise`]).
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -14,15 +17,24 @@ use pingora_core::server::{RunArgs, Server};
 use pingora_core::services::background::background_service;
 use pingora_core::services::listening::Service;
 
-use crate::cli::{LogFormat, ServeArgs};
 use crate::config::{self, Settings};
-use crate::drain;
-use crate::exit::Exit;
 use crate::proxy::admin::Admin;
 use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
 use crate::reload::{self, Reloader};
-use crate::supervise::{self, OnFailure, Supervised};
+use exit::Exit;
+use supervise::{OnFailure, Supervised};
+
+pub mod drain;
+pub mod exit;
+pub mod supervise;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 /// Read buffer of each client connection. pingora's default (64 KiB) dominates the memory of
 /// an idle or tarpitted connection; requests through robogate are small.
@@ -77,9 +89,9 @@ fn server_conf(settings: &Settings) -> ServerConf {
 }
 
 /// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
-pub fn serve(args: &ServeArgs) -> ExitCode {
-    let exit = Arc::new(Exit::new(init_logging(args.log_format)));
-    let loaded = match config::load(&args.config, 1) {
+pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
+    let exit = Arc::new(Exit::new(init_logging(log_format)));
+    let loaded = match config::load(config_path, 1) {
         Ok(l) => l,
         Err(errors) => {
             eprintln!("{errors}");
@@ -162,7 +174,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     let reloader = background_service(
         "robogate reload",
         Reloader {
-            config_path: args.config.clone(),
+            config_path: config_path.to_path_buf(),
             live,
             running: settings.clone(),
             files: loaded.files,
@@ -178,7 +190,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     tracing::info!(
         listen = %settings.listen,
         admin = %settings.admin_listen,
-        config = %args.config.display(),
+        config = %config_path.display(),
         "robogate starting"
     );
     if let Err(e) = drain::exit_when_drained(server.watch_execution_phase(), exit.clone()) {

@@ -6,7 +6,6 @@
 //! flight (each is logged as cut, see `proxy::RequestCtx`), and `serve` returns: the drain steps
 //! aside then rather than race it to the exit.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -17,30 +16,11 @@ use tokio::sync::broadcast::{
     error::{RecvError, TryRecvError},
 };
 
-use crate::exit::Exit;
-
-/// Requests being processed (from the parsed head to the last byte written).
-static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+use super::exit::Exit;
+use crate::proxy::in_flight::in_flight;
 
 /// How often the drain looks at the count once the grace period has begun.
 const POLL: Duration = Duration::from_millis(10);
-
-/// One request in flight, for as long as this lives.
-#[derive(Debug)]
-pub struct InFlight(());
-
-impl InFlight {
-    pub fn enter() -> InFlight {
-        IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
-        InFlight(())
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// Watches pingora's phases; once its grace period starts, exits the process as soon as no
 /// request has been in flight for two looks in a row (a request whose head was already read
@@ -73,11 +53,7 @@ pub fn exit_when_drained(
                         Err(TryRecvError::Empty) => break,
                     }
                 }
-                idle_looks = if IN_FLIGHT.load(Ordering::Acquire) == 0 {
-                    idle_looks + 1
-                } else {
-                    0
-                };
+                idle_looks = if in_flight() == 0 { idle_looks + 1 } else { 0 };
             }
             tracing::info!("no request in flight: exiting before the grace period ends");
             exit.now(0);
@@ -90,7 +66,7 @@ pub fn exit_when_drained(
 /// without waiting for those threads.
 pub fn settle(max: Duration) {
     let start = std::time::Instant::now();
-    while IN_FLIGHT.load(Ordering::Acquire) > 0 && start.elapsed() < max {
+    while in_flight() > 0 && start.elapsed() < max {
         std::thread::sleep(Duration::from_millis(1));
     }
 }
