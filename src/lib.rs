@@ -10,6 +10,7 @@ pub mod classify;
 pub mod cli;
 pub mod config;
 pub mod forwarded;
+pub mod keyword;
 pub mod limit;
 pub mod metrics;
 pub mod policy;

@@ -5,74 +5,45 @@
 //! request into a [`Decision`] that `proxy::respond` turns into bytes.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
 use crate::classify::{Category, Class, Classifier};
+use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
 
-/// What enforcement does at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Act on disallowed robot requests.
-    Enforce,
-    /// Only count and log what enforcement would do.
-    Shadow,
-    /// Pass everything (robots.txt is still served).
-    Off,
+keyword_enum! {
+    /// What enforcement does at all.
+    pub enum Mode("mode") {
+        /// Act on disallowed robot requests.
+        Enforce = "enforce",
+        /// Only count and log what enforcement would do.
+        Shadow = "shadow",
+        /// Pass everything (robots.txt is still served).
+        Off = "off",
+    }
 }
 
-/// What to do with a robot on a disallowed path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Block,
-    Tarpit,
-    Allow,
+keyword_enum! {
+    /// What to do with a robot on a disallowed path.
+    pub enum Action("action") {
+        Block = "block",
+        Tarpit = "tarpit",
+        Allow = "allow",
+    }
 }
 
-/// How clients the classifier cannot place are treated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnknownClients {
-    /// Not enforced (the default: blocking a mobile app by mistake is an outage).
-    Allow,
-    /// Treated like robots that no group names.
-    Enforce,
+keyword_enum! {
+    /// How clients the classifier cannot place are treated.
+    pub enum UnknownClients("setting") {
+        /// Not enforced (the default: blocking a mobile app by mistake is an outage).
+        Allow = "allow",
+        /// Treated like robots that no group names.
+        Enforce = "enforce",
+    }
 }
-
-macro_rules! keyword_enum {
-    ($ty:ident { $($word:literal => $variant:ident),+ $(,)? }) => {
-        impl FromStr for $ty {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
-                match s {
-                    $($word => Ok($ty::$variant),)+
-                    _ => Err(format!(
-                        "unknown value {s:?}, expected one of: {}",
-                        [$($word),+].join(", ")
-                    )),
-                }
-            }
-        }
-        impl $ty {
-            pub fn as_str(self) -> &'static str {
-                match self { $($ty::$variant => $word,)+ }
-            }
-        }
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
-keyword_enum!(Mode { "enforce" => Enforce, "shadow" => Shadow, "off" => Off });
-keyword_enum!(Action { "block" => Block, "tarpit" => Tarpit, "allow" => Allow });
-keyword_enum!(UnknownClients { "allow" => Allow, "enforce" => Enforce });
 
 /// Which requests an [`ActionRule`] applies to.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -26,144 +26,56 @@ mod markers;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 
 use serde::Deserialize;
 
 pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
 
+use crate::keyword::keyword_enum;
 use known::KnownAgents;
 use markers::Strength;
 
-/// What kind of client sent a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Class {
-    /// A person's browser or in-app web view; never enforced by default.
-    Browser,
-    /// A crawler, tool or script; bound by robots.txt.
-    Robot,
-    /// Looks like nothing known (a mobile app, an API client, ...).
-    Unknown,
-}
-
-impl Class {
-    /// All classes, in display order.
-    pub const ALL: [Class; 3] = [Class::Browser, Class::Robot, Class::Unknown];
-
-    /// `"browser"`, `"robot"` or `"unknown"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Browser => "browser",
-            Class::Robot => "robot",
-            Class::Unknown => "unknown",
-        }
+keyword_enum! {
+    /// What kind of client sent a request.
+    pub enum Class("class") {
+        /// A person's browser or in-app web view; never enforced by default.
+        Browser = "browser",
+        /// A crawler, tool or script; bound by robots.txt.
+        Robot = "robot",
+        /// Looks like nothing known (a mobile app, an API client, ...).
+        Unknown = "unknown",
     }
 }
 
-impl fmt::Display for Class {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What an agent does, as written in the catalog (kebab-case).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Category {
-    /// Search-engine indexing.
-    Search,
-    /// Collecting data to train AI models.
-    AiTraining,
-    /// Indexing for AI-powered search.
-    AiSearch,
-    /// Fetching on behalf of a user of an AI assistant or agent.
-    AiAssistant,
-    /// SEO and marketing tools.
-    Seo,
-    /// Uptime and performance monitoring.
-    Monitoring,
-    /// Web archives.
-    Archiver,
-    /// Feed readers and aggregators.
-    FeedReader,
-    /// Link-preview fetchers of social networks and chat apps.
-    SocialPreview,
-    /// HTTP libraries and command-line tools.
-    HttpLibrary,
-    /// Security and vulnerability scanners.
-    Scanner,
-    /// Anything else (advertising, research, automation, ...).
-    Other,
-}
-
-impl Category {
-    /// All categories, in catalog order.
-    pub const ALL: [Category; 12] = [
-        Category::Search,
-        Category::AiTraining,
-        Category::AiSearch,
-        Category::AiAssistant,
-        Category::Seo,
-        Category::Monitoring,
-        Category::Archiver,
-        Category::FeedReader,
-        Category::SocialPreview,
-        Category::HttpLibrary,
-        Category::Scanner,
-        Category::Other,
-    ];
-
-    /// The kebab-case name used in the catalog, e.g. `"ai-training"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Search => "search",
-            Category::AiTraining => "ai-training",
-            Category::AiSearch => "ai-search",
-            Category::AiAssistant => "ai-assistant",
-            Category::Seo => "seo",
-            Category::Monitoring => "monitoring",
-            Category::Archiver => "archiver",
-            Category::FeedReader => "feed-reader",
-            Category::SocialPreview => "social-preview",
-            Category::HttpLibrary => "http-library",
-            Category::Scanner => "scanner",
-            Category::Other => "other",
-        }
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The error of [`Category::from_str`]: quotes the input and lists the valid names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownCategory(pub String);
-
-impl fmt::Display for UnknownCategory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
-        write!(
-            f,
-            "unknown category {:?}; expected one of: {}",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownCategory {}
-
-impl FromStr for Category {
-    type Err = UnknownCategory;
-
-    fn from_str(s: &str) -> Result<Category, UnknownCategory> {
-        Category::ALL
-            .into_iter()
-            .find(|c| c.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownCategory(s.to_owned()))
+keyword_enum! {
+    /// What an agent does, as written in the catalog (kebab-case).
+    #[derive(Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Category("category") {
+        /// Search-engine indexing.
+        Search = "search",
+        /// Collecting data to train AI models.
+        AiTraining = "ai-training",
+        /// Indexing for AI-powered search.
+        AiSearch = "ai-search",
+        /// Fetching on behalf of a user of an AI assistant or agent.
+        AiAssistant = "ai-assistant",
+        /// SEO and marketing tools.
+        Seo = "seo",
+        /// Uptime and performance monitoring.
+        Monitoring = "monitoring",
+        /// Web archives.
+        Archiver = "archiver",
+        /// Feed readers and aggregators.
+        FeedReader = "feed-reader",
+        /// Link-preview fetchers of social networks and chat apps.
+        SocialPreview = "social-preview",
+        /// HTTP libraries and command-line tools.
+        HttpLibrary = "http-library",
+        /// Security and vulnerability scanners.
+        Scanner = "scanner",
+        /// Anything else (advertising, research, automation, ...).
+        Other = "other",
     }
 }
 

@@ -39,7 +39,8 @@ pub struct CheckArgs {
 }
 
 fn parse_reading(s: &str) -> Result<Reading, String> {
-    s.parse().map_err(|e: robots::UnknownReading| e.to_string())
+    s.parse()
+        .map_err(|e: crate::keyword::UnknownKeyword| e.to_string())
 }
 
 /// A policy that evaluates one robots.txt with the default enforcement settings.

@@ -26,9 +26,6 @@ mod pattern;
 mod render;
 mod table;
 
-use std::fmt;
-use std::str::FromStr;
-
 pub use canon::{
     canonicalize_request, canonicalize_request_owned, separator_decoded, CanonicalPattern,
 };
@@ -38,88 +35,33 @@ pub use parse::{within_size_limit, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use pattern::{reference_match, PathPattern};
 pub use render::render;
 
+use crate::keyword::keyword_enum;
 use group::Grouping;
 use table::{Outcome, Table};
 
-/// Which reading of the file a decision follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reading {
-    /// What robogate enforces: disallowed only if both other readings disallow (§6).
-    Enforce,
-    /// RFC 9309 as specified in §1–§5.
-    Rfc9309,
-    /// The 1994 standard (§6): blank lines end records, values split at whitespace.
-    Classic1994,
-}
-
-impl Reading {
-    /// The name used in configuration, on the command line and in logs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reading::Enforce => "enforce",
-            Reading::Rfc9309 => "rfc9309",
-            Reading::Classic1994 => "1994",
-        }
+keyword_enum! {
+    /// Which reading of the file a decision follows.
+    pub enum Reading("reading") {
+        /// What robogate enforces: disallowed only if both other readings disallow (§6).
+        Enforce = "enforce",
+        /// RFC 9309 as specified in §1–§5.
+        Rfc9309 = "rfc9309",
+        /// The 1994 standard (§6): blank lines end records, values split at whitespace.
+        Classic1994 = "1994",
     }
 }
 
-impl fmt::Display for Reading {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+keyword_enum! {
+    /// Whether a robot may fetch a path.
+    pub enum Verdict("verdict") {
+        Allow = "allow",
+        Disallow = "disallow",
     }
-}
-
-/// An unknown reading name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownReading(pub String);
-
-impl fmt::Display for UnknownReading {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown reading {:?}: expected \"enforce\", \"rfc9309\" or \"1994\"",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownReading {}
-
-impl FromStr for Reading {
-    type Err = UnknownReading;
-
-    /// Accepts `enforce`, `rfc9309` and `1994` (ASCII case-insensitive).
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        [Reading::Enforce, Reading::Rfc9309, Reading::Classic1994]
-            .into_iter()
-            .find(|reading| reading.as_str().eq_ignore_ascii_case(name))
-            .ok_or_else(|| UnknownReading(name.to_owned()))
-    }
-}
-
-/// Whether a robot may fetch a path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    Allow,
-    Disallow,
 }
 
 impl Verdict {
     pub fn is_disallowed(self) -> bool {
         self == Verdict::Disallow
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Allow => "allow",
-            Verdict::Disallow => "disallow",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
