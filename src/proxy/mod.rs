@@ -261,6 +261,10 @@ impl ProxyHttp for Gate {
         session.set_write_timeout(Some(s.client_timeout));
         // A client that half-closes after its request still gets the answer.
         session.set_abort_on_close(false);
+        // HTTP/1.1 pipelining (RFC 9112 §9.3.2): requests a client sent before reading the
+        // answer to this one are answered after it, in order. pingora would otherwise close the
+        // connection after this answer, dropping the requests it had already read.
+        session.as_downstream_mut().set_pipelining_enabled(true);
         Ok(())
     }
 

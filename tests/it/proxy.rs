@@ -570,3 +570,59 @@ fn keepalive_requests_is_the_number_of_requests_per_connection() {
         "a 4th request was answered"
     );
 }
+
+fn get_request(path: &str, ua: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n\r\n")
+}
+
+/// Requests written in one write on one connection (HTTP/1.1 pipelining) are all answered, in
+/// order, as nginx answers them: proxied ones (direct lane and general path) and the ones robogate
+/// answers itself (robots.txt, a block). Before, pingora dropped the bytes it had read past the
+/// first request and closed the connection after one answer.
+#[test]
+fn pipelined_requests_are_all_answered_in_order_like_nginx() {
+    let nginx = Nginx::start();
+    let rg = Robogate::start(nginx.addr, DEFAULT_ROBOTS, "");
+    let head = |path: &str| {
+        format!("HEAD {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n\r\n")
+    };
+    let post = format!(
+        "POST /about.html HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n\
+         Content-Length: 3\r\n\r\nabc"
+    );
+    // Proxied only: nginx itself is the reference, request for request.
+    let proxied = [
+        get_request("/about.html", FIREFOX),
+        get_request("/no-such-page", FIREFOX),
+        head("/about.html"),
+        post.clone(),
+        get_request("/blog/", WGET),
+    ];
+    let statuses = |answers: &[Response]| answers.iter().map(|r| r.status).collect::<Vec<_>>();
+    let reference = pipeline(nginx.addr, &proxied);
+    assert_eq!(statuses(&reference), [200, 404, 200, 405, 200], "nginx");
+    let answers = pipeline(rg.addr, &proxied);
+    assert_eq!(statuses(&answers), statuses(&reference), "{answers:?}");
+    for (got, want) in answers.iter().zip(&reference) {
+        assert_eq!(got.body, want.body);
+    }
+    // Answered by robogate, mixed with proxied ones.
+    let mixed = [
+        get_request("/robots.txt", GPTBOT),
+        get_request("/blog/", GPTBOT),
+        get_request("/about.html", FIREFOX),
+        get_request("/private/x", WGET),
+        get_request("/robots.txt", WGET),
+    ];
+    let answers = pipeline(rg.addr, &mixed);
+    assert_eq!(statuses(&answers), [200, 403, 200, 403, 200], "{answers:?}");
+    assert_eq!(answers[0].body, DEFAULT_ROBOTS.as_bytes());
+    assert!(
+        answers[1].text().contains("GPTBot"),
+        "{}",
+        answers[1].text()
+    );
+    assert!(answers[2].text().contains("A site behind robogate"));
+    assert!(answers[3].text().contains("/private/x"));
+    assert_eq!(answers[4].body, DEFAULT_ROBOTS.as_bytes());
+}
