@@ -626,3 +626,85 @@ fn pipelined_requests_are_all_answered_in_order_like_nginx() {
     assert!(answers[3].text().contains("/private/x"));
     assert_eq!(answers[4].body, DEFAULT_ROBOTS.as_bytes());
 }
+
+/// An origin that accepts requests and never answers them.
+fn silent_origin() -> std::net::SocketAddr {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(1..) = stream.read(&mut buf) {}
+            });
+        }
+    });
+    addr
+}
+
+/// An origin that does not answer within `origin.read_timeout` gets 504 Gateway Timeout (as in
+/// nginx), counted as `kind="timeout"`, on the direct lane and on pingora's general path alike.
+/// Before, both answered 502.
+#[test]
+fn an_origin_answering_too_slowly_gives_504() {
+    let launch = Launch {
+        origin: "read_timeout = \"300ms\"\n",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, silent_origin(), DEFAULT_ROBOTS, "", launch);
+    let started = Instant::now();
+    let slow = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(slow.status, 504, "{}", slow.text());
+    assert!(
+        slow.text().contains("did not answer in time"),
+        "{}",
+        slow.text()
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let posted = request(
+        rg.addr,
+        "POST",
+        "/form",
+        Some(FIREFOX),
+        &[("Content-Length", "0")],
+    )
+    .unwrap();
+    assert_eq!(posted.status, 504, "{}", posted.text());
+    eventually("both timeouts to be counted", || {
+        (rg.metric("robogate_upstream_errors_total{kind=\"timeout\"}") == 2.0).then_some(())
+    });
+    assert_eq!(
+        rg.metric("robogate_requests_total{action=\"error\",class=\"browser\"}"),
+        2.0
+    );
+}
+
+/// An origin that cannot be connected to within `origin.connect_timeout` (its accept queue full,
+/// so the connection attempt goes unanswered) gets 504 too, as in nginx, and counts as a
+/// `kind="connect"` failure; a refused connection stays a 502.
+#[test]
+fn an_origin_not_reached_in_time_gives_504() {
+    // A listener with a backlog of 0 that never accepts: once one connection waits in its queue,
+    // the kernel drops further connection attempts.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _guard = runtime.enter();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let full = socket.listen(0).unwrap();
+    let addr = full.local_addr().unwrap();
+    let _queued = std::net::TcpStream::connect(addr).unwrap();
+    let rg = Robogate::start(addr, DEFAULT_ROBOTS, "");
+    let r = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(r.status, 504, "{}", r.text());
+    eventually("the connect timeout to be counted", || {
+        (rg.metric("robogate_upstream_errors_total{kind=\"connect\"}") == 1.0).then_some(())
+    });
+    drop(full);
+    let refused = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(refused.status, 502, "{}", refused.text());
+}
