@@ -98,6 +98,16 @@ async fn local(
 /// `/robots.txt`: the exact bytes being enforced, with validators and 304 on revalidation.
 async fn robots_txt(session: &mut Session, policy: &Policy) -> Result<()> {
     let file = &policy.robots;
+    // A 5xx is the complete disallow standing in for an origin robots.txt never fetched: not a
+    // file to keep. Uncacheable and without validators (so never a 304), or a cache would go on
+    // serving "disallow all" after the origin is back.
+    if file.status >= 500 {
+        let headers = [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ];
+        return local(session, file.status, &headers, file.body.clone()).await;
+    }
     let req = session.req_header();
     let not_modified = match req.headers.get(header::IF_NONE_MATCH) {
         // If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2).
