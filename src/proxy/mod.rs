@@ -215,11 +215,20 @@ fn decorate_response(
     Ok(())
 }
 
-/// The User-Agent header as text (lossy for the rare non-UTF-8 header).
-fn user_agent(req: &RequestHeader) -> Option<Cow<'_, str>> {
-    req.headers
-        .get(header::USER_AGENT)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()))
+/// A request with more than one `User-Agent` field.
+struct SeveralUserAgents;
+
+/// The User-Agent header as text (lossy for the rare non-UTF-8 header), `None` when absent.
+/// Several `User-Agent` fields are an error: the field is not a list (RFC 9110 §5.3, §10.1.5),
+/// origins differ in which one they read, so robogate could classify one client and the origin
+/// serve another. One header-map lookup, as for a single field.
+fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, SeveralUserAgents> {
+    let mut fields = req.headers.get_all(header::USER_AGENT).iter();
+    let first = fields.next();
+    if fields.next().is_some() {
+        return Err(SeveralUserAgents);
+    }
+    Ok(first.map(|v| String::from_utf8_lossy(v.as_bytes())))
 }
 
 #[async_trait]
@@ -271,16 +280,21 @@ impl ProxyHttp for Gate {
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         let policy = self.live.load_full();
         let req = session.req_header();
-        let ua = user_agent(req);
-        let facts = RequestFacts {
-            target: target(req),
-            user_agent: ua.as_deref(),
-            is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
-        };
-        let mut decision = policy.decide(&facts);
         let client = ctx.client;
-        self.pace(&mut decision, &policy, ua.as_deref(), client);
-        drop(ua);
+        let decision = match user_agent(req) {
+            Ok(ua) => {
+                let facts = RequestFacts {
+                    target: target(req),
+                    user_agent: ua.as_deref(),
+                    is_get_or_head: req.method == http::Method::GET
+                        || req.method == http::Method::HEAD,
+                };
+                let mut decision = policy.decide(&facts);
+                self.pace(&mut decision, &policy, ua.as_deref(), client);
+                decision
+            }
+            Err(SeveralUserAgents) => Decision::bad_request(),
+        };
         ctx.policy = Some(policy.clone());
         let decision = ctx.decision.insert(decision);
         if respond::act(session, &policy, decision, &self.tarpits, client).await? {

@@ -30,6 +30,7 @@ pub async fn act(
         Outcome::Limit { retry_after_secs } => {
             too_fast(session, retry_after_secs).await.map(|_| true)
         }
+        Outcome::BadRequest => bad_request(session).await.map(|_| true),
         Outcome::Tarpit => {
             match tarpits.try_enter(client, &policy.tarpit) {
                 Some(_place) => {
@@ -48,6 +49,22 @@ pub async fn act(
             }
         }
     }
+}
+
+/// 400 for a request with more than one `User-Agent` field: which one names the client?
+async fn bad_request(session: &mut Session) -> Result<()> {
+    local(
+        session,
+        400,
+        &[
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        Bytes::from_static(
+            b"400 Bad Request: the request has more than one User-Agent field; send one.\n",
+        ),
+    )
+    .await
 }
 
 /// 429 for a robot going faster than its group's Crawl-delay.

@@ -627,6 +627,44 @@ fn pipelined_requests_are_all_answered_in_order_like_nginx() {
     assert_eq!(answers[4].body, DEFAULT_ROBOTS.as_bytes());
 }
 
+/// A request with two `User-Agent` fields is refused with 400 before it is classified or reaches
+/// the origin: robogate cannot tell which one names the client, and origins differ in which one
+/// they read (first, last, or both joined). Before, the first was classified and both went on.
+#[test]
+fn two_user_agent_fields_are_refused_before_the_origin() {
+    let origin = Scripted::start();
+    origin.route("/page", reply(200, "text/html", "page"));
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let two = |path: &str, first: &str, second: &str| {
+        format!(
+            "GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {first}\r\n\
+             User-Agent: {second}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    for (first, second) in [(FIREFOX, GPTBOT), (GPTBOT, FIREFOX), (FIREFOX, FIREFOX)] {
+        for path in ["/page", "/private/x", "/robots.txt"] {
+            let r = send_raw(rg.addr, two(path, first, second).as_bytes(), false).unwrap();
+            assert_eq!(r.status, 400, "{path} {first} / {second}: {}", r.text());
+            assert!(r.text().contains("User-Agent"), "{}", r.text());
+            assert_eq!(r.header("cache-control"), Some("no-store"));
+        }
+    }
+    assert_eq!(
+        origin.hits("/page"),
+        0,
+        "nothing ambiguous reached the origin"
+    );
+    eventually("the refusals to be counted", || {
+        let n = rg.metric("robogate_requests_total{action=\"bad_request\",class=\"unknown\"}");
+        (n == 9.0).then_some(())
+    });
+    // One User-Agent is forwarded as it came, once.
+    let one = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
+    assert_eq!(one.status, 200);
+    let head = origin.last_head("/page").unwrap().to_ascii_lowercase();
+    assert_eq!(head.matches("user-agent:").count(), 1, "{head}");
+}
+
 /// An origin that accepts requests and never answers them.
 fn silent_origin() -> std::net::SocketAddr {
     use std::io::Read;
