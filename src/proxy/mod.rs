@@ -438,12 +438,22 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
             .with_label_values(&[agent_label])
             .inc();
     }
+    let category = || policy.agent_category(d).map_or("other", |c| c.as_str());
     if let Some(verdict) = d.verdict {
-        let category = policy.agent_category(d).map_or("other", |c| c.as_str());
         METRICS
             .robot_requests
-            .with_label_values(&[agent_label, category, verdict.as_str()])
+            .with_label_values(&[agent_label, category(), verdict.as_str()])
             .inc();
+    }
+    // What robogate decided to do to this robot, even if the request then failed at the origin
+    // or was cut at a stop (robogate_requests_total counts those under "error").
+    if let Outcome::Block
+    | Outcome::Tarpit
+    | Outcome::Limit { .. }
+    | Outcome::ShadowBlock
+    | Outcome::ShadowTarpit = d.outcome
+    {
+        metrics::count_action(agent_label, category(), d.outcome.as_str());
     }
     macro_rules! access_line {
         ($level:ident $(, $message:literal)?) => {

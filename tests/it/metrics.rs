@@ -173,3 +173,59 @@ fn access_log_has_one_json_line_per_request() {
         (Some("/blog/"), Some(1), Some("127.0.0.1"))
     );
 }
+
+/// `robogate_actions_total{agent, category, action}` counts what robogate did to each catalog
+/// agent ("other" for the rest): block, tarpit, limit, and in shadow mode what it would have
+/// done. Passed requests are not counted there.
+#[test]
+fn actions_are_counted_by_agent() {
+    let origin = Origin::start();
+    let robots = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: Wget\nCrawl-delay: 60\nDisallow: /private/\n\nUser-agent: *\nDisallow: /private/\n";
+    let rule = "[[enforce.rule]]\nagent = \"ClaudeBot\"\naction = \"tarpit\"\n\n[tarpit]\nduration = \"300ms\"\ninterval = \"50ms\"\n";
+    let claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)";
+    let rg = Robogate::start(origin.addr, robots, rule);
+    for (path, ua, status) in [
+        ("/blog/", GPTBOT, 403),
+        ("/blog/", GPTBOT, 403),
+        ("/private/x", "FancyNewBot/0.3", 403),
+        ("/blog/", WGET, 200),
+        ("/blog/", WGET, 429),
+        ("/private/x", claude, 200),
+        ("/private/x", FIREFOX, 404),
+    ] {
+        let r = get(rg.addr, path, Some(ua)).unwrap();
+        assert_eq!(r.status, status, "{path} {ua}");
+    }
+    let series = |action: &str, agent: &str, category: &str| {
+        format!(
+            "robogate_actions_total{{action=\"{action}\",agent=\"{agent}\",category=\"{category}\"}}"
+        )
+    };
+    eventually("the tarpit to end and be counted", || {
+        (rg.metric(&series("tarpit", "ClaudeBot", "ai-training")) == 1.0).then_some(())
+    });
+    assert_eq!(rg.metric(&series("block", "GPTBot", "ai-training")), 2.0);
+    assert_eq!(rg.metric(&series("block", "other", "other")), 1.0);
+    assert_eq!(rg.metric(&series("limit", "Wget", "http-library")), 1.0);
+    let page = get(rg.admin, "/metrics", None).unwrap().text();
+    let counted: Vec<&str> = page
+        .lines()
+        .filter(|l| l.starts_with("robogate_actions_total{"))
+        .collect();
+    assert_eq!(counted.len(), 4, "passes are not actions: {counted:?}");
+
+    let shadow = format!("[enforce]\nmode = \"shadow\"\n\n{rule}");
+    let rg = Robogate::start(origin.addr, robots, &shadow);
+    assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 200);
+    assert_eq!(
+        get(rg.addr, "/private/x", Some(claude)).unwrap().status,
+        404
+    );
+    eventually("the shadow actions to be counted", || {
+        (rg.metric(&series("shadow_tarpit", "ClaudeBot", "ai-training")) == 1.0).then_some(())
+    });
+    assert_eq!(
+        rg.metric(&series("shadow_block", "GPTBot", "ai-training")),
+        1.0
+    );
+}
