@@ -2,6 +2,7 @@
 //! the rest. [`respond`] is where decisions become responses; [`forward`] carries plain GET/HEAD
 //! requests to the origin (a faster lane than pingora's general proxy loop, which takes the rest).
 
+pub mod access_log;
 pub mod admin;
 pub mod forward;
 pub mod respond;
@@ -121,10 +122,12 @@ pub struct RequestCtx {
     client: Option<IpAddr>,
 }
 
-/// The method and target of a request, for the access log.
+/// The method, target and (first) User-Agent of a request, for the access log.
 struct Asked {
     method: http::Method,
     uri: http::Uri,
+    /// Shares the request head's buffer: cloning it copies no bytes.
+    user_agent: Option<http::HeaderValue>,
 }
 
 impl Drop for RequestCtx {
@@ -257,6 +260,7 @@ impl ProxyHttp for Gate {
         ctx.asked = Some(Asked {
             method: req.method.clone(),
             uri: req.uri.clone(),
+            user_agent: req.headers.get(header::USER_AGENT).cloned(),
         });
         let s = &self.settings;
         // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
@@ -470,6 +474,9 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
                 robots_line = d.robots_line.unwrap_or(0),
                 generation = policy.generation,
                 duration_ms = elapsed.as_secs_f64() * 1000.0,
+                user_agent = %access_log::UserAgent(
+                    asked.user_agent.as_ref().map(|v| v.as_bytes())
+                ),
                 $($message)?
             )
         };

@@ -229,3 +229,84 @@ fn actions_are_counted_by_agent() {
         1.0
     );
 }
+
+/// The access log carries the raw User-Agent, escaped so that a line stays one line: in the text
+/// format as nginx writes it (`"`, `\`, control and non-ASCII bytes as `\xHH`, inside quotes);
+/// in JSON as a JSON string (the User-Agent as robogate read it: UTF-8, any invalid byte as U+FFFD).
+#[test]
+fn access_log_quotes_the_raw_user_agent() {
+    let origin = Origin::start();
+    // a quote, a backslash, a tab, UTF-8 (é, NEL and LINE SEPARATOR) and a byte that is not UTF-8
+    let ua = b"Evil \"quoted\" \\back\ttab \xC3\xA9 \xC2\x85 \xE2\x80\xA8 \xFF end".to_vec();
+    let request = |path: &str, ua: &[u8]| {
+        let mut r = format!(
+            "GET {path} HTTP/1.1\r\nHost: robogate.test\r\nConnection: close\r\nUser-Agent: "
+        )
+        .into_bytes();
+        r.extend_from_slice(ua);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    };
+    for format in ["text", "json"] {
+        let rg = Robogate::launch(
+            tempfile::tempdir().unwrap(),
+            origin.addr,
+            DEFAULT_ROBOTS,
+            "",
+            Launch {
+                args: &["--log-format", format],
+                env: &[("RUST_LOG", "access=info")],
+                ..Launch::default()
+            },
+        );
+        let odd = send_raw(rg.addr, &request("/odd", &ua), false).unwrap();
+        assert_eq!(odd.status, 404);
+        let plain = send_raw(rg.addr, &request("/plain", FIREFOX.as_bytes()), false).unwrap();
+        assert_eq!(plain.status, 404);
+        let none = get(rg.addr, "/none", None).unwrap();
+        assert_eq!(none.status, 404);
+        let line = |path: &str| {
+            let marker = match format {
+                "text" => format!("path={path} "),
+                _ => format!("\"path\":\"{path}\""),
+            };
+            eventually("the access log line", || {
+                rg.output()
+                    .lines()
+                    .find(|l| l.contains(&marker))
+                    .map(str::to_string)
+            })
+        };
+        let (odd, plain, none) = (line("/odd"), line("/plain"), line("/none"));
+        match format {
+            "text" => {
+                assert!(
+                    odd.ends_with(r#" user_agent="Evil \x22quoted\x22 \x5Cback\x09tab \xC3\xA9 \xC2\x85 \xE2\x80\xA8 \xFF end""#),
+                    "{odd}"
+                );
+                assert!(
+                    plain.ends_with(&format!(" user_agent=\"{FIREFOX}\"")),
+                    "{plain}"
+                );
+                assert!(none.ends_with(" user_agent=\"-\""), "{none}");
+            }
+            _ => {
+                let field = |line: &str| {
+                    let v: serde_json::Value =
+                        serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                    v["user_agent"].as_str().map(str::to_string)
+                };
+                assert_eq!(
+                    field(&odd).as_deref(),
+                    Some("Evil \"quoted\" \\back\ttab é \u{85} \u{2028} \u{FFFD} end"),
+                    "{odd}"
+                );
+                assert_eq!(field(&plain).as_deref(), Some(FIREFOX));
+                assert_eq!(field(&none).as_deref(), Some("-"));
+            }
+        }
+        // Still one line per request (a line break inside a field would start a line of its own).
+        let lines = rg.output().lines().filter(|l| l.contains("access")).count();
+        assert_eq!(lines, 3, "{}", rg.output());
+    }
+}
