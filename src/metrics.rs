@@ -19,6 +19,8 @@ pub struct Metrics {
     pub requests: IntCounterVec,
     pub robot_requests: IntCounterVec,
     pub robots_txt_fetches: IntCounterVec,
+    /// Use [`count_action`], which fixes the label order.
+    pub actions: IntCounterVec,
     pub request_duration: HistogramVec,
     pub upstream_errors: IntCounterVec,
     pub tarpit_active: IntGauge,
@@ -69,6 +71,12 @@ impl Metrics {
             "robogate_robots_txt_fetches_total",
             "Fetches of /robots.txt, by catalog agent (or \"other\"; browsers count as \"other\").",
             &["agent"],
+        );
+        let actions = counter_vec(
+            &r,
+            "robogate_actions_total",
+            "What robogate did to robots (block, tarpit, limit) or, in shadow mode, would have done (shadow_block, shadow_tarpit), by catalog agent (or \"other\") and category.",
+            &["agent", "category", "action"],
         );
         let request_duration = register(
             &r,
@@ -158,6 +166,7 @@ impl Metrics {
             requests,
             robot_requests,
             robots_txt_fetches,
+            actions,
             request_duration,
             upstream_errors,
             tarpit_active,
@@ -178,6 +187,16 @@ impl Metrics {
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
         out
     }
+}
+
+/// Counts one action taken on a robot: `agent` is a catalog name or [`OTHER_AGENT`], `category`
+/// its catalog category or `other`, `action` one of block, tarpit, limit, shadow_block,
+/// shadow_tarpit.
+pub fn count_action(agent: &str, category: &str, action: &str) {
+    METRICS
+        .actions
+        .with_label_values(&[agent, category, action])
+        .inc();
 }
 
 /// Observe one request duration (kept here so label order is defined once).

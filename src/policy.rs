@@ -326,6 +326,9 @@ pub enum Outcome {
     Limit {
         retry_after_secs: u32,
     },
+    /// Refused with 400 before it was classified: who sent it cannot be told (see
+    /// [`Decision::bad_request`]).
+    BadRequest,
 }
 
 impl Outcome {
@@ -338,6 +341,7 @@ impl Outcome {
             Outcome::ShadowBlock => "shadow_block",
             Outcome::ShadowTarpit => "shadow_tarpit",
             Outcome::Limit { .. } => "limit",
+            Outcome::BadRequest => "bad_request",
         }
     }
 }
@@ -364,6 +368,15 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// A request refused before it is classified, because it names its client more than once
+    /// (two `User-Agent` fields): class unknown, no agent, [`Outcome::BadRequest`].
+    pub fn bad_request() -> Self {
+        Decision {
+            outcome: Outcome::BadRequest,
+            ..Decision::pass(Class::Unknown)
+        }
+    }
+
     fn pass(class: Class) -> Self {
         Decision {
             class,

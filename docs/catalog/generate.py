@@ -167,7 +167,7 @@ HAND = [
     A("GuzzleHttp", "http-library", "Guzzle"),
     A("Faraday", "http-library", "lostisland", match=["Faraday"]),
     A("Ruby", "http-library", "Ruby net/http", match=[], regex=r"^Ruby$"),
-    A("Scrapy", "ai-training", "Zyte"),
+    A("Scrapy", "http-library", "Zyte", note="a scraping framework (a tool, like the HTTP libraries): its users crawl for any purpose; ai.robots.txt files it under AI training"),
     A("HeadlessChrome", "other", "Google (automation)"),
     A("PhantomJS", "other", "PhantomJS project"),
     A("Puppeteer", "other", "Google (automation)"),

@@ -85,6 +85,8 @@ classify! {
     libwww_perl: "libwww-perl/6.72" => Robot, "libwww-perl", "http-library", ["libwww-perl"];
     java: "Java/17.0.9" => Robot, "Java", "http-library", ["java"];
     apache_httpclient: "Apache-HttpClient/4.5.14 (Java/17.0.9)" => Robot, "Apache-HttpClient", "http-library", ["apache-httpclient"];
+    // A scraping framework is a tool, whatever its users crawl for (ai.robots.txt lists it for AI training).
+    scrapy_is_a_tool: "Scrapy/2.11.2 (+https://scrapy.org)" => Robot, "Scrapy", "http-library", ["scrapy"];
     library_loses_to_named_robot: "W3C-checklink/4.5 [4.160] libwww-perl/5.823" => Robot, "W3C-checklink", "monitoring", ["w"];
     headless_chrome: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36" => Robot, "HeadlessChrome", "other", ["headlesschrome"];
     // Robots the catalog does not know: structure decides.

@@ -2,6 +2,7 @@
 //! the rest. [`respond`] is where decisions become responses; [`forward`] carries plain GET/HEAD
 //! requests to the origin (a faster lane than pingora's general proxy loop, which takes the rest).
 
+pub mod access_log;
 pub mod admin;
 pub mod forward;
 pub mod in_flight;
@@ -122,10 +123,12 @@ pub struct RequestCtx {
     client: Option<IpAddr>,
 }
 
-/// The method and target of a request, for the access log.
+/// The method, target and (first) User-Agent of a request, for the access log.
 struct Asked {
     method: http::Method,
     uri: http::Uri,
+    /// Shares the request head's buffer: cloning it copies no bytes.
+    user_agent: Option<http::HeaderValue>,
 }
 
 impl Drop for RequestCtx {
@@ -216,11 +219,20 @@ fn decorate_response(
     Ok(())
 }
 
-/// The User-Agent header as text (lossy for the rare non-UTF-8 header).
-fn user_agent(req: &RequestHeader) -> Option<Cow<'_, str>> {
-    req.headers
-        .get(header::USER_AGENT)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()))
+/// A request with more than one `User-Agent` field.
+struct SeveralUserAgents;
+
+/// The User-Agent header as text (lossy for the rare non-UTF-8 header), `None` when absent.
+/// Several `User-Agent` fields are an error: the field is not a list (RFC 9110 §5.3, §10.1.5),
+/// origins differ in which one they read, so robogate could classify one client and the origin
+/// serve another. One header-map lookup, as for a single field.
+fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, SeveralUserAgents> {
+    let mut fields = req.headers.get_all(header::USER_AGENT).iter();
+    let first = fields.next();
+    if fields.next().is_some() {
+        return Err(SeveralUserAgents);
+    }
+    Ok(first.map(|v| String::from_utf8_lossy(v.as_bytes())))
 }
 
 #[async_trait]
@@ -249,6 +261,7 @@ impl ProxyHttp for Gate {
         ctx.asked = Some(Asked {
             method: req.method.clone(),
             uri: req.uri.clone(),
+            user_agent: req.headers.get(header::USER_AGENT).cloned(),
         });
         let s = &self.settings;
         // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
@@ -262,22 +275,31 @@ impl ProxyHttp for Gate {
         session.set_write_timeout(Some(s.client_timeout));
         // A client that half-closes after its request still gets the answer.
         session.set_abort_on_close(false);
+        // HTTP/1.1 pipelining (RFC 9112 §9.3.2): requests a client sent before reading the
+        // answer to this one are answered after it, in order. pingora would otherwise close the
+        // connection after this answer, dropping the requests it had already read.
+        session.as_downstream_mut().set_pipelining_enabled(true);
         Ok(())
     }
 
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         let policy = self.live.load_full();
         let req = session.req_header();
-        let ua = user_agent(req);
-        let facts = RequestFacts {
-            target: target(req),
-            user_agent: ua.as_deref(),
-            is_get_or_head: req.method == http::Method::GET || req.method == http::Method::HEAD,
-        };
-        let mut decision = policy.decide(&facts);
         let client = ctx.client;
-        self.pace(&mut decision, &policy, ua.as_deref(), client);
-        drop(ua);
+        let decision = match user_agent(req) {
+            Ok(ua) => {
+                let facts = RequestFacts {
+                    target: target(req),
+                    user_agent: ua.as_deref(),
+                    is_get_or_head: req.method == http::Method::GET
+                        || req.method == http::Method::HEAD,
+                };
+                let mut decision = policy.decide(&facts);
+                self.pace(&mut decision, &policy, ua.as_deref(), client);
+                decision
+            }
+            Err(SeveralUserAgents) => Decision::bad_request(),
+        };
         ctx.policy = Some(policy.clone());
         let decision = ctx.decision.insert(decision);
         if respond::act(session, &policy, decision, &self.tarpits, client).await? {
@@ -421,12 +443,22 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
             .with_label_values(&[agent_label])
             .inc();
     }
+    let category = || policy.agent_category(d).map_or("other", |c| c.as_str());
     if let Some(verdict) = d.verdict {
-        let category = policy.agent_category(d).map_or("other", |c| c.as_str());
         METRICS
             .robot_requests
-            .with_label_values(&[agent_label, category, verdict.as_str()])
+            .with_label_values(&[agent_label, category(), verdict.as_str()])
             .inc();
+    }
+    // What robogate decided to do to this robot, even if the request then failed at the origin
+    // or was cut at a stop (robogate_requests_total counts those under "error").
+    if let Outcome::Block
+    | Outcome::Tarpit
+    | Outcome::Limit { .. }
+    | Outcome::ShadowBlock
+    | Outcome::ShadowTarpit = d.outcome
+    {
+        metrics::count_action(agent_label, category(), d.outcome.as_str());
     }
     macro_rules! access_line {
         ($level:ident $(, $message:literal)?) => {
@@ -443,6 +475,9 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
                 robots_line = d.robots_line.unwrap_or(0),
                 generation = policy.generation,
                 duration_ms = elapsed.as_secs_f64() * 1000.0,
+                user_agent = %access_log::UserAgent(
+                    asked.user_agent.as_ref().map(|v| v.as_bytes())
+                ),
                 $($message)?
             )
         };

@@ -30,6 +30,7 @@ pub async fn act(
         Outcome::Limit { retry_after_secs } => {
             too_fast(session, retry_after_secs).await.map(|_| true)
         }
+        Outcome::BadRequest => bad_request(session).await.map(|_| true),
         Outcome::Tarpit => {
             match tarpits.try_enter(client, &policy.tarpit) {
                 Some(_place) => {
@@ -48,6 +49,22 @@ pub async fn act(
             }
         }
     }
+}
+
+/// 400 for a request with more than one `User-Agent` field: which one names the client?
+async fn bad_request(session: &mut Session) -> Result<()> {
+    local(
+        session,
+        400,
+        &[
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        Bytes::from_static(
+            b"400 Bad Request: the request has more than one User-Agent field; send one.\n",
+        ),
+    )
+    .await
 }
 
 /// 429 for a robot going faster than its group's Crawl-delay.
@@ -98,6 +115,16 @@ async fn local(
 /// `/robots.txt`: the exact bytes being enforced, with validators and 304 on revalidation.
 async fn robots_txt(session: &mut Session, policy: &Policy) -> Result<()> {
     let file = &policy.robots;
+    // A 5xx is the complete disallow standing in for an origin robots.txt never fetched: not a
+    // file to keep. Uncacheable and without validators (so never a 304), or a cache would go on
+    // serving "disallow all" after the origin is back.
+    if file.status >= 500 {
+        let headers = [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ];
+        return local(session, file.status, &headers, file.body.clone()).await;
+    }
     let req = session.req_header();
     let not_modified = match req.headers.get(header::IF_NONE_MATCH) {
         // If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2).
@@ -198,6 +225,26 @@ pub fn upstream_error_kind(e: &Error) -> Option<&'static str> {
     })
 }
 
+/// The status answering a request that could not be proxied; `None` when the client is gone.
+/// As in nginx, an origin that did not answer in time (connect, read or write timeout) is a
+/// 504 Gateway Timeout, any other failure towards it a 502 Bad Gateway.
+fn failure_status(e: &Error) -> Option<u16> {
+    Some(match (e.etype(), e.esource()) {
+        (ErrorType::HTTPStatus(code), _) => *code,
+        (
+            ErrorType::ConnectTimedout | ErrorType::ReadTimedout | ErrorType::WriteTimedout,
+            ErrorSource::Upstream,
+        ) => 504,
+        (_, ErrorSource::Upstream) => 502,
+        (
+            ErrorType::WriteError | ErrorType::ReadError | ErrorType::ConnectionClosed,
+            ErrorSource::Downstream,
+        ) => return None,
+        (_, ErrorSource::Downstream) => 400,
+        (_, ErrorSource::Internal | ErrorSource::Unset) => 500,
+    })
+}
+
 /// Answers a request that could not be proxied. Returns the status written (0 when the client
 /// is already gone, or already has the head of the origin's answer: then nothing more is
 /// written, and the connection closes without the body's end, so the client sees a truncated
@@ -206,18 +253,8 @@ pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
     if session.response_written().is_some() {
         return 0;
     }
-    let status = match e.etype() {
-        ErrorType::HTTPStatus(code) => *code,
-        _ => match e.esource() {
-            ErrorSource::Upstream => 502,
-            ErrorSource::Downstream => match e.etype() {
-                ErrorType::WriteError | ErrorType::ReadError | ErrorType::ConnectionClosed => {
-                    return 0
-                }
-                _ => 400,
-            },
-            ErrorSource::Internal | ErrorSource::Unset => 500,
-        },
+    let Some(status) = failure_status(e) else {
+        return 0;
     };
     let body = match status {
         502 => "502 Bad Gateway: robogate could not get an answer from the origin server.\n\
@@ -240,4 +277,35 @@ pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
         return 0;
     }
     status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(error type, source) => status (0: nothing written), upstream_errors kind`
+    macro_rules! failures {
+        ($($name:ident: $etype:expr, $source:ident => $status:expr, $kind:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let e = Error::create($etype, ErrorSource::$source, None, None);
+                assert_eq!(
+                    (failure_status(&e).unwrap_or(0), upstream_error_kind(&e)),
+                    ($status, $kind)
+                );
+            }
+        )*};
+    }
+
+    failures! {
+        read_timeout_is_504: ErrorType::ReadTimedout, Upstream => 504, Some("timeout");
+        write_timeout_is_504: ErrorType::WriteTimedout, Upstream => 504, Some("timeout");
+        connect_timeout_is_504: ErrorType::ConnectTimedout, Upstream => 504, Some("connect");
+        refused_is_502: ErrorType::ConnectRefused, Upstream => 502, Some("connect");
+        reset_is_502: ErrorType::ConnectionClosed, Upstream => 502, Some("reset");
+        bad_answer_is_502: ErrorType::InvalidHTTPHeader, Upstream => 502, Some("other");
+        client_gone_writes_nothing: ErrorType::WriteError, Downstream => 0, None;
+        client_timeout_is_400: ErrorType::ReadTimedout, Downstream => 400, None;
+        internal_is_500: ErrorType::InternalError, Internal => 500, None;
+    }
 }

@@ -144,6 +144,9 @@ impl Maze {
 /// shuts down. Never buffers the body; swallows the write error of a departed client.
 pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<()> {
     session.set_keepalive(None);
+    // The connection ends with the drip, so a pipelined next request is never answered: no
+    // need for pingora to keep its bytes ([`hang_up`] reads past them as before).
+    session.as_downstream_mut().set_pipelining_enabled(false);
     session.set_write_timeout(Some(limits.interval * 4 + Duration::from_secs(5)));
     // A client's FIN ends the tarpit at once instead of waiting for the next write to fail.
     session.set_abort_on_close(true);

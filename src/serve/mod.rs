@@ -57,6 +57,7 @@ fn init_logging(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuar
         .with_env_filter(filter)
         .with_writer(writer)
         .with_ansi(false);
+    crate::proxy::access_log::set_json(matches!(format, LogFormat::Json));
     let _ = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),

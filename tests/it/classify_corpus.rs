@@ -265,6 +265,11 @@ const CATEGORY_OVERRIDES: &[(&str, Category, &str)] = &[
         Category::AiTraining,
         "Webz.io sells the crawled data",
     ),
+    (
+        "Scrapy",
+        Category::HttpLibrary,
+        "a scraping framework: a tool whose users crawl for any purpose",
+    ),
 ];
 
 /// ai.robots.txt names that are not User-Agent tokens (SOURCES.md): whole-token matches of
@@ -400,4 +405,36 @@ fn every_known_trap_has_its_case() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `conf/agents.toml` is exactly what `docs/catalog/generate.py` writes from the corpora: a fix
+/// made in the shipped file only (say, a category) would be undone by the next regeneration.
+#[test]
+fn the_shipped_catalog_is_what_the_generator_writes() {
+    let Some(dir) = data_dir() else { return };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("docs/catalog/generate.py"))
+        .arg(&dir)
+        .output()
+        .expect("python3 runs (bash .ci/deps installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shipped = read(&root, "conf/agents.toml");
+    let generated = String::from_utf8_lossy(&out.stdout);
+    let differ: Vec<(usize, &str, &str)> = shipped
+        .lines()
+        .zip(generated.lines())
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(i, (a, b))| (i + 1, a, b))
+        .take(5)
+        .collect();
+    assert!(
+        differ.is_empty() && shipped.lines().count() == generated.lines().count(),
+        "conf/agents.toml differs from generate.py's output (line, shipped, generated): {differ:?}"
+    );
 }

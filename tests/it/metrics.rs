@@ -173,3 +173,140 @@ fn access_log_has_one_json_line_per_request() {
         (Some("/blog/"), Some(1), Some("127.0.0.1"))
     );
 }
+
+/// `robogate_actions_total{agent, category, action}` counts what robogate did to each catalog
+/// agent ("other" for the rest): block, tarpit, limit, and in shadow mode what it would have
+/// done. Passed requests are not counted there.
+#[test]
+fn actions_are_counted_by_agent() {
+    let origin = Origin::start();
+    let robots = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: Wget\nCrawl-delay: 60\nDisallow: /private/\n\nUser-agent: *\nDisallow: /private/\n";
+    let rule = "[[enforce.rule]]\nagent = \"ClaudeBot\"\naction = \"tarpit\"\n\n[tarpit]\nduration = \"300ms\"\ninterval = \"50ms\"\n";
+    let claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)";
+    let rg = Robogate::start(origin.addr, robots, rule);
+    for (path, ua, status) in [
+        ("/blog/", GPTBOT, 403),
+        ("/blog/", GPTBOT, 403),
+        ("/private/x", "FancyNewBot/0.3", 403),
+        ("/blog/", WGET, 200),
+        ("/blog/", WGET, 429),
+        ("/private/x", claude, 200),
+        ("/private/x", FIREFOX, 404),
+    ] {
+        let r = get(rg.addr, path, Some(ua)).unwrap();
+        assert_eq!(r.status, status, "{path} {ua}");
+    }
+    let series = |action: &str, agent: &str, category: &str| {
+        format!(
+            "robogate_actions_total{{action=\"{action}\",agent=\"{agent}\",category=\"{category}\"}}"
+        )
+    };
+    eventually("the tarpit to end and be counted", || {
+        (rg.metric(&series("tarpit", "ClaudeBot", "ai-training")) == 1.0).then_some(())
+    });
+    assert_eq!(rg.metric(&series("block", "GPTBot", "ai-training")), 2.0);
+    assert_eq!(rg.metric(&series("block", "other", "other")), 1.0);
+    assert_eq!(rg.metric(&series("limit", "Wget", "http-library")), 1.0);
+    let page = get(rg.admin, "/metrics", None).unwrap().text();
+    let counted: Vec<&str> = page
+        .lines()
+        .filter(|l| l.starts_with("robogate_actions_total{"))
+        .collect();
+    assert_eq!(counted.len(), 4, "passes are not actions: {counted:?}");
+
+    let shadow = format!("[enforce]\nmode = \"shadow\"\n\n{rule}");
+    let rg = Robogate::start(origin.addr, robots, &shadow);
+    assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 200);
+    assert_eq!(
+        get(rg.addr, "/private/x", Some(claude)).unwrap().status,
+        404
+    );
+    eventually("the shadow actions to be counted", || {
+        (rg.metric(&series("shadow_tarpit", "ClaudeBot", "ai-training")) == 1.0).then_some(())
+    });
+    assert_eq!(
+        rg.metric(&series("shadow_block", "GPTBot", "ai-training")),
+        1.0
+    );
+}
+
+/// The access log carries the raw User-Agent, escaped so that a line stays one line: in the text
+/// format as nginx writes it (`"`, `\`, control and non-ASCII bytes as `\xHH`, inside quotes);
+/// in JSON as a JSON string (the User-Agent as robogate read it: UTF-8, any invalid byte as U+FFFD).
+#[test]
+fn access_log_quotes_the_raw_user_agent() {
+    let origin = Origin::start();
+    // a quote, a backslash, a tab, UTF-8 (é, NEL and LINE SEPARATOR) and a byte that is not UTF-8
+    let ua = b"Evil \"quoted\" \\back\ttab \xC3\xA9 \xC2\x85 \xE2\x80\xA8 \xFF end".to_vec();
+    let request = |path: &str, ua: &[u8]| {
+        let mut r = format!(
+            "GET {path} HTTP/1.1\r\nHost: robogate.test\r\nConnection: close\r\nUser-Agent: "
+        )
+        .into_bytes();
+        r.extend_from_slice(ua);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    };
+    for format in ["text", "json"] {
+        let rg = Robogate::launch(
+            tempfile::tempdir().unwrap(),
+            origin.addr,
+            DEFAULT_ROBOTS,
+            "",
+            Launch {
+                args: &["--log-format", format],
+                env: &[("RUST_LOG", "access=info")],
+                ..Launch::default()
+            },
+        );
+        let odd = send_raw(rg.addr, &request("/odd", &ua), false).unwrap();
+        assert_eq!(odd.status, 404);
+        let plain = send_raw(rg.addr, &request("/plain", FIREFOX.as_bytes()), false).unwrap();
+        assert_eq!(plain.status, 404);
+        let none = get(rg.addr, "/none", None).unwrap();
+        assert_eq!(none.status, 404);
+        let line = |path: &str| {
+            let marker = match format {
+                "text" => format!("path={path} "),
+                _ => format!("\"path\":\"{path}\""),
+            };
+            eventually("the access log line", || {
+                rg.output()
+                    .lines()
+                    .find(|l| l.contains(&marker))
+                    .map(str::to_string)
+            })
+        };
+        let (odd, plain, none) = (line("/odd"), line("/plain"), line("/none"));
+        match format {
+            "text" => {
+                assert!(
+                    odd.ends_with(r#" user_agent="Evil \x22quoted\x22 \x5Cback\x09tab \xC3\xA9 \xC2\x85 \xE2\x80\xA8 \xFF end""#),
+                    "{odd}"
+                );
+                assert!(
+                    plain.ends_with(&format!(" user_agent=\"{FIREFOX}\"")),
+                    "{plain}"
+                );
+                assert!(none.ends_with(" user_agent=\"-\""), "{none}");
+            }
+            _ => {
+                let field = |line: &str| {
+                    let v: serde_json::Value =
+                        serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                    v["user_agent"].as_str().map(str::to_string)
+                };
+                assert_eq!(
+                    field(&odd).as_deref(),
+                    Some("Evil \"quoted\" \\back\ttab é \u{85} \u{2028} \u{FFFD} end"),
+                    "{odd}"
+                );
+                assert_eq!(field(&plain).as_deref(), Some(FIREFOX));
+                assert_eq!(field(&none).as_deref(), Some("-"));
+            }
+        }
+        // Still one line per request (a line break inside a field would start a line of its own).
+        let lines = rg.output().lines().filter(|l| l.contains("access")).count();
+        assert_eq!(lines, 3, "{}", rg.output());
+    }
+}

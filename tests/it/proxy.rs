@@ -570,3 +570,179 @@ fn keepalive_requests_is_the_number_of_requests_per_connection() {
         "a 4th request was answered"
     );
 }
+
+fn get_request(path: &str, ua: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n\r\n")
+}
+
+/// Requests written in one write on one connection (HTTP/1.1 pipelining) are all answered, in
+/// order, as nginx answers them: proxied ones (direct lane and general path) and the ones robogate
+/// answers itself (robots.txt, a block). Before, pingora dropped the bytes it had read past the
+/// first request and closed the connection after one answer.
+#[test]
+fn pipelined_requests_are_all_answered_in_order_like_nginx() {
+    let nginx = Nginx::start();
+    let rg = Robogate::start(nginx.addr, DEFAULT_ROBOTS, "");
+    let head = |path: &str| {
+        format!("HEAD {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n\r\n")
+    };
+    let post = format!(
+        "POST /about.html HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n\
+         Content-Length: 3\r\n\r\nabc"
+    );
+    // Proxied only: nginx itself is the reference, request for request.
+    let proxied = [
+        get_request("/about.html", FIREFOX),
+        get_request("/no-such-page", FIREFOX),
+        head("/about.html"),
+        post.clone(),
+        get_request("/blog/", WGET),
+    ];
+    let statuses = |answers: &[Response]| answers.iter().map(|r| r.status).collect::<Vec<_>>();
+    let reference = pipeline(nginx.addr, &proxied);
+    assert_eq!(statuses(&reference), [200, 404, 200, 405, 200], "nginx");
+    let answers = pipeline(rg.addr, &proxied);
+    assert_eq!(statuses(&answers), statuses(&reference), "{answers:?}");
+    for (got, want) in answers.iter().zip(&reference) {
+        assert_eq!(got.body, want.body);
+    }
+    // Answered by robogate, mixed with proxied ones.
+    let mixed = [
+        get_request("/robots.txt", GPTBOT),
+        get_request("/blog/", GPTBOT),
+        get_request("/about.html", FIREFOX),
+        get_request("/private/x", WGET),
+        get_request("/robots.txt", WGET),
+    ];
+    let answers = pipeline(rg.addr, &mixed);
+    assert_eq!(statuses(&answers), [200, 403, 200, 403, 200], "{answers:?}");
+    assert_eq!(answers[0].body, DEFAULT_ROBOTS.as_bytes());
+    assert!(
+        answers[1].text().contains("GPTBot"),
+        "{}",
+        answers[1].text()
+    );
+    assert!(answers[2].text().contains("A site behind robogate"));
+    assert!(answers[3].text().contains("/private/x"));
+    assert_eq!(answers[4].body, DEFAULT_ROBOTS.as_bytes());
+}
+
+/// A request with two `User-Agent` fields is refused with 400 before it is classified or reaches
+/// the origin: robogate cannot tell which one names the client, and origins differ in which one
+/// they read (first, last, or both joined). Before, the first was classified and both went on.
+#[test]
+fn two_user_agent_fields_are_refused_before_the_origin() {
+    let origin = Scripted::start();
+    origin.route("/page", reply(200, "text/html", "page"));
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let two = |path: &str, first: &str, second: &str| {
+        format!(
+            "GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {first}\r\n\
+             User-Agent: {second}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    for (first, second) in [(FIREFOX, GPTBOT), (GPTBOT, FIREFOX), (FIREFOX, FIREFOX)] {
+        for path in ["/page", "/private/x", "/robots.txt"] {
+            let r = send_raw(rg.addr, two(path, first, second).as_bytes(), false).unwrap();
+            assert_eq!(r.status, 400, "{path} {first} / {second}: {}", r.text());
+            assert!(r.text().contains("User-Agent"), "{}", r.text());
+            assert_eq!(r.header("cache-control"), Some("no-store"));
+        }
+    }
+    assert_eq!(
+        origin.hits("/page"),
+        0,
+        "nothing ambiguous reached the origin"
+    );
+    eventually("the refusals to be counted", || {
+        let n = rg.metric("robogate_requests_total{action=\"bad_request\",class=\"unknown\"}");
+        (n == 9.0).then_some(())
+    });
+    // One User-Agent is forwarded as it came, once.
+    let one = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
+    assert_eq!(one.status, 200);
+    let head = origin.last_head("/page").unwrap().to_ascii_lowercase();
+    assert_eq!(head.matches("user-agent:").count(), 1, "{head}");
+}
+
+/// An origin that accepts requests and never answers them.
+fn silent_origin() -> std::net::SocketAddr {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(1..) = stream.read(&mut buf) {}
+            });
+        }
+    });
+    addr
+}
+
+/// An origin that does not answer within `origin.read_timeout` gets 504 Gateway Timeout (as in
+/// nginx), counted as `kind="timeout"`, on the direct lane and on pingora's general path alike.
+/// Before, both answered 502.
+#[test]
+fn an_origin_answering_too_slowly_gives_504() {
+    let launch = Launch {
+        origin: "read_timeout = \"300ms\"\n",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, silent_origin(), DEFAULT_ROBOTS, "", launch);
+    let started = Instant::now();
+    let slow = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(slow.status, 504, "{}", slow.text());
+    assert!(
+        slow.text().contains("did not answer in time"),
+        "{}",
+        slow.text()
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let posted = request(
+        rg.addr,
+        "POST",
+        "/form",
+        Some(FIREFOX),
+        &[("Content-Length", "0")],
+    )
+    .unwrap();
+    assert_eq!(posted.status, 504, "{}", posted.text());
+    eventually("both timeouts to be counted", || {
+        (rg.metric("robogate_upstream_errors_total{kind=\"timeout\"}") == 2.0).then_some(())
+    });
+    assert_eq!(
+        rg.metric("robogate_requests_total{action=\"error\",class=\"browser\"}"),
+        2.0
+    );
+}
+
+/// An origin that cannot be connected to within `origin.connect_timeout` (its accept queue full,
+/// so the connection attempt goes unanswered) gets 504 too, as in nginx, and counts as a
+/// `kind="connect"` failure; a refused connection stays a 502.
+#[test]
+fn an_origin_not_reached_in_time_gives_504() {
+    // A listener with a backlog of 0 that never accepts: once one connection waits in its queue,
+    // the kernel drops further connection attempts.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _guard = runtime.enter();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let full = socket.listen(0).unwrap();
+    let addr = full.local_addr().unwrap();
+    let _queued = std::net::TcpStream::connect(addr).unwrap();
+    let rg = Robogate::start(addr, DEFAULT_ROBOTS, "");
+    let r = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(r.status, 504, "{}", r.text());
+    eventually("the connect timeout to be counted", || {
+        (rg.metric("robogate_upstream_errors_total{kind=\"connect\"}") == 1.0).then_some(())
+    });
+    drop(full);
+    let refused = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+    assert_eq!(refused.status, 502, "{}", refused.text());
+}

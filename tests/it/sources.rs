@@ -574,3 +574,40 @@ fn python_parsers_agree_with_the_generated_example_policy() {
         eprintln!("SKIP: protego is not installed (bash .ci/deps installs it)");
     }
 }
+
+/// The complete disallow served (503) while the origin has never answered for its robots.txt is
+/// a stand-in, not the site's file: it must not be cached (a CDN would keep "disallow all" after
+/// the origin is back), so it carries `Cache-Control: no-store` and no validators, and is never
+/// answered 304. Once the origin answers, its file is served cacheable again.
+#[test]
+fn complete_disallow_for_an_unreachable_origin_is_not_cacheable() {
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let rg = Robogate::start(addr, "", "[robots]\nsource = \"origin\"\n");
+    let served = get(rg.addr, "/robots.txt", None).unwrap();
+    assert_eq!(served.status, 503);
+    assert!(served.text().contains("Disallow: /"), "{}", served.text());
+    assert_eq!(served.header("cache-control"), Some("no-store"));
+    assert_eq!(
+        (served.header("etag"), served.header("last-modified")),
+        (None, None),
+        "{:?}",
+        served.headers
+    );
+    for (name, value) in [
+        ("If-None-Match", "*"),
+        ("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"),
+    ] {
+        let again = request(rg.addr, "GET", "/robots.txt", None, &[(name, value)]).unwrap();
+        assert_eq!(again.status, 503, "{name}");
+    }
+    let _origin = Origin::start_on(addr);
+    rg.signal("HUP");
+    let back = eventually("the origin's file", || {
+        get(rg.addr, "/robots.txt", None)
+            .ok()
+            .filter(|r| r.status == 200)
+    });
+    assert_eq!(back.text(), demo_origin::ORIGIN_ROBOTS);
+    assert_eq!(back.header("cache-control"), Some("public, max-age=60"));
+    assert!(back.header("etag").is_some());
+}

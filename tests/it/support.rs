@@ -599,6 +599,46 @@ pub fn send_raw(addr: SocketAddr, request: &[u8], half_close: bool) -> std::io::
         .ok_or_else(|| std::io::Error::other("incomplete response"))
 }
 
+/// Writes `requests` in one write on one new connection (HTTP/1.1 pipelining) and reads one
+/// answer per request, in order, each length-delimited (a `HEAD` request's answer has no body).
+/// Returns the answers read before the server closed the connection (or the deadline passed).
+pub fn pipeline(addr: SocketAddr, requests: &[String]) -> Vec<Response> {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(DEADLINE)).unwrap();
+    s.write_all(requests.concat().as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let mut answers = Vec::new();
+    let mut buf = [0u8; 16384];
+    for request in requests {
+        let head_only = request.starts_with("HEAD ");
+        loop {
+            if let Some((r, used)) = parse_framed(&raw, head_only) {
+                raw.drain(..used);
+                answers.push(r);
+                break;
+            }
+            match s.read(&mut buf) {
+                Ok(n @ 1..) => raw.extend_from_slice(&buf[..n]),
+                _ => return answers,
+            }
+        }
+    }
+    answers
+}
+
+/// One complete length-delimited response at the start of `raw`, and the bytes it takes.
+fn parse_framed(raw: &[u8], head_only: bool) -> Option<(Response, usize)> {
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let r = parse(&raw[..end], true)?;
+    let len = match r.header("content-length") {
+        _ if head_only || r.status == 304 || r.status == 204 => 0,
+        Some(n) => n.parse::<usize>().ok()?,
+        None => panic!("a pipelined answer without Content-Length: {r:?}"),
+    };
+    let body = raw.get(end..end + len)?.to_vec();
+    Some((Response { body, ..r }, end + len))
+}
+
 fn parse_complete(raw: &[u8]) -> Option<Response> {
     parse(raw, false)
 }
