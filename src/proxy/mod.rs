@@ -23,30 +23,26 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
-use crate::limit::{Admission, CrawlLimiter, Key};
 use crate::metrics::{self, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
+use crate::state::LiveState;
 use forward::OriginPool;
 use in_flight::InFlight;
-use tarpit::TarpitGate;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings.
 pub struct Gate {
     live: Arc<ArcSwap<Policy>>,
     settings: Arc<Settings>,
-    tarpits: Arc<TarpitGate>,
-    limiter: CrawlLimiter,
+    state: LiveState,
     origins: Arc<OriginPool>,
 }
 
 impl Gate {
     pub fn new(live: Arc<ArcSwap<Policy>>, settings: Arc<Settings>) -> Self {
-        let limiter = CrawlLimiter::new(settings.crawl_delay_max_entries);
         Gate {
             live,
+            state: LiveState::new(settings.crawl_delay_max_entries),
             settings,
-            tarpits: Arc::default(),
-            limiter,
             origins: Arc::default(),
         }
     }
@@ -73,37 +69,6 @@ impl Gate {
     fn sent_by_trusted_proxy(&self, session: &Session) -> bool {
         let trusted = &self.settings.trusted_proxies;
         !trusted.is_empty() && peer_ip(session).is_some_and(|ip| trusted.contains(ip))
-    }
-
-    /// Applies Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
-    fn pace(&self, decision: &mut Decision, policy: &Policy, ua: Option<&str>, ip: Option<IpAddr>) {
-        let (Outcome::Pass, Some(delay), Some(ip)) = (decision.outcome, decision.crawl_delay, ip)
-        else {
-            return;
-        };
-        let agent = policy.pacing_name(decision, ua);
-        match self
-            .limiter
-            .admit(Key::new(agent, ip), delay, Instant::now())
-        {
-            Admission::Admit => {}
-            Admission::Untracked => {
-                METRICS.crawl_delay_untracked.inc();
-                // Logged the 1st, 2nd, 4th, 8th... time: a full limiter must not flood the log.
-                let untracked = METRICS.crawl_delay_untracked.get();
-                if untracked.is_power_of_two() {
-                    tracing::warn!(
-                        target: "limit",
-                        untracked,
-                        "Crawl-delay limiter full (crawl_delay.max_entries); admitting untracked"
-                    )
-                }
-            }
-            Admission::Wait(wait) => {
-                let retry_after_secs = wait.as_secs_f64().ceil().max(1.0) as u32;
-                decision.outcome = Outcome::Limit { retry_after_secs };
-            }
-        }
     }
 }
 
@@ -295,14 +260,17 @@ impl ProxyHttp for Gate {
                         || req.method == http::Method::HEAD,
                 };
                 let mut decision = policy.decide(&facts);
-                self.pace(&mut decision, &policy, ua.as_deref(), client);
-                decision
+                let tarpit = (self.state)
+                    .admit(&mut decision, &policy, client, ua.as_deref())
+                    .await;
+                (decision, tarpit)
             }
-            Err(SeveralUserAgents) => Decision::bad_request(),
+            Err(SeveralUserAgents) => (Decision::bad_request(), None),
         };
+        let (decision, tarpit) = decision;
         ctx.policy = Some(policy.clone());
-        let decision = ctx.decision.insert(decision);
-        if respond::act(session, &policy, decision, &self.tarpits, client).await? {
+        let decision = &*ctx.decision.insert(decision);
+        if respond::act(session, &policy, decision, tarpit).await? {
             return Ok(true);
         }
         if !forward::eligible(session) {
@@ -316,7 +284,6 @@ impl ProxyHttp for Gate {
             prepare_upstream_request(&mut req, up, peer_ip(session), from_trusted_proxy)?;
             Ok(req)
         };
-        let decision = &*decision;
         let decorate = |resp: &mut ResponseHeader, req: &RequestHeader| {
             decorate_response(resp, &policy, decision, target(req))
         };

@@ -6,47 +6,37 @@ use pingora_error::{Error, ErrorSource, ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
-use std::net::IpAddr;
-use std::sync::Arc;
-
-use crate::metrics::METRICS;
 use crate::policy::{shorten, Decision, Outcome, Policy};
-use crate::proxy::tarpit::{self, TarpitGate};
+use crate::proxy::tarpit;
+use crate::state::tarpits::TarpitGuard;
 
 /// Answers the request locally when the decision says so. Returns `Ok(true)` when a response was
-/// written (the request ends here) and `Ok(false)` when it goes on to the origin. A tarpit over
-/// its caps becomes a block, and `decision` is updated to say so.
+/// written (the request ends here) and `Ok(false)` when it goes on to the origin. `tarpit` is
+/// the place [`crate::state::LiveState::admit`] took for a tarpit decision.
 pub async fn act(
     session: &mut Session,
     policy: &Policy,
-    decision: &mut Decision,
-    tarpits: &Arc<TarpitGate>,
-    client: Option<IpAddr>,
+    decision: &Decision,
+    tarpit: Option<TarpitGuard>,
 ) -> Result<bool> {
-    match decision.outcome {
-        Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Ok(false),
-        Outcome::RobotsTxt => robots_txt(session, policy).await.map(|_| true),
-        Outcome::Block => block(session, policy, decision).await.map(|_| true),
-        Outcome::Limit { retry_after_secs } => {
+    match (decision.outcome, tarpit) {
+        (Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit, _) => Ok(false),
+        (Outcome::RobotsTxt, _) => robots_txt(session, policy).await.map(|_| true),
+        (Outcome::Limit { retry_after_secs }, _) => {
             too_fast(session, retry_after_secs).await.map(|_| true)
         }
-        Outcome::BadRequest => bad_request(session).await.map(|_| true),
-        Outcome::Tarpit => {
-            match tarpits.try_enter(client, &policy.tarpit) {
-                Some(_place) => {
-                    let path = session.req_header().uri.path().to_string();
-                    // Boxed: the drip's state lives on the heap for tarpits only, instead of
-                    // enlarging every request's future.
-                    Box::pin(tarpit::drip(session, &policy.tarpit, &path))
-                        .await
-                        .map(|_| true)
-                }
-                None => {
-                    METRICS.tarpit_overflow.inc();
-                    decision.outcome = Outcome::Block;
-                    block(session, policy, decision).await.map(|_| true)
-                }
-            }
+        (Outcome::BadRequest, _) => bad_request(session).await.map(|_| true),
+        (Outcome::Tarpit, Some(_place)) => {
+            let path = session.req_header().uri.path().to_string();
+            // Boxed: the drip's state lives on the heap for tarpits only, instead of enlarging
+            // every request's future.
+            Box::pin(tarpit::drip(session, &policy.tarpit, &path))
+                .await
+                .map(|_| true)
+        }
+        // A tarpit without a place is never decided (admit blocks instead); block if it were.
+        (Outcome::Block | Outcome::Tarpit, _) => {
+            block(session, policy, decision).await.map(|_| true)
         }
     }
 }
