@@ -1,14 +1,89 @@
 //! Every metric robogate exports: names, help texts and label sets live here and nowhere else.
 //!
-//! Labels are closed sets (`class`, `action`, `verdict`, `result`, `kind`) or catalog agent names
-//! plus `other`; never a raw User-Agent or path, so the series count stays bounded.
+//! Labels are closed sets (`class`, `action`, `verdict`, `result`, `kind`: keyword enums declared
+//! below or in the pure core) or catalog agent names plus `other`; never a raw User-Agent or path,
+//! so the series count stays bounded. Each labelled metric is written through one typed method
+//! (`count_request(Class, ActionLabel, ..)`), so a call site cannot swap two labels, and every
+//! series of a closed label set is exported from the start at 0 (an alert on `rate(...)` has a
+//! series to read before the first event): for agent-labelled metrics, the `other` agent's.
 
 use std::sync::LazyLock;
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts,
-    Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    TextEncoder,
 };
+
+use crate::classify::{Category, Class};
+use crate::keyword::keyword_enum;
+use crate::policy::Outcome;
+use crate::robots::Verdict;
+
+keyword_enum! {
+    /// The `action` label: what robogate did with a request.
+    pub enum ActionLabel("action") {
+        Pass = "pass",
+        RobotsTxt = "robots_txt",
+        Block = "block",
+        Tarpit = "tarpit",
+        Limit = "limit",
+        ShadowBlock = "shadow_block",
+        ShadowTarpit = "shadow_tarpit",
+        BadRequest = "bad_request",
+        /// Failed at the origin, or cut at a stop.
+        Error = "error",
+    }
+}
+
+impl ActionLabel {
+    /// What the decision did.
+    pub fn of(outcome: Outcome) -> ActionLabel {
+        match outcome {
+            Outcome::Pass => ActionLabel::Pass,
+            Outcome::RobotsTxt => ActionLabel::RobotsTxt,
+            Outcome::Block => ActionLabel::Block,
+            Outcome::Tarpit => ActionLabel::Tarpit,
+            Outcome::ShadowBlock => ActionLabel::ShadowBlock,
+            Outcome::ShadowTarpit => ActionLabel::ShadowTarpit,
+            Outcome::Limit { .. } => ActionLabel::Limit,
+            Outcome::BadRequest => ActionLabel::BadRequest,
+        }
+    }
+
+    /// An action done *to a robot*, counted per agent in `robogate_actions_total`.
+    pub fn is_taken_on_a_robot(self) -> bool {
+        matches!(
+            self,
+            ActionLabel::Block
+                | ActionLabel::Tarpit
+                | ActionLabel::Limit
+                | ActionLabel::ShadowBlock
+                | ActionLabel::ShadowTarpit
+        )
+    }
+}
+
+keyword_enum! {
+    /// The `kind` label of `robogate_upstream_errors_total`.
+    pub enum UpstreamError("kind") {
+        Connect = "connect",
+        Timeout = "timeout",
+        Reset = "reset",
+        Other = "other",
+    }
+}
+
+keyword_enum! {
+    /// The `result` label of `robogate_config_reloads_total`.
+    pub enum ReloadResult("result") {
+        /// A new policy went live.
+        Ok = "ok",
+        /// A file failed; the last good policy stays.
+        Error = "error",
+        /// Every input is what the live policy was loaded from.
+        Unchanged = "unchanged",
+    }
+}
 
 /// The label value used for robots the catalog does not name.
 pub const OTHER_AGENT: &str = "other";
@@ -16,19 +91,18 @@ pub const OTHER_AGENT: &str = "other";
 /// All of robogate's metrics, registered in one private registry.
 pub struct Metrics {
     registry: Registry,
-    pub requests: IntCounterVec,
-    pub robot_requests: IntCounterVec,
-    pub robots_txt_fetches: IntCounterVec,
-    /// Use [`count_action`], which fixes the label order.
-    pub actions: IntCounterVec,
-    pub request_duration: HistogramVec,
-    pub upstream_errors: IntCounterVec,
+    requests: IntCounterVec,
+    robot_requests: IntCounterVec,
+    robots_txt_fetches: IntCounterVec,
+    actions: IntCounterVec,
+    request_duration: HistogramVec,
+    upstream_errors: IntCounterVec,
     pub tarpit_active: IntGauge,
     pub tarpit_bytes: IntCounter,
     pub tarpit_seconds: prometheus::Counter,
     pub tarpit_overflow: IntCounter,
     pub crawl_delay_untracked: IntCounter,
-    pub config_reloads: IntCounterVec,
+    config_reloads: IntCounterVec,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
 }
@@ -161,7 +235,7 @@ impl Metrics {
             )
             .expect("static metric definition"),
         );
-        Metrics {
+        let metrics = Metrics {
             registry: r,
             requests,
             robot_requests,
@@ -177,7 +251,84 @@ impl Metrics {
             config_reloads,
             config_generation,
             config_last_success,
+        };
+        metrics.export_every_closed_series();
+        metrics
+    }
+
+    /// Creates every series of the closed label sets at 0.
+    fn export_every_closed_series(&self) {
+        for class in Class::ALL {
+            for action in ActionLabel::ALL {
+                let labels = [class.as_str(), action.as_str()];
+                self.requests.with_label_values(&labels);
+                self.request_duration.with_label_values(&labels);
+            }
         }
+        for kind in UpstreamError::ALL {
+            self.upstream_errors.with_label_values(&[kind.as_str()]);
+        }
+        for result in ReloadResult::ALL {
+            self.config_reloads.with_label_values(&[result.as_str()]);
+        }
+        let other = [OTHER_AGENT, Category::Other.as_str()];
+        for verdict in Verdict::ALL {
+            self.robot_requests
+                .with_label_values(&[other[0], other[1], verdict.as_str()]);
+        }
+        for action in ActionLabel::ALL
+            .into_iter()
+            .filter(|a| a.is_taken_on_a_robot())
+        {
+            self.actions
+                .with_label_values(&[other[0], other[1], action.as_str()]);
+        }
+        self.robots_txt_fetches.with_label_values(&[OTHER_AGENT]);
+    }
+
+    /// Counts one answered request and its duration.
+    pub fn count_request(&self, class: Class, action: ActionLabel, seconds: f64) {
+        let labels = [class.as_str(), action.as_str()];
+        self.requests.with_label_values(&labels).inc();
+        self.request_duration
+            .with_label_values(&labels)
+            .observe(seconds);
+    }
+
+    /// Counts one robot request evaluated against robots.txt. `agent` is a catalog name or
+    /// [`OTHER_AGENT`]; `category` `None` for robots outside the catalog.
+    pub fn count_robot_request(&self, agent: &str, category: Option<Category>, verdict: Verdict) {
+        let category = category.unwrap_or(Category::Other).as_str();
+        self.robot_requests
+            .with_label_values(&[agent, category, verdict.as_str()])
+            .inc();
+    }
+
+    /// Counts one action taken on a robot (see [`ActionLabel::is_taken_on_a_robot`]).
+    pub fn count_action(&self, agent: &str, category: Option<Category>, action: ActionLabel) {
+        let category = category.unwrap_or(Category::Other).as_str();
+        self.actions
+            .with_label_values(&[agent, category, action.as_str()])
+            .inc();
+    }
+
+    /// Counts one fetch of `/robots.txt` by `agent` (a catalog name or [`OTHER_AGENT`]).
+    pub fn count_robots_txt_fetch(&self, agent: &str) {
+        self.robots_txt_fetches.with_label_values(&[agent]).inc();
+    }
+
+    /// Counts one failure towards the origin.
+    pub fn count_upstream_error(&self, kind: UpstreamError) {
+        self.upstream_errors
+            .with_label_values(&[kind.as_str()])
+            .inc();
+    }
+
+    /// Counts one reload attempt.
+    pub fn count_reload(&self, result: ReloadResult) {
+        self.config_reloads
+            .with_label_values(&[result.as_str()])
+            .inc();
     }
 
     /// The Prometheus text exposition of every metric.
@@ -187,20 +338,4 @@ impl Metrics {
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
         out
     }
-}
-
-/// Counts one action taken on a robot: `agent` is a catalog name or [`OTHER_AGENT`], `category`
-/// its catalog category or `other`, `action` one of block, tarpit, limit, shadow_block,
-/// shadow_tarpit.
-pub fn count_action(agent: &str, category: &str, action: &str) {
-    METRICS
-        .actions
-        .with_label_values(&[agent, category, action])
-        .inc();
-}
-
-/// Observe one request duration (kept here so label order is defined once).
-pub fn observe_duration(class: &str, action: &str, seconds: f64) {
-    let h: Histogram = METRICS.request_duration.with_label_values(&[class, action]);
-    h.observe(seconds);
 }

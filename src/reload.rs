@@ -24,7 +24,7 @@ use pingora_core::services::background::BackgroundService;
 use tokio::sync::mpsc;
 
 use crate::config::{self, ConfigErrors, Settings};
-use crate::metrics::METRICS;
+use crate::metrics::{ReloadResult, METRICS};
 use crate::policy::Policy;
 
 /// Quiet time after the last file event before reloading: editors write in several steps.
@@ -77,7 +77,7 @@ pub fn reload_once(
             for e in &errors.0 {
                 tracing::error!(target: "reload", "reload failed, keeping generation {}: {e}", current.generation);
             }
-            METRICS.config_reloads.with_label_values(&["error"]).inc();
+            METRICS.count_reload(ReloadResult::Error);
             return (ReloadOutcome::Failed(errors), Vec::new());
         }
         Ok(loaded) if loaded.policy.fingerprint == current.fingerprint => {
@@ -92,10 +92,7 @@ pub fn reload_once(
                 drop(loaded.policy);
             }
             crate::alloc::release_freed_memory();
-            METRICS
-                .config_reloads
-                .with_label_values(&["unchanged"])
-                .inc();
+            METRICS.count_reload(ReloadResult::Unchanged);
             mark_success(current.generation);
             (ReloadOutcome::Unchanged, loaded.files)
         }
@@ -107,7 +104,7 @@ pub fn reload_once(
             let generation = loaded.policy.generation;
             live.store(Arc::new(loaded.policy));
             crate::alloc::release_freed_memory();
-            METRICS.config_reloads.with_label_values(&["ok"]).inc();
+            METRICS.count_reload(ReloadResult::Ok);
             mark_success(generation);
             tracing::info!(target: "reload", generation, "new policy live");
             (ReloadOutcome::Swapped(generation), loaded.files)

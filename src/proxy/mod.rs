@@ -23,7 +23,7 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
-use crate::metrics::{self, METRICS};
+use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
 use crate::state::LiveState;
 use forward::OriginPool;
@@ -83,7 +83,7 @@ pub struct RequestCtx {
     policy: Option<Arc<Policy>>,
     decision: Option<Decision>,
     started: Instant,
-    upstream_error: Option<&'static str>,
+    upstream_error: Option<UpstreamError>,
     /// The client's address as robogate believes it (see [`Gate::client`]).
     client: Option<IpAddr>,
 }
@@ -384,49 +384,39 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let class = d.class.as_str();
     let cut = matches!(end, End::Cut);
     let (status, action) = match end {
-        End::Cut => (0, "error"),
+        End::Cut => (0, ActionLabel::Error),
         End::Answered { status, error } => (
             status,
             match (error, d.outcome) {
                 (Some(_), Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit)
                     if ctx.upstream_error.is_some() =>
                 {
-                    "error"
+                    ActionLabel::Error
                 }
-                (_, outcome) => outcome.as_str(),
+                (_, outcome) => ActionLabel::of(outcome),
             },
         ),
     };
     let agent = policy.agent_name(d);
     let agent_label = agent.unwrap_or(metrics::OTHER_AGENT);
-    METRICS.requests.with_label_values(&[class, action]).inc();
-    metrics::observe_duration(class, action, elapsed.as_secs_f64());
+    METRICS.count_request(d.class, action, elapsed.as_secs_f64());
     if let Some(kind) = ctx.upstream_error {
-        METRICS.upstream_errors.with_label_values(&[kind]).inc();
+        METRICS.count_upstream_error(kind);
     }
     if d.outcome == Outcome::RobotsTxt {
-        METRICS
-            .robots_txt_fetches
-            .with_label_values(&[agent_label])
-            .inc();
+        METRICS.count_robots_txt_fetch(agent_label);
     }
-    let category = || policy.agent_category(d).map_or("other", |c| c.as_str());
+    let category = policy.agent_category(d);
     if let Some(verdict) = d.verdict {
-        METRICS
-            .robot_requests
-            .with_label_values(&[agent_label, category(), verdict.as_str()])
-            .inc();
+        METRICS.count_robot_request(agent_label, category, verdict);
     }
     // What robogate decided to do to this robot, even if the request then failed at the origin
     // or was cut at a stop (robogate_requests_total counts those under "error").
-    if let Outcome::Block
-    | Outcome::Tarpit
-    | Outcome::Limit { .. }
-    | Outcome::ShadowBlock
-    | Outcome::ShadowTarpit = d.outcome
-    {
-        metrics::count_action(agent_label, category(), d.outcome.as_str());
+    let decided = ActionLabel::of(d.outcome);
+    if decided.is_taken_on_a_robot() {
+        METRICS.count_action(agent_label, category, decided);
     }
+    let action = action.as_str();
     macro_rules! access_line {
         ($level:ident $(, $message:literal)?) => {
             tracing::$level!(

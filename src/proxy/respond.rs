@@ -6,6 +6,7 @@ use pingora_error::{Error, ErrorSource, ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
+use crate::metrics::UpstreamError;
 use crate::policy::{shorten, Decision, Outcome, Policy};
 use crate::proxy::tarpit;
 use crate::state::tarpits::TarpitGuard;
@@ -198,7 +199,7 @@ fn status_text(status: u16) -> &'static str {
 }
 
 /// The `kind` label of `robogate_upstream_errors_total` for a proxy error.
-pub fn upstream_error_kind(e: &Error) -> Option<&'static str> {
+pub fn upstream_error_kind(e: &Error) -> Option<UpstreamError> {
     if e.esource() != &ErrorSource::Upstream {
         return None;
     }
@@ -208,10 +209,12 @@ pub fn upstream_error_kind(e: &Error) -> Option<&'static str> {
         | ErrorType::ConnectNoRoute
         | ErrorType::ConnectError
         | ErrorType::BindError
-        | ErrorType::SocketError => "connect",
-        ErrorType::ReadTimedout | ErrorType::WriteTimedout => "timeout",
-        ErrorType::ConnectionClosed | ErrorType::ReadError | ErrorType::WriteError => "reset",
-        _ => "other",
+        | ErrorType::SocketError => UpstreamError::Connect,
+        ErrorType::ReadTimedout | ErrorType::WriteTimedout => UpstreamError::Timeout,
+        ErrorType::ConnectionClosed | ErrorType::ReadError | ErrorType::WriteError => {
+            UpstreamError::Reset
+        }
+        _ => UpstreamError::Other,
     })
 }
 
@@ -280,7 +283,7 @@ mod tests {
             fn $name() {
                 let e = Error::create($etype, ErrorSource::$source, None, None);
                 assert_eq!(
-                    (failure_status(&e).unwrap_or(0), upstream_error_kind(&e)),
+                    (failure_status(&e).unwrap_or(0), upstream_error_kind(&e).map(UpstreamError::as_str)),
                     ($status, $kind)
                 );
             }

@@ -210,7 +210,7 @@ fn actions_are_counted_by_agent() {
     let page = get(rg.admin, "/metrics", None).unwrap().text();
     let counted: Vec<&str> = page
         .lines()
-        .filter(|l| l.starts_with("robogate_actions_total{"))
+        .filter(|l| l.starts_with("robogate_actions_total{") && !l.ends_with(" 0"))
         .collect();
     assert_eq!(counted.len(), 4, "passes are not actions: {counted:?}");
 
@@ -308,5 +308,34 @@ fn access_log_quotes_the_raw_user_agent() {
         // Still one line per request (a line break inside a field would start a line of its own).
         let lines = rg.output().lines().filter(|l| l.contains("access")).count();
         assert_eq!(lines, 3, "{}", rg.output());
+    }
+}
+
+/// Regression: a labelled series appeared only at its first event, so an alert on
+/// `rate(robogate_upstream_errors_total[5m])` had nothing to read on a healthy instance. Every
+/// series of a closed label set is there from the start, at 0.
+#[test]
+fn every_closed_label_set_is_exported_from_the_start() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let page = get(rg.admin, "/metrics", None).unwrap().text();
+    for series in [
+        "robogate_upstream_errors_total{kind=\"connect\"} 0",
+        "robogate_upstream_errors_total{kind=\"timeout\"} 0",
+        "robogate_upstream_errors_total{kind=\"reset\"} 0",
+        "robogate_upstream_errors_total{kind=\"other\"} 0",
+        "robogate_requests_total{action=\"block\",class=\"robot\"} 0",
+        "robogate_requests_total{action=\"error\",class=\"browser\"} 0",
+        "robogate_requests_total{action=\"bad_request\",class=\"unknown\"} 0",
+        "robogate_request_duration_seconds_count{action=\"tarpit\",class=\"robot\"} 0",
+        "robogate_config_reloads_total{result=\"error\"} 0",
+        "robogate_robot_requests_total{agent=\"other\",category=\"other\",verdict=\"disallow\"} 0",
+        "robogate_actions_total{action=\"limit\",agent=\"other\",category=\"other\"} 0",
+        "robogate_robots_txt_fetches_total{agent=\"other\"} 0",
+    ] {
+        assert!(
+            page.lines().any(|l| l == series),
+            "missing at start: {series}"
+        );
     }
 }
