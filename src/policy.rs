@@ -391,42 +391,6 @@ impl Decision {
     }
 }
 
-/// Who asks robots.txt: the robot's User-Agent header, whose own product tokens that a group
-/// names come first (robots-spec §5 step 2), then its catalog chain (§5 step 1), then `*`.
-struct Chain<'a> {
-    user_agent: Option<&'a str>,
-    agent: Option<&'a crate::classify::Agent>,
-}
-
-impl Chain<'_> {
-    fn tokens(&self) -> &[String] {
-        self.agent.map_or(&[], |a| a.tokens.as_slice())
-    }
-
-    fn ignores_star(&self) -> bool {
-        self.agent.is_some_and(|a| a.ignores_star)
-    }
-
-    fn decide<'r>(
-        &self,
-        robots: &'r Robots,
-        target: &str,
-        reading: Reading,
-    ) -> robots::Decision<'r> {
-        robots.decide_for(
-            self.user_agent,
-            self.tokens(),
-            self.ignores_star(),
-            target,
-            reading,
-        )
-    }
-
-    fn crawl_delay(&self, robots: &Robots) -> Option<(f64, u32)> {
-        robots.crawl_delay_for(self.user_agent, self.tokens(), self.ignores_star())
-    }
-}
-
 impl Policy {
     /// Decides what to do with one request. Pure: the same facts give the same decision.
     pub fn decide(&self, facts: &RequestFacts<'_>) -> Decision {
@@ -451,10 +415,10 @@ impl Policy {
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
         let (class, agent) = self.classify(facts.user_agent);
-        let target = robots::canonicalize_request(facts.target);
+        let target = robots::Canonical::new(facts.target);
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
-        if facts.is_get_or_head && robots::is_robots_txt(target.as_bytes()) {
+        if facts.is_get_or_head && target.is_robots_txt() {
             let d = Decision {
                 agent,
                 outcome: Outcome::RobotsTxt,
@@ -481,12 +445,13 @@ impl Policy {
             );
         }
         let catalog_agent = agent.map(|i| &self.classifier.agents()[i]);
-        let robots = &self.robots.robots;
-        let chain = Chain {
-            user_agent: facts.user_agent,
-            agent: catalog_agent,
-        };
-        let verdict = chain.decide(robots, &target, reading);
+        // The groups are chosen once; the verdict and the Crawl-delay are read from them.
+        let selection = self.robots.robots.select(
+            facts.user_agent,
+            catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
+            catalog_agent.is_some_and(|a| a.ignores_star),
+        );
+        let verdict = selection.decide(&target, reading);
         let mut out = Decision {
             agent,
             verdict: Some(verdict.verdict),
@@ -494,8 +459,8 @@ impl Policy {
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
-            out.crawl_delay = chain
-                .crawl_delay(robots)
+            out.crawl_delay = selection
+                .crawl_delay()
                 .map(|(secs, _)| {
                     self.crawl_delay
                         .override_delay

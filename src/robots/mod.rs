@@ -135,11 +135,8 @@ impl Robots {
         self.decide_for(None, tokens, ignore_star, path, reading)
     }
 
-    /// [`Robots::decide`] for a robot that sent `user_agent`: its own product tokens from the
-    /// header (§5 step 2, without browser compatibility tokens) that a group names come before
-    /// the chain `tokens` (a catalog chain, §5 step 1, or empty). A real crawler obeys the group
-    /// that names its own token: `YandexImages` obeys `User-agent: YandexImages` even though its
-    /// family is `yandex`. Does not allocate.
+    /// [`Robots::decide`] for a robot that sent `user_agent` (see [`Robots::select`]). Does not
+    /// allocate for a canonical path.
     pub fn decide_for<S: AsRef<str>>(
         &self,
         user_agent: Option<&str>,
@@ -148,87 +145,31 @@ impl Robots {
         path: &str,
         reading: Reading,
     ) -> Decision<'_> {
-        let asker = Asker {
+        self.select(user_agent, tokens, ignore_star)
+            .decide(&Canonical::new(path), reading)
+    }
+
+    /// The groups that apply to one robot, chosen once (§5): use the [`Selection`] for the
+    /// verdict on a path and the group's Crawl-delay. A robot's own product tokens from
+    /// `user_agent` (§5 step 2, without browser compatibility tokens) that a group names come
+    /// before the chain `tokens` (a catalog chain, §5 step 1, or empty): a real crawler obeys the
+    /// group that names its own token, so `YandexImages` obeys `User-agent: YandexImages` even
+    /// though its family is `yandex`. `ignore_star` is for crawlers that obey only groups naming
+    /// them. Does not allocate.
+    pub fn select<'u, S: AsRef<str>>(
+        &self,
+        user_agent: Option<&'u str>,
+        tokens: &'u [S],
+        ignore_star: bool,
+    ) -> Selection<'_, 'u, S> {
+        let rfc = self.rfc.select_exact(user_agent, tokens, ignore_star);
+        Selection {
+            robots: self,
             user_agent,
             tokens,
             ignore_star,
-        };
-        let canonical = canonicalize_request(path);
-        let target = canonical.as_bytes();
-        let outcome = if is_robots_txt(target) {
-            Outcome {
-                verdict: Verdict::Allow,
-                group: None,
-                rule: None,
-            }
-        } else {
-            match reading {
-                Reading::Rfc9309 => self.decide_rfc(&asker, target),
-                Reading::Classic1994 => self.decide_classic(&asker, target),
-                Reading::Enforce => self.decide_enforce_any_spelling(&asker, &canonical),
-            }
-        };
-        Decision {
-            verdict: outcome.verdict,
-            reading,
-            group: outcome.group,
-            rule: outcome.rule,
+            rfc,
         }
-    }
-
-    fn decide_rfc<S: AsRef<str>>(&self, asker: &Asker<'_, S>, path: &[u8]) -> Outcome<'_> {
-        self.rfc.evaluate(asker.select_exact(&self.rfc), path)
-    }
-
-    fn decide_classic<S: AsRef<str>>(&self, asker: &Asker<'_, S>, path: &[u8]) -> Outcome<'_> {
-        let table = self.classic_table();
-        table.evaluate(asker.select_substring(table), path)
-    }
-
-    fn decide_enforce<S: AsRef<str>>(&self, asker: &Asker<'_, S>, path: &[u8]) -> Outcome<'_> {
-        let rfc_group = asker.select_exact(&self.rfc);
-        let rfc = self.rfc.evaluate(rfc_group, path);
-        if rfc.verdict == Verdict::Allow {
-            return rfc;
-        }
-        let table = self.classic_table();
-        let classic_group = asker.select_substring(table);
-        if self.classic.is_none() && classic_group == rfc_group {
-            return rfc;
-        }
-        match table.evaluate(classic_group, path) {
-            classic if classic.verdict == Verdict::Allow => classic,
-            _ => rfc,
-        }
-    }
-
-    /// [`Reading::Enforce`] hardened against origins that decode encoded separators
-    /// (`docs/robots-spec-notes.md` §H1): disallowed if either the RFC 9309 canonical path or
-    /// its [`separator_decoded`] reading is; the first disallowing reading is reported.
-    fn decide_enforce_any_spelling<S: AsRef<str>>(
-        &self,
-        asker: &Asker<'_, S>,
-        canonical: &str,
-    ) -> Outcome<'_> {
-        let first = self.decide_enforce(asker, canonical.as_bytes());
-        if first.verdict.is_disallowed() {
-            return first;
-        }
-        match separator_decoded(canonical) {
-            Some(decoded) if !is_robots_txt(decoded.as_bytes()) => {
-                let second = self.decide_enforce(asker, decoded.as_bytes());
-                if second.verdict.is_disallowed() {
-                    second
-                } else {
-                    first
-                }
-            }
-            _ => first,
-        }
-    }
-
-    fn classic_table(&self) -> &Table {
-        self.classic.as_ref().unwrap_or(&self.rfc)
     }
 
     /// §5 step 2: the longest product-name candidate of a User-Agent header that names a group
@@ -273,25 +214,13 @@ impl Robots {
     }
 
     /// The `Crawl-delay` (seconds, and its 1-based line) of the group that applies to this
-    /// chain under RFC 9309 grouping: the first valid one in file order among the groups merged
-    /// under that key.
+    /// chain under RFC 9309 grouping (see [`Selection::crawl_delay`]).
     pub fn crawl_delay<S: AsRef<str>>(
         &self,
         tokens: &[S],
         ignore_star: bool,
     ) -> Option<(f64, u32)> {
-        self.crawl_delay_for(None, tokens, ignore_star)
-    }
-
-    /// [`Robots::crawl_delay`] for a robot that sent `user_agent` (see [`Robots::decide_for`]).
-    pub fn crawl_delay_for<S: AsRef<str>>(
-        &self,
-        user_agent: Option<&str>,
-        tokens: &[S],
-        ignore_star: bool,
-    ) -> Option<(f64, u32)> {
-        let group = self.rfc.select_exact(user_agent, tokens, ignore_star)?;
-        self.rfc.groups.get(group)?.crawl_delay
+        self.select(None, tokens, ignore_star).crawl_delay()
     }
 
     /// `Sitemap` values in file order.
@@ -311,21 +240,122 @@ impl Robots {
     }
 }
 
-/// Who a decision is for: the User-Agent header (its own product tokens, §5 step 2) and the
-/// token chain (§5 step 1).
-struct Asker<'a, S> {
-    user_agent: Option<&'a str>,
-    tokens: &'a [S],
+/// The groups that apply to one robot (see [`Robots::select`]): the RFC 9309 group is chosen
+/// at once; the 1994 reading's only when a verdict needs it (an RFC 9309 disallow).
+pub struct Selection<'r, 'u, S> {
+    robots: &'r Robots,
+    user_agent: Option<&'u str>,
+    tokens: &'u [S],
     ignore_star: bool,
+    rfc: Option<usize>,
 }
 
-impl<S: AsRef<str>> Asker<'_, S> {
-    fn select_exact(&self, table: &Table) -> Option<usize> {
-        table.select_exact(self.user_agent, self.tokens, self.ignore_star)
+impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
+    /// The verdict on a canonical request under `reading`, with the group and rule that gave it.
+    ///
+    /// For [`Reading::Enforce`]: when both readings disallow, the RFC 9309 rule is reported;
+    /// when allowed, the provenance is that of a reading that allows (RFC 9309 first). It also
+    /// refuses what an origin that decodes encoded separators would serve as a disallowed path
+    /// (`docs/robots-spec-notes.md` §H1): the first disallowing reading is reported.
+    pub fn decide(&self, target: &Canonical<'_>, reading: Reading) -> Decision<'r> {
+        let outcome = if target.is_robots_txt() {
+            Outcome {
+                verdict: Verdict::Allow,
+                group: None,
+                rule: None,
+            }
+        } else {
+            let path = target.as_bytes();
+            match reading {
+                Reading::Rfc9309 => self.robots.rfc.evaluate(self.rfc, path),
+                Reading::Classic1994 => self.classic_table().evaluate(self.classic(), path),
+                Reading::Enforce => {
+                    let first = self.enforce(path);
+                    match target.separator_decoded() {
+                        Some(decoded)
+                            if !first.verdict.is_disallowed()
+                                && !is_robots_txt(decoded.as_bytes()) =>
+                        {
+                            let second = self.enforce(decoded.as_bytes());
+                            if second.verdict.is_disallowed() {
+                                second
+                            } else {
+                                first
+                            }
+                        }
+                        _ => first,
+                    }
+                }
+            }
+        };
+        Decision {
+            verdict: outcome.verdict,
+            reading,
+            group: outcome.group,
+            rule: outcome.rule,
+        }
     }
 
-    fn select_substring(&self, table: &Table) -> Option<usize> {
-        table.select_substring(self.user_agent, self.tokens, self.ignore_star)
+    /// The `Crawl-delay` (seconds, and its 1-based line) of the RFC 9309 group: the first valid
+    /// one in file order among the groups merged under its key.
+    pub fn crawl_delay(&self) -> Option<(f64, u32)> {
+        self.robots.rfc.groups.get(self.rfc?)?.crawl_delay
+    }
+
+    /// §6: disallowed only if both readings disallow.
+    fn enforce(&self, path: &[u8]) -> Outcome<'r> {
+        let rfc = self.robots.rfc.evaluate(self.rfc, path);
+        if rfc.verdict == Verdict::Allow {
+            return rfc;
+        }
+        let classic_group = self.classic();
+        if self.robots.classic.is_none() && classic_group == self.rfc {
+            return rfc;
+        }
+        match self.classic_table().evaluate(classic_group, path) {
+            classic if classic.verdict == Verdict::Allow => classic,
+            _ => rfc,
+        }
+    }
+
+    /// The 1994 reading's group (§6: case-insensitive substring of the robot's names).
+    fn classic(&self) -> Option<usize> {
+        self.classic_table()
+            .select_substring(self.user_agent, self.tokens, self.ignore_star)
+    }
+
+    fn classic_table(&self) -> &'r Table {
+        self.robots.classic.as_ref().unwrap_or(&self.robots.rfc)
+    }
+}
+
+/// A request target in canonical form (§4), made once per request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Canonical<'t>(std::borrow::Cow<'t, str>);
+
+impl<'t> Canonical<'t> {
+    /// Canonicalizes a target in origin-form or absolute-form; borrows it when it already is
+    /// canonical.
+    pub fn new(target: &'t str) -> Canonical<'t> {
+        Canonical(canonicalize_request(target))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+
+    /// Whether this is `/robots.txt` (whatever the query): always allowed, served by robogate.
+    pub fn is_robots_txt(&self) -> bool {
+        is_robots_txt(self.as_bytes())
+    }
+
+    /// The path as an origin decoding encoded separators serves it ([`separator_decoded`]).
+    pub fn separator_decoded(&self) -> Option<String> {
+        separator_decoded(&self.0)
     }
 }
 

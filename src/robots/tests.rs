@@ -257,7 +257,9 @@ fn own_header_token_before_catalog_chain() {
         (Verdict::Disallow, Some("googlebot-image"))
     );
     assert_eq!(
-        robots.crawl_delay_for(Some(both), &["googlebot"], false),
+        robots
+            .select(Some(both), &["googlebot"], false)
+            .crawl_delay(),
         None
     );
 }
