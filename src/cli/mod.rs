@@ -136,7 +136,7 @@ fn config_check(path: &Path) -> ExitCode {
     match crate::config::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
-            // `loaded.readings_differ` is left out: the lint findings below explain those lines.
+            // `loaded.disagreements` is left out: the lint findings below explain those lines.
             for w in &loaded.warnings {
                 println!("warning: {w}");
             }
@@ -152,7 +152,7 @@ fn config_check(path: &Path) -> ExitCode {
                 return ExitCode::from(1);
             }
             for w in crate::config::lint_robots(&p.robots.body, &p.classifier) {
-                let not_enforced = if w.readings_differ {
+                let not_enforced = if w.readings_differ() {
                     " (not enforced as written: robogate enforces only what both readings disallow)"
                 } else {
                     ""

@@ -14,7 +14,7 @@ use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
 use super::{resolve, ConfigError, Errors, ROBOTS_MAX_BYTES};
 use crate::classify::{Category, Classifier};
 use crate::policy::{OriginState, Policy, RobotsFile, Upstream, XRobotsTag};
-use crate::robots::{render_groups, GroupSpec, PathPattern, RuleSpec};
+use crate::robots::{render_groups, Disagreement, GroupSpec, PathPattern, RuleSpec};
 
 /// What a robots.txt is compiled from, besides the `[robots]` section.
 pub(super) struct Sources<'a> {
@@ -148,30 +148,37 @@ pub(super) fn keys_of_other_sources(raw: &RawRobots, errors: &mut Errors<'_>) {
     }
 }
 
-/// Most lines that [`readings_differ_warnings`] names one by one.
-const READINGS_DIFFER_SHOWN: usize = 5;
+/// Most lines that [`disagreement_warnings`] names one by one.
+const DISAGREEMENTS_SHOWN: usize = 5;
 
-/// Why a line the readings differ on is not enforced as written.
-const READINGS_DIFFER_WHY: &str = "RFC 9309 and the 1994 standard read it differently and \
-                                   robogate enforces only what both disallow";
-
-/// Load warnings for the lines of the live robots.txt that the 1994 and RFC 9309 readings read
-/// differently (`robogate lint`'s "readings differ" findings): robogate enforces only what both
-/// readings disallow, so a rule there is not enforced as written, which nothing else says
-/// while the policy goes live. One concise line per line of robots.txt, the first
-/// [`READINGS_DIFFER_SHOWN`] of them, then how many more; `robogate lint` explains each.
-pub(super) fn readings_differ_warnings(
+/// Load warnings for the lines of the live robots.txt where robots that obey the file may get
+/// another verdict from robogate than their parser reads there (`robogate lint`'s findings with
+/// a [`Disagreement`]): lines the 1994 and RFC 9309 readings read differently, which robogate
+/// does not enforce as written, and rules it enforces that first-match readers, readers without
+/// wildcard support or strict parsers read otherwise. Nothing else says so while the policy goes
+/// live. One concise line per line of robots.txt, the first [`DISAGREEMENTS_SHOWN`] of them,
+/// then how many more; `robogate lint` explains each.
+pub(super) fn disagreement_warnings(
     raw: &RawRobots,
     robots: &CompiledRobots,
     classifier: &Classifier,
     errors: &mut Errors<'_>,
 ) {
-    let mut lines: Vec<u32> = lint(&robots.file.body, classifier)
-        .into_iter()
-        .filter(|w| w.readings_differ)
-        .filter_map(|w| w.line)
-        .collect();
-    lines.dedup();
+    // Findings come in line order: a line's are next to each other.
+    let mut lines: Vec<(u32, Vec<Disagreement>)> = Vec::new();
+    for warning in lint(&robots.file.body, classifier) {
+        let (Some(line), Some(kind)) = (warning.line, warning.disagreement) else {
+            continue;
+        };
+        match lines.last_mut() {
+            Some((last, kinds)) if *last == line => {
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+            _ => lines.push((line, vec![kind])),
+        }
+    }
     if lines.is_empty() {
         return;
     }
@@ -199,31 +206,36 @@ pub(super) fn readings_differ_warnings(
     };
     let mut warnings: Vec<ConfigError> = lines
         .iter()
-        .take(READINGS_DIFFER_SHOWN)
-        .map(|&line| match what {
-            None => ConfigError {
-                line: Some(line as usize),
-                message: format!("this line is not enforced as written: {READINGS_DIFFER_WHY} ({lint})"),
-                ..at.clone()
-            },
-            Some(text) => ConfigError {
-                message: format!(
-                    "line {line} of {text} is not enforced as written: {READINGS_DIFFER_WHY} ({lint})"
-                ),
-                ..at.clone()
-            },
+        .take(DISAGREEMENTS_SHOWN)
+        .map(|(line, kinds)| {
+            let predicate = kinds
+                .iter()
+                .map(|kind| kind.predicate())
+                .collect::<Vec<_>>()
+                .join("; and ");
+            match what {
+                None => ConfigError {
+                    line: Some(*line as usize),
+                    message: format!("this line {predicate} ({lint})"),
+                    ..at.clone()
+                },
+                Some(text) => ConfigError {
+                    message: format!("line {line} of {text} {predicate} ({lint})"),
+                    ..at.clone()
+                },
+            }
         })
         .collect();
-    if lines.len() > READINGS_DIFFER_SHOWN {
+    if lines.len() > DISAGREEMENTS_SHOWN {
         warnings.push(ConfigError {
             message: format!(
-                "and {} more lines where the readings differ ({lint})",
-                lines.len() - READINGS_DIFFER_SHOWN
+                "and {} more such lines ({lint})",
+                lines.len() - DISAGREEMENTS_SHOWN
             ),
             ..at
         });
     }
-    errors.readings_differ = warnings;
+    errors.disagreements = warnings;
 }
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
