@@ -118,12 +118,13 @@ fn text_line(
     full: bool,
 ) -> String {
     let group = r.and_then(|r| r.group).unwrap_or("-");
+    // The line as the served file has it (a key spelt `Dissallow` stays so), as a block's body
+    // quotes it.
     let rule = match r.and_then(|r| r.rule.as_ref()) {
         Some(rule) => format!(
-            "line {} ({}: {})",
+            "line {} ({})",
             rule.line,
-            if rule.allow { "Allow" } else { "Disallow" },
-            rule.pattern
+            policy.robots.line_text(rule.line).unwrap_or_default()
         ),
         None => "line -".to_string(),
     };
@@ -161,6 +162,7 @@ fn json_line(
         "group": r.and_then(|r| r.group),
         "line": rule.map(|r| r.line),
         "rule": rule.map(|r| format!("{}: {}", if r.allow { "Allow" } else { "Disallow" }, r.pattern)),
+        "text": rule.and_then(|r| policy.robots.line_text(r.line)),
         "agent": policy.agent_name(d),
         "class": d.class.as_str(),
     });

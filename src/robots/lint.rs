@@ -78,6 +78,9 @@ pub enum Disagreement {
     /// A Disallow with `*` or a final `$`, which readers without wildcard support read as
     /// literal characters: robogate refuses paths they may fetch.
     Wildcard,
+    /// A `Disallow` or `User-agent` key spelt otherwise (a typo or a longer word): robogate,
+    /// like Google's parser, enforces the line; strict parsers ignore it.
+    Spelling,
 }
 
 impl Disagreement {
@@ -96,6 +99,10 @@ impl Disagreement {
             Disagreement::Wildcard => {
                 "refuses paths that robots without wildcard support (Python's urllib.robotparser \
                  in 3.12 and older) may fetch: they read its `*` or final `$` literally"
+            }
+            Disagreement::Spelling => {
+                "is enforced under a misspelt key, and strict parsers (Python's \
+                 urllib.robotparser) ignore the line"
             }
         }
     }
@@ -402,15 +409,7 @@ impl<'c> Linter<'c> {
     fn spelling(&mut self, number: u32, directive: &Directive<'_>) {
         let (field, exact) = Field::classify(directive.key);
         if field != Field::Other && !exact {
-            self.warn(
-                number,
-                format!(
-                    "`{}` is read as `{}` only by lenient parsers (typo or prefix); others ignore the line",
-                    show(directive.key),
-                    field.name()
-                ),
-                format!("write `{}:`", field.name()),
-            );
+            self.misspelt_key(number, directive, field);
         }
         if !directive.colon {
             let name = if field == Field::Other {
@@ -423,6 +422,42 @@ impl<'c> Linter<'c> {
                 format!("no colon: read as `{name}: {}`", show(directive.value)),
                 format!("write `{name}: {}`", show(directive.value)),
             );
+        }
+    }
+
+    /// A key that §1.6 accepts for `field` although it is not its standard spelling (a common
+    /// typo, or a longer word such as `Disallowed`): robogate, like Google's parser, reads and
+    /// enforces the line; Python's robotparser (every version) ignores it.
+    fn misspelt_key(&mut self, number: u32, directive: &Directive<'_>, field: Field) {
+        let name = field.name();
+        let (reads, effect) = match field {
+            Field::Disallow => (
+                "reads it as `Disallow` and enforces the line",
+                "robots that use them may fetch what robogate refuses here",
+            ),
+            Field::Allow => (
+                "reads it as `Allow` and enforces the line",
+                "robots that use them may keep away from what this line allows",
+            ),
+            Field::UserAgent => (
+                "reads it as `User-agent` and gives the robot it names this group's rules",
+                "a robot named here that uses them does not take this group's rules and may fetch what robogate refuses it",
+            ),
+            Field::Sitemap | Field::Other => (
+                "reads it as `Sitemap`",
+                "robots that use them do not see this sitemap",
+            ),
+        };
+        let message = format!(
+            "`{}` is not the standard spelling of `{name}`: robogate {reads}, as Google's parser does, but strict parsers such as Python's urllib.robotparser ignore the line, so {effect}",
+            show(directive.key)
+        );
+        let fix = format!("write `{name}: {}`", show(directive.value));
+        match field {
+            Field::Disallow | Field::UserAgent => {
+                self.disagree(number, Disagreement::Spelling, message, fix)
+            }
+            _ => self.warn(number, message, fix),
         }
     }
 
@@ -981,7 +1016,7 @@ fn quote_list(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Disagreement::{FirstMatch, Readings, Wildcard};
+    use Disagreement::{FirstMatch, Readings, Spelling, Wildcard};
 
     /// [`super::lint`] for the catalog shipped in the binary.
     fn lint(bytes: &[u8]) -> Vec<LintWarning> {
@@ -1015,8 +1050,9 @@ mod tests {
 
     linting! {
         clean: b"User-agent: *\nDisallow: /x\n" => [];
-        typo_key: b"User-agent: *\nDissallow: /x\n" => [(Some(2), "typo or prefix")];
-        prefix_key: b"User-agents: *\nDisallow: /x\n" => [(Some(1), "typo or prefix")];
+        typo_key: b"User-agent: *\nDissallow: /x\n" => [(Some(2), "robogate reads it as `Disallow` and enforces the line")];
+        prefix_key: b"User-agents: *\nDisallow: /x\n" => [(Some(1), "not the standard spelling of `User-agent`")];
+        typo_keys_are_enforced_but_ignored_by_robotparser: b"Useragent: Foo\nDissallow: /typo/\n" => [(Some(1), "strict parsers such as Python's urllib.robotparser ignore the line"), (Some(2), "may fetch what robogate refuses here")];
         no_colon: b"User-agent: *\nDisallow /x\n" => [(Some(2), "no colon")];
         unparsed: b"User-agent: *\nDisallow /x /y\n" => [(Some(2), "is ignored")];
         empty_agent_key: b"User-agent: 360Spider\nDisallow: /\n" => [(Some(1), "names no robot")];
@@ -1108,6 +1144,7 @@ mod tests {
         disagree_not_on_allows_read_otherwise: b"User-agent: *\nDisallow: /a\nAllow: /a/b\nAllow: /*.css$\n" => [(3, None), (4, None)];
         disagree_after_an_empty_disallow: b"User-agent: *\nDisallow:\nDisallow: /x\n" => [(3, Some(FirstMatch))];
         disagree_readings: b"User-agent: a\nDisallow: /x\n\nAllow: /y\n" => [(4, Some(Readings))];
+        disagree_misspelt_disallow_and_user_agent: b"Useragent: Foo\nDissallow: /typo/\nAllowed: /ok\nSite-map: http://x.test/s\n" => [(1, Some(Spelling)), (2, Some(Spelling)), (3, None), (4, None)];
     }
 
     /// A wildcard-free pattern is offered only when one matches the same paths.
@@ -1135,6 +1172,10 @@ mod tests {
         assert_eq!(
             fix(b"User-agent: *\nDisallow:\nDisallow: /x\n"),
             "remove the empty `Disallow:` on line 2: a group with rules needs no empty rule"
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nDissallow: /typo/\n"),
+            "write `Disallow: /typo/`"
         );
     }
 

@@ -392,6 +392,49 @@ fn check_prints_verdict_group_and_line() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// Issue 16.5: `check` quoted `Disallow: /typo/` for a file whose line 2 is `Dissallow:
+/// /typo/`. It quotes the line as the file has it, as a block's body does (JSON: `text`, with
+/// `rule` saying how robogate read it); lint says that robogate enforces the line and who
+/// ignores it.
+#[test]
+fn check_quotes_a_misspelt_line_as_the_file_has_it_and_lint_says_it_is_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "Useragent: Foo\nDissallow: /typo/\n").unwrap();
+    let robots = robots.to_str().unwrap();
+    let o = run(&["check", "--robots", robots, "-A", "Foo/1.0", "/typo/x"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "disallow /typo/x group foo line 2 (Dissallow: /typo/)\n"
+    );
+    let o = run(&[
+        "check", "--robots", robots, "-A", "Foo/1.0", "--json", "/typo/x",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (v["line"].as_u64(), v["text"].as_str(), v["rule"].as_str()),
+        (Some(2), Some("Dissallow: /typo/"), Some("Disallow: /typo/"))
+    );
+
+    let lint = run(&["lint", robots]);
+    assert_eq!(lint.status.code(), Some(1), "{}", stdout(&lint));
+    let out = stdout(&lint);
+    let findings: Vec<&str> = out.lines().collect();
+    assert_eq!(findings.len(), 2, "{out}");
+    assert!(
+        findings[0].contains("line 1: `Useragent` is not the standard spelling of `User-agent`: robogate reads it as `User-agent`")
+            && findings[0].ends_with("— fix: write `User-agent: Foo`"),
+        "{out}"
+    );
+    assert!(
+        findings[1].contains("line 2: `Dissallow` is not the standard spelling of `Disallow`: robogate reads it as `Disallow` and enforces the line, as Google's parser does, but strict parsers such as Python's urllib.robotparser ignore the line")
+            && findings[1].ends_with("— fix: write `Disallow: /typo/`"),
+        "{out}"
+    );
+    assert!(!out.contains("others ignore"), "{out}");
+}
+
 #[test]
 fn check_refuses_encoded_slashes_as_the_proxy_does() {
     let dir = tempfile::tempdir().unwrap();

@@ -224,6 +224,29 @@ fn lint_names_the_lines_a_first_match_robotparser_reads_otherwise() {
     assert_eq!(lint_lines(&rg.path("robots.txt")).0, Some(0));
 }
 
+/// Issue 16.5: robotparser ignores `Useragent` and `Dissallow` lines (every version), while
+/// robogate, like Google's parser, enforces them: lint says exactly that.
+#[test]
+fn robotparser_ignores_misspelt_keys_that_robogate_enforces() {
+    if !have("python3") {
+        return;
+    }
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, "Useragent: Foo\nDissallow: /typo/\n", "");
+    let verdicts = robotparser_verdicts(&rg, &["Foo/1.0"], &["/typo/x"]);
+    assert_eq!(verdicts[0].2, "allow", "robotparser ignores both lines");
+    assert_eq!(
+        get(rg.addr, "/typo/x", Some("Foo/1.0")).unwrap().status,
+        403
+    );
+    let (code, lines, text) = lint_lines(&rg.path("robots.txt"));
+    assert_eq!((code, lines), (Some(1), vec![1, 2]), "{text}");
+    assert!(
+        text.contains("robogate reads it as `Disallow` and enforces the line, as Google's parser does, but strict parsers such as Python's urllib.robotparser ignore the line"),
+        "{text}"
+    );
+}
+
 #[test]
 fn python_robotparser_agrees_with_robogate_on_every_demo_page() {
     if !have("python3") {
