@@ -15,7 +15,8 @@ use crate::robots::{self, Reading};
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["robots", "config"])))]
 pub struct CheckArgs {
-    /// A robots.txt to evaluate on its own (the User-Agent is treated as a robot).
+    /// A robots.txt to evaluate on its own (the User-Agent is treated as a robot); `-` reads it
+    /// from standard input.
     #[arg(long)]
     pub robots: Option<PathBuf>,
     /// Evaluate with the full live policy of this robogate.toml (class and action too).
@@ -44,8 +45,7 @@ fn parse_reading(s: &str) -> Result<Reading, String> {
 
 /// A policy that evaluates one robots.txt with the default enforcement settings.
 fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy, String> {
-    let body = std::fs::read(robots_path)
-        .map_err(|e| format!("{}: cannot read: {e}", robots_path.display()))?;
+    let (body, _) = super::read_robots_arg(robots_path)?;
     let catalog = super::catalog_for(None, agents)?;
     let classifier = Classifier::build(catalog).map_err(|errors| {
         errors

@@ -6,7 +6,7 @@ pub mod origin;
 pub mod raw;
 mod robots;
 
-pub use robots::lint as lint_robots;
+pub use robots::{lint as lint_robots, read_robots, read_robots_file};
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
