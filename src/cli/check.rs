@@ -15,7 +15,8 @@ use crate::robots::{self, Reading};
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["robots", "config"])))]
 pub struct CheckArgs {
-    /// A robots.txt to evaluate on its own (the User-Agent is treated as a robot).
+    /// A robots.txt to evaluate on its own (the User-Agent is treated as a robot); `-` reads it
+    /// from standard input.
     #[arg(long)]
     pub robots: Option<PathBuf>,
     /// Evaluate with the full live policy of this robogate.toml (class and action too).
@@ -45,8 +46,7 @@ fn parse_reading(s: &str) -> Result<Reading, String> {
 
 /// A policy that evaluates one robots.txt with the default enforcement settings.
 fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy, String> {
-    let body = std::fs::read(robots_path)
-        .map_err(|e| format!("{}: cannot read: {e}", robots_path.display()))?;
+    let (body, _) = super::read_robots_arg(robots_path)?;
     let catalog = super::catalog_for(None, agents)?;
     let classifier = Classifier::build(catalog).map_err(|errors| {
         errors
@@ -119,12 +119,13 @@ fn text_line(
     full: bool,
 ) -> String {
     let group = r.and_then(|r| r.group).unwrap_or("-");
+    // The line as the served file has it (a key spelt `Dissallow` stays so), as a block's body
+    // quotes it.
     let rule = match r.and_then(|r| r.rule.as_ref()) {
         Some(rule) => format!(
-            "line {} ({}: {})",
+            "line {} ({})",
             rule.line,
-            if rule.allow { "Allow" } else { "Disallow" },
-            rule.pattern
+            policy.robots.line_text(rule.line).unwrap_or_default()
         ),
         None => "line -".to_string(),
     };
@@ -162,6 +163,7 @@ fn json_line(
         "group": r.and_then(|r| r.group),
         "line": rule.map(|r| r.line),
         "rule": rule.map(|r| format!("{}: {}", if r.allow { "Allow" } else { "Disallow" }, r.pattern)),
+        "text": rule.and_then(|r| policy.robots.line_text(r.line)),
         "agent": policy.agent_name(d),
         "class": d.class.as_str(),
     });

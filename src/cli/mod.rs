@@ -63,7 +63,7 @@ pub struct ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// The robots.txt to lint.
+    /// The robots.txt to lint; `-` reads it from standard input.
     pub file: PathBuf,
 }
 
@@ -131,7 +131,7 @@ fn config_check(path: &Path) -> ExitCode {
     match crate::config::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
-            // `loaded.readings_differ` is left out: the lint findings below explain those lines.
+            // `loaded.disagreements` is left out: the lint findings below explain those lines.
             for w in &loaded.warnings {
                 println!("warning: {w}");
             }
@@ -147,7 +147,7 @@ fn config_check(path: &Path) -> ExitCode {
                 return ExitCode::from(1);
             }
             for w in crate::config::lint_robots(&p.robots.body, &p.classifier) {
-                let not_enforced = if w.readings_differ {
+                let not_enforced = if w.readings_differ() {
                     " (not enforced as written: robogate enforces only what both readings disallow)"
                 } else {
                     ""
@@ -179,11 +179,31 @@ fn config_check(path: &Path) -> ExitCode {
     }
 }
 
+/// Reads the robots.txt a command line names (`-`: standard input) by the rule the server holds
+/// `robots.file` to ([`crate::config::read_robots_file`]: at most 500 KiB, not binary, not
+/// UTF-16), so that `lint` and `check --robots` never accept a file a reload would refuse.
+/// Returns its bytes and the name to print, or the message saying why not, in the server's
+/// words.
+pub fn read_robots_arg(path: &Path) -> Result<(Vec<u8>, String), String> {
+    if path.as_os_str() == "-" {
+        let name = "(standard input)".to_string();
+        return match crate::config::read_robots(std::io::stdin().lock()) {
+            Ok(bytes) => Ok((bytes, name)),
+            Err(e) => Err(format!("cannot use {name}: {e}")),
+        };
+    }
+    let name = path.display().to_string();
+    match crate::config::read_robots_file(path) {
+        Ok((bytes, _)) => Ok((bytes, name)),
+        Err(e) => Err(format!("cannot use {name}: {e}")),
+    }
+}
+
 fn lint(path: &Path) -> ExitCode {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{}: cannot read: {e}", path.display());
+    let (bytes, name) = match read_robots_arg(path) {
+        Ok(read) => read,
+        Err(message) => {
+            eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
@@ -191,10 +211,10 @@ fn lint(path: &Path) -> ExitCode {
     let chains = catalog.agents().iter().map(|agent| agent.tokens.as_slice());
     let warnings = crate::robots::lint(&bytes, chains);
     for w in &warnings {
-        println!("{}: {w}", path.display());
+        println!("{name}: {w}");
     }
     if warnings.is_empty() {
-        println!("{}: no warnings", path.display());
+        println!("{name}: no warnings");
         ExitCode::SUCCESS
     } else {
         eprintln!("{} warning(s)", warnings.len());

@@ -6,7 +6,7 @@ pub mod origin;
 pub mod raw;
 mod robots;
 
-pub use robots::lint as lint_robots;
+pub use robots::{lint as lint_robots, read_robots, read_robots_file};
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
@@ -163,16 +163,19 @@ pub struct Loaded {
     /// Settings that load but are likely wrong, as `file:line: key: message`; logged when the
     /// policy goes live and printed by `config check`, which still passes.
     pub warnings: Vec<ConfigError>,
-    /// Lines of the live robots.txt that the two readings read differently, so that a rule there
-    /// is not enforced as written: logged like [`Loaded::warnings`] (see [`Loaded::to_log`]);
+    /// Lines of the live robots.txt where robots that obey the file may get another verdict
+    /// from robogate than their parser reads there (see [`crate::robots::Disagreement`]): a
+    /// rule the two readings read differently is not enforced as written; one that first-match
+    /// readers, readers without wildcard support or strict parsers read otherwise is enforced,
+    /// and may refuse them. Logged like [`Loaded::warnings`] (see [`Loaded::to_log`]);
     /// `config check` prints `robogate lint`'s fuller findings for them instead.
-    pub readings_differ: Vec<ConfigError>,
+    pub disagreements: Vec<ConfigError>,
 }
 
 impl Loaded {
     /// Every warning to log when the policy goes live.
     pub fn to_log(&self) -> impl Iterator<Item = &ConfigError> {
-        self.warnings.iter().chain(&self.readings_differ)
+        self.warnings.iter().chain(&self.disagreements)
     }
 }
 
@@ -183,8 +186,8 @@ struct Errors<'a> {
     list: Vec<ConfigError>,
     /// Problems that do not stop the load (see [`Loaded::warnings`]).
     warnings: Vec<ConfigError>,
-    /// See [`Loaded::readings_differ`].
-    readings_differ: Vec<ConfigError>,
+    /// See [`Loaded::disagreements`].
+    disagreements: Vec<ConfigError>,
 }
 
 impl<'a> Errors<'a> {
@@ -313,7 +316,7 @@ pub fn load_after(
         text: &text,
         list: read_errors,
         warnings: Vec::new(),
-        readings_differ: Vec::new(),
+        disagreements: Vec::new(),
     };
     let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
     match compiled {
@@ -351,7 +354,7 @@ pub fn load_after(
                 robots_fetch_failure: parts.robots_fetch_failure,
                 robots_file: parts.robots_file,
                 warnings: errors.warnings,
-                readings_differ: errors.readings_differ,
+                disagreements: errors.disagreements,
             })
         }
         _ => Err(ConfigErrors(errors.list)),
@@ -379,7 +382,7 @@ fn read_raw(
         text: &text,
         list: Vec::new(),
         warnings: Vec::new(),
-        readings_differ: Vec::new(),
+        disagreements: Vec::new(),
     };
     let (raw, list) = match raw::parse_sections(&text) {
         Ok((raw, list)) => (Some(raw), list),
@@ -483,7 +486,7 @@ fn compile(
     };
     let robots = robots?;
     if let Some((classifier, _)) = &classifier {
-        robots::readings_differ_warnings(&raw.robots, &robots, classifier, errors);
+        robots::disagreement_warnings(&raw.robots, &robots, classifier, errors);
     }
     let robots_file = match raw.robots.source.get_ref().as_str() {
         "file" => robots.files.first().cloned(),
@@ -1330,11 +1333,11 @@ mod tests {
         let lines: Vec<Option<usize>> = loaded.to_log().map(|w| w.line).collect();
         assert_eq!(lines, [Some(4), Some(5), Some(6), Some(7), Some(8), None]);
         assert!(
-            loaded.readings_differ[5]
+            loaded.disagreements[5]
                 .message
-                .starts_with("and 2 more lines where the readings differ"),
+                .starts_with("and 2 more such lines"),
             "{:?}",
-            loaded.readings_differ[5]
+            loaded.disagreements[5]
         );
         std::fs::write(&robots_txt, shipped).unwrap();
         assert!(load(&conf, 1)

@@ -2,6 +2,7 @@
 //! file, generated from policy, or fetched from the origin — and the headers that carry META
 //! ROBOTS directives for pages whose HTML the operator cannot edit.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
@@ -14,7 +15,7 @@ use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
 use super::{resolve, ConfigError, Errors, ROBOTS_MAX_BYTES};
 use crate::classify::{Category, Classifier};
 use crate::policy::{OriginState, Policy, RobotsFile, Upstream, XRobotsTag};
-use crate::robots::{render_groups, GroupSpec, PathPattern, RuleSpec};
+use crate::robots::{render_groups, Disagreement, GroupSpec, PathPattern, RuleSpec};
 
 /// What a robots.txt is compiled from, besides the `[robots]` section.
 pub(super) struct Sources<'a> {
@@ -148,30 +149,37 @@ pub(super) fn keys_of_other_sources(raw: &RawRobots, errors: &mut Errors<'_>) {
     }
 }
 
-/// Most lines that [`readings_differ_warnings`] names one by one.
-const READINGS_DIFFER_SHOWN: usize = 5;
+/// Most lines that [`disagreement_warnings`] names one by one.
+const DISAGREEMENTS_SHOWN: usize = 5;
 
-/// Why a line the readings differ on is not enforced as written.
-const READINGS_DIFFER_WHY: &str = "RFC 9309 and the 1994 standard read it differently and \
-                                   robogate enforces only what both disallow";
-
-/// Load warnings for the lines of the live robots.txt that the 1994 and RFC 9309 readings read
-/// differently (`robogate lint`'s "readings differ" findings): robogate enforces only what both
-/// readings disallow, so a rule there is not enforced as written, which nothing else says
-/// while the policy goes live. One concise line per line of robots.txt, the first
-/// [`READINGS_DIFFER_SHOWN`] of them, then how many more; `robogate lint` explains each.
-pub(super) fn readings_differ_warnings(
+/// Load warnings for the lines of the live robots.txt where robots that obey the file may get
+/// another verdict from robogate than their parser reads there (`robogate lint`'s findings with
+/// a [`Disagreement`]): lines the 1994 and RFC 9309 readings read differently, which robogate
+/// does not enforce as written, and rules it enforces that first-match readers, readers without
+/// wildcard support or strict parsers read otherwise. Nothing else says so while the policy goes
+/// live. One concise line per line of robots.txt, the first [`DISAGREEMENTS_SHOWN`] of them,
+/// then how many more; `robogate lint` explains each.
+pub(super) fn disagreement_warnings(
     raw: &RawRobots,
     robots: &CompiledRobots,
     classifier: &Classifier,
     errors: &mut Errors<'_>,
 ) {
-    let mut lines: Vec<u32> = lint(&robots.file.body, classifier)
-        .into_iter()
-        .filter(|w| w.readings_differ)
-        .filter_map(|w| w.line)
-        .collect();
-    lines.dedup();
+    // Findings come in line order: a line's are next to each other.
+    let mut lines: Vec<(u32, Vec<Disagreement>)> = Vec::new();
+    for warning in lint(&robots.file.body, classifier) {
+        let (Some(line), Some(kind)) = (warning.line, warning.disagreement) else {
+            continue;
+        };
+        match lines.last_mut() {
+            Some((last, kinds)) if *last == line => {
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+            _ => lines.push((line, vec![kind])),
+        }
+    }
     if lines.is_empty() {
         return;
     }
@@ -199,31 +207,36 @@ pub(super) fn readings_differ_warnings(
     };
     let mut warnings: Vec<ConfigError> = lines
         .iter()
-        .take(READINGS_DIFFER_SHOWN)
-        .map(|&line| match what {
-            None => ConfigError {
-                line: Some(line as usize),
-                message: format!("this line is not enforced as written: {READINGS_DIFFER_WHY} ({lint})"),
-                ..at.clone()
-            },
-            Some(text) => ConfigError {
-                message: format!(
-                    "line {line} of {text} is not enforced as written: {READINGS_DIFFER_WHY} ({lint})"
-                ),
-                ..at.clone()
-            },
+        .take(DISAGREEMENTS_SHOWN)
+        .map(|(line, kinds)| {
+            let predicate = kinds
+                .iter()
+                .map(|kind| kind.predicate())
+                .collect::<Vec<_>>()
+                .join("; and ");
+            match what {
+                None => ConfigError {
+                    line: Some(*line as usize),
+                    message: format!("this line {predicate} ({lint})"),
+                    ..at.clone()
+                },
+                Some(text) => ConfigError {
+                    message: format!("line {line} of {text} {predicate} ({lint})"),
+                    ..at.clone()
+                },
+            }
         })
         .collect();
-    if lines.len() > READINGS_DIFFER_SHOWN {
+    if lines.len() > DISAGREEMENTS_SHOWN {
         warnings.push(ConfigError {
             message: format!(
-                "and {} more lines where the readings differ ({lint})",
-                lines.len() - READINGS_DIFFER_SHOWN
+                "and {} more such lines ({lint})",
+                lines.len() - DISAGREEMENTS_SHOWN
             ),
             ..at
         });
     }
-    errors.readings_differ = warnings;
+    errors.disagreements = warnings;
 }
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
@@ -237,24 +250,99 @@ pub fn lint(body: &[u8], classifier: &Classifier) -> Vec<crate::robots::LintWarn
     )
 }
 
-/// Reads a robots.txt file, refusing what robots would not read as one: over 500 KiB (robots
-/// ignore the rest, so what is served would differ from what is enforced) or binary.
+/// Octets looked at for signs of a binary or UTF-16 file.
+const SNIFF_BYTES: usize = 8192;
+
+/// Why robogate refuses a robots.txt of `len` bytes that starts with `head` (all of it, or at
+/// least its first [`SNIFF_BYTES`]), if it does: over 500 KiB (robots ignore the rest, so what
+/// is served would differ from what is enforced), UTF-16 (robots read robots.txt as UTF-8), or
+/// binary. The one rule for every robots.txt robogate reads from a file — `robots.file`,
+/// `robots.include`, and the command line's `lint` and `check --robots` — so that the command
+/// line never accepts a file the server refuses.
+pub fn robots_refusal(len: u64, head: &[u8]) -> Option<String> {
+    if len > ROBOTS_MAX_BYTES {
+        return Some(format!(
+            "{len} bytes is over robots.txt's limit of {ROBOTS_MAX_BYTES} bytes (500 KiB): \
+             robots ignore the rest, so robogate refuses to serve it; shorten the file"
+        ));
+    }
+    let head = &head[..head.len().min(SNIFF_BYTES)];
+    if let Some(encoding) = utf16(head) {
+        return Some(format!(
+            "looks like UTF-16 text ({encoding}), not UTF-8, which robots.txt must be \
+             (RFC 9309 §2.3): robots would not read its rules; save it as UTF-8"
+        ));
+    }
+    let at = head.iter().position(|&b| b == 0)?;
+    Some(format!(
+        "looks like a binary file (NUL byte at offset {at}), not a robots.txt"
+    ))
+}
+
+/// Which UTF-16 `head` looks like, if it does: a byte order mark, or — for text without one —
+/// a NUL in at least every other octet of one parity and hardly any in the other, as text
+/// from the ASCII range is written in UTF-16.
+fn utf16(head: &[u8]) -> Option<&'static str> {
+    match head {
+        [0xFF, 0xFE, ..] => return Some("little-endian, byte order mark FF FE"),
+        [0xFE, 0xFF, ..] => return Some("big-endian, byte order mark FE FF"),
+        _ => {}
+    }
+    let pairs = head.len() / 2;
+    if pairs < 2 {
+        return None;
+    }
+    let nuls = |first: usize| {
+        head[first..]
+            .iter()
+            .step_by(2)
+            .take(pairs)
+            .filter(|&&b| b == 0)
+            .count()
+    };
+    let (even, odd) = (nuls(0), nuls(1));
+    let mostly = |n: usize| n * 2 >= pairs;
+    let hardly = |n: usize| n * 10 < pairs;
+    if mostly(odd) && hardly(even) {
+        Some("little-endian, without a byte order mark")
+    } else if mostly(even) && hardly(odd) {
+        Some("big-endian, without a byte order mark")
+    } else {
+        None
+    }
+}
+
+/// Reads a robots.txt file, refusing what robots would not read as one ([`robots_refusal`]);
+/// a file over the limit is refused before it is read.
 pub fn read_robots_file(path: &Path) -> std::io::Result<(Vec<u8>, SystemTime)> {
     let meta = std::fs::metadata(path)?;
-    if meta.len() > ROBOTS_MAX_BYTES {
-        return Err(std::io::Error::other(format!(
-            "{} bytes is over robots.txt's limit of {ROBOTS_MAX_BYTES} bytes (500 KiB): \
-             robots ignore the rest, so robogate refuses to serve it; shorten the file",
-            meta.len()
-        )));
+    let refused = |why: String| std::io::Error::other(why);
+    if let Some(why) = robots_refusal(meta.len(), &[]) {
+        return Err(refused(why));
     }
     let bytes = std::fs::read(path)?;
-    if let Some(at) = bytes.iter().take(8192).position(|&b| b == 0) {
-        return Err(std::io::Error::other(format!(
-            "looks like a binary file (NUL byte at offset {at}), not a robots.txt"
-        )));
+    if let Some(why) = robots_refusal(bytes.len() as u64, &bytes) {
+        return Err(refused(why));
     }
     Ok((bytes, meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
+}
+
+/// Reads a robots.txt from a stream (standard input, for `-` on the command line) by the rule
+/// of [`read_robots_file`]: past the limit it only counts the bytes, to say how many there are.
+pub fn read_robots(mut input: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input
+        .by_ref()
+        .take(ROBOTS_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    let mut len = bytes.len() as u64;
+    if len > ROBOTS_MAX_BYTES {
+        len += std::io::copy(&mut input, &mut std::io::sink())?;
+    }
+    match robots_refusal(len, &bytes) {
+        Some(why) => Err(std::io::Error::other(why)),
+        None => Ok(bytes),
+    }
 }
 
 fn from_file(
@@ -613,6 +701,58 @@ pub(super) fn compile_x_robots_tags(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `refusing!(bytes => fragment of the refusal, or "" for none)`: one line per case.
+    macro_rules! refusing {
+        ($($name:ident: $bytes:expr => $want:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let bytes: Vec<u8> = $bytes;
+                let got = robots_refusal(bytes.len() as u64, &bytes).unwrap_or_default();
+                let want: &str = $want;
+                if want.is_empty() {
+                    assert_eq!(got, "");
+                } else {
+                    assert!(got.contains(want), "{got:?} lacks {want:?}");
+                }
+            }
+        )*};
+    }
+
+    fn utf16le(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    fn utf16be(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_be_bytes).collect()
+    }
+
+    const RULES: &str = "User-agent: *\nDisallow: /private/\n";
+
+    refusing! {
+        refuse_nothing_in_utf8: RULES.as_bytes().to_vec() => "";
+        refuse_nothing_in_an_empty_file: Vec::new() => "";
+        refuse_nothing_in_non_ascii_utf8: "User-agent: *\nDisallow: /café\n".as_bytes().to_vec() => "";
+        refuse_nothing_at_the_limit: vec![b'#'; ROBOTS_MAX_BYTES as usize] => "";
+        refuse_over_the_limit: vec![b'#'; ROBOTS_MAX_BYTES as usize + 1] => "512001 bytes is over robots.txt's limit of 512000 bytes";
+        refuse_binary: b"User-agent: *\n\0\x01\x02".to_vec() => "binary file (NUL byte at offset 14)";
+        refuse_utf16le_with_bom: [&[0xFF, 0xFE][..], &utf16le(RULES)].concat() => "UTF-16 text (little-endian, byte order mark FF FE), not UTF-8";
+        refuse_utf16be_with_bom: [&[0xFE, 0xFF][..], &utf16be(RULES)].concat() => "UTF-16 text (big-endian, byte order mark FE FF)";
+        refuse_utf16le_without_bom: utf16le(RULES) => "UTF-16 text (little-endian, without a byte order mark)";
+        refuse_utf16be_without_bom: utf16be(RULES) => "UTF-16 text (big-endian, without a byte order mark)";
+        refuse_utf16_that_is_not_ascii: [&[0xFF, 0xFE][..], &utf16le("Disallow: /日本/\n")].concat() => "save it as UTF-8";
+    }
+
+    /// A stream is read by the file's rule, and the size of one over the limit is counted.
+    #[test]
+    fn streams_are_read_by_the_same_rule() {
+        assert_eq!(read_robots(RULES.as_bytes()).unwrap(), RULES.as_bytes());
+        let big = vec![b'#'; 600 * 1024];
+        let err = read_robots(&big[..]).unwrap_err().to_string();
+        assert!(err.starts_with("614400 bytes is over"), "{err}");
+        let err = read_robots(&utf16le(RULES)[..]).unwrap_err().to_string();
+        assert!(err.contains("UTF-16"), "{err}");
+    }
 
     #[test]
     fn agent_keys() {

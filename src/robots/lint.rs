@@ -41,6 +41,10 @@ const KNOWN_KEYS: &[(&str, &str)] = &[
     ("Clean-param", "cleanparam"),
 ];
 
+/// Python's `urllib.robotparser` before CPython's RFC 9309 update (gh-138907, backported as far
+/// as 3.13): the first matching rule in file order wins, and `*` and `$` are literal characters.
+const OLD_ROBOTPARSER: &str = "Python's urllib.robotparser in 3.12 and older";
+
 /// One lint finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintWarning {
@@ -48,10 +52,60 @@ pub struct LintWarning {
     pub line: Option<u32>,
     pub message: String,
     pub fix: String,
+    /// Robots that obey the file may get another verdict from robogate on this line than their
+    /// parser reads there: such a line is a load warning too.
+    pub disagreement: Option<Disagreement>,
+}
+
+impl LintWarning {
     /// The 1994 and RFC 9309 readings differ on this line (the message starts with
     /// `readings differ:`): robogate, which enforces only what both disallow, does not enforce
     /// it as written.
-    pub readings_differ: bool,
+    pub fn readings_differ(&self) -> bool {
+        self.disagreement == Some(Disagreement::Readings)
+    }
+}
+
+/// How robogate's verdict on a line can differ from what a robot that obeys the file reads
+/// there: the findings that are load warnings too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disagreement {
+    /// The 1994 and RFC 9309 readings differ (§6): robogate enforces only what both disallow.
+    Readings,
+    /// A Disallow that an earlier, shorter Allow (or an empty rule) shadows for readers that
+    /// take the first matching rule in file order: robogate refuses paths they may fetch.
+    FirstMatch,
+    /// A Disallow with `*` or a final `$`, which readers without wildcard support read as
+    /// literal characters: robogate refuses paths they may fetch.
+    Wildcard,
+    /// A `Disallow` or `User-agent` key spelt otherwise (a typo or a longer word): robogate,
+    /// like Google's parser, enforces the line; strict parsers ignore it.
+    Spelling,
+}
+
+impl Disagreement {
+    /// What the line does and who reads it otherwise, to follow "this line" in a load warning.
+    pub fn predicate(self) -> &'static str {
+        match self {
+            Disagreement::Readings => {
+                "is not enforced as written: RFC 9309 and the 1994 standard read it differently \
+                 and robogate enforces only what both disallow"
+            }
+            Disagreement::FirstMatch => {
+                "refuses paths that robots taking the first matching rule (Python's \
+                 urllib.robotparser in 3.12 and older) may fetch: an earlier, shorter rule \
+                 matches them first"
+            }
+            Disagreement::Wildcard => {
+                "refuses paths that robots without wildcard support (Python's urllib.robotparser \
+                 in 3.12 and older) may fetch: they read its `*` or final `$` literally"
+            }
+            Disagreement::Spelling => {
+                "is enforced under a misspelt key, and strict parsers (Python's \
+                 urllib.robotparser) ignore the line"
+            }
+        }
+    }
 }
 
 impl fmt::Display for LintWarning {
@@ -205,6 +259,22 @@ struct Linter<'c> {
     record_ended_at: Option<Blank>,
     /// Line of the first `User-agent: *` group.
     first_star: Option<u32>,
+    /// The rules of the current group so far, as first-match readers meet them.
+    group_rules: Vec<SeenRule>,
+}
+
+/// A rule of the current group, as a reader that takes the first matching rule sees it.
+struct SeenRule {
+    line: u32,
+    /// The line's key and value as written (`Allow: /private/`).
+    text: String,
+    /// An Allow, or an empty value, which Python's robotparser reads as allowing every path.
+    allows: bool,
+    /// The value is empty (RFC 9309: it matches nothing).
+    empty: bool,
+    /// Every path starting with this canonical text matches the rule, for every reader: the
+    /// pattern without wildcards (`""` for an empty value); `None` with `*` or a final `$`.
+    prefix: Option<String>,
 }
 
 impl<'c> Linter<'c> {
@@ -218,6 +288,7 @@ impl<'c> Linter<'c> {
             blank_since: None,
             record_ended_at: None,
             first_star: None,
+            group_rules: Vec::new(),
         }
     }
 
@@ -226,19 +297,26 @@ impl<'c> Linter<'c> {
             line: Some(line),
             message,
             fix,
-            readings_differ: false,
+            disagreement: None,
+        });
+    }
+
+    /// A finding on a line where robogate's verdict can differ from what robots that obey the
+    /// file read there.
+    fn disagree(&mut self, line: u32, disagreement: Disagreement, message: String, fix: String) {
+        self.warnings.push(LintWarning {
+            line: Some(line),
+            message,
+            fix,
+            disagreement: Some(disagreement),
         });
     }
 
     /// A line that the 1994 and RFC 9309 readings read differently (see
     /// [`LintWarning::readings_differ`]).
     fn differ(&mut self, line: u32, message: String, fix: String) {
-        self.warnings.push(LintWarning {
-            line: Some(line),
-            message: format!("readings differ: {message}"),
-            fix,
-            readings_differ: true,
-        });
+        let message = format!("readings differ: {message}");
+        self.disagree(line, Disagreement::Readings, message, fix);
     }
 
     fn file_too_big(&mut self, len: usize) {
@@ -248,7 +326,7 @@ impl<'c> Linter<'c> {
                 "the file is {len} bytes; only the first {MAX_FILE_BYTES} (500 KiB) count and the rest is ignored"
             ),
             fix: "shrink the file: merge similar rules with `*` and drop rules for paths that no longer exist".into(),
-            readings_differ: false,
+            disagreement: None,
         });
     }
 
@@ -258,7 +336,7 @@ impl<'c> Linter<'c> {
             line: None,
             message: "the file has CR CR LF line ends (a CRLF file converted to CRLF again): each is read as a line end plus a blank line that editors do not show, and the 1994 reading ends a record at every blank line".into(),
             fix: "the file has CR CR LF line ends: convert it to LF or CRLF".into(),
-            readings_differ: false,
+            disagreement: None,
         });
     }
 
@@ -331,15 +409,7 @@ impl<'c> Linter<'c> {
     fn spelling(&mut self, number: u32, directive: &Directive<'_>) {
         let (field, exact) = Field::classify(directive.key);
         if field != Field::Other && !exact {
-            self.warn(
-                number,
-                format!(
-                    "`{}` is read as `{}` only by lenient parsers (typo or prefix); others ignore the line",
-                    show(directive.key),
-                    field.name()
-                ),
-                format!("write `{}:`", field.name()),
-            );
+            self.misspelt_key(number, directive, field);
         }
         if !directive.colon {
             let name = if field == Field::Other {
@@ -352,6 +422,42 @@ impl<'c> Linter<'c> {
                 format!("no colon: read as `{name}: {}`", show(directive.value)),
                 format!("write `{name}: {}`", show(directive.value)),
             );
+        }
+    }
+
+    /// A key that §1.6 accepts for `field` although it is not its standard spelling (a common
+    /// typo, or a longer word such as `Disallowed`): robogate, like Google's parser, reads and
+    /// enforces the line; Python's robotparser (every version) ignores it.
+    fn misspelt_key(&mut self, number: u32, directive: &Directive<'_>, field: Field) {
+        let name = field.name();
+        let (reads, effect) = match field {
+            Field::Disallow => (
+                "reads it as `Disallow` and enforces the line",
+                "robots that use them may fetch what robogate refuses here",
+            ),
+            Field::Allow => (
+                "reads it as `Allow` and enforces the line",
+                "robots that use them may keep away from what this line allows",
+            ),
+            Field::UserAgent => (
+                "reads it as `User-agent` and gives the robot it names this group's rules",
+                "a robot named here that uses them does not take this group's rules and may fetch what robogate refuses it",
+            ),
+            Field::Sitemap | Field::Other => (
+                "reads it as `Sitemap`",
+                "robots that use them do not see this sitemap",
+            ),
+        };
+        let message = format!(
+            "`{}` is not the standard spelling of `{name}`: robogate {reads}, as Google's parser does, but strict parsers such as Python's urllib.robotparser ignore the line, so {effect}",
+            show(directive.key)
+        );
+        let fix = format!("write `{name}: {}`", show(directive.value));
+        match field {
+            Field::Disallow | Field::UserAgent => {
+                self.disagree(number, Disagreement::Spelling, message, fix)
+            }
+            _ => self.warn(number, message, fix),
         }
     }
 
@@ -392,6 +498,7 @@ impl<'c> Linter<'c> {
             self.group_start = Some(number);
             self.group_has_rules = false;
             self.crawl_delay_before_rules = None;
+            self.group_rules.clear();
         }
         self.blank_since = None;
         self.record_ended_at = None;
@@ -555,16 +662,151 @@ impl<'c> Linter<'c> {
         self.blank_since = None;
         self.group_has_rules = true;
         self.rule_value(number, directive.value);
-        self.unmatchable(number, directive);
+        if self.unmatchable(number, directive) {
+            return; // no reader matches it either
+        }
+        // Under the 1994 reading (and Python's robotparser) a rule after the blank line that
+        // ended the record belongs to no group: its finding above says so.
+        if self.record_ended_at.is_none() {
+            self.first_match(number, directive);
+        }
+        self.wildcards(number, directive);
+    }
+
+    /// A rule whose verdict depends on the order of the lines: a reader that takes the first
+    /// matching rule in file order (Python's robotparser before RFC 9309) meets an earlier rule
+    /// of the opposite kind that matches every path this one does, where RFC 9309 (and
+    /// robogate) take the longest match. An empty value matches nothing for RFC 9309, but
+    /// Python's robotparser reads it as allowing every path.
+    fn first_match(&mut self, number: u32, directive: &Directive<'_>) {
+        let value = directive.value;
+        let allow = directive.field == Field::Allow;
+        let text = format!("{}: {}", show(directive.key), show(value));
+        if value.is_empty() {
+            self.group_rules.push(SeenRule {
+                line: number,
+                text: text.trim_end().to_owned(),
+                allows: true,
+                empty: true,
+                prefix: Some(String::new()),
+            });
+            return;
+        }
+        if !matches!(value.first(), Some(b'/' | b'*')) {
+            return; // it never matches: warned about on its own
+        }
+        let pattern = CanonicalPattern::new(value);
+        // Every path this rule matches starts with its text up to the first `*`.
+        let literal = pattern.body.split('*').next().unwrap_or_default();
+        let first = self.group_rules.iter().find(|seen| {
+            seen.prefix
+                .as_deref()
+                .is_some_and(|prefix| literal.starts_with(prefix))
+        });
+        // The longest match wins, and Allow wins a tie: an Allow loses to an equal Disallow
+        // only for first-match readers.
+        let shadowed = first.filter(|first| {
+            let longer = first
+                .prefix
+                .as_ref()
+                .is_some_and(|prefix| pattern.priority() > prefix.len());
+            first.allows != allow && (first.empty || longer || allow)
+        });
+        if let Some(first) = shadowed {
+            let (line, shown) = (first.line, first.text.clone());
+            let what = if first.empty {
+                "which Python's robotparser reads as allowing every path (robogate, like RFC 9309, reads an empty value as matching nothing)"
+            } else {
+                "which matches every path this rule matches"
+            };
+            let fix = if first.empty {
+                format!("remove the empty `{shown}` on line {line}: a group with rules needs no empty rule")
+            } else {
+                format!("move this line above line {line}: write the longest patterns first (Allow before Disallow on ties), as robogate's generated robots.txt does, so that every reader reaches the same verdict")
+            };
+            if allow {
+                self.warn(
+                    number,
+                    format!("robots that take the first matching rule (such as {OLD_ROBOTPARSER}) meet `{shown}` on line {line} first, {what}, so they keep away from what this rule allows; robogate, like RFC 9309 and Google, takes the longest match and allows those paths"),
+                    fix,
+                );
+            } else {
+                self.disagree(
+                    number,
+                    Disagreement::FirstMatch,
+                    format!("robots that take the first matching rule (such as {OLD_ROBOTPARSER}) meet `{shown}` on line {line} first, {what}, so they may fetch what this rule disallows; robogate, like RFC 9309 and Google, takes the longest match and refuses those paths"),
+                    fix,
+                );
+            }
+        }
+        let plain = !pattern.anchored && !pattern.body.contains('*');
+        self.group_rules.push(SeenRule {
+            line: number,
+            text,
+            allows: allow,
+            empty: false,
+            prefix: plain.then_some(pattern.body),
+        });
+    }
+
+    /// `*` and a final `$`: wildcards for RFC 9309, Google and robogate, literal characters for
+    /// readers without wildcard support, for whom the rule then matches no path it means.
+    fn wildcards(&mut self, number: u32, directive: &Directive<'_>) {
+        let value = directive.value;
+        if !matches!(value.first(), Some(b'/' | b'*')) {
+            return;
+        }
+        let pattern = CanonicalPattern::new(value);
+        let star = pattern.body.contains('*');
+        let uses = match (star, pattern.anchored) {
+            (true, true) => "`*` and a final `$`",
+            (true, false) => "`*`",
+            (false, true) => "a final `$`",
+            (false, false) => return,
+        };
+        let field = directive.field.name();
+        let without_stars = pattern.body.trim_end_matches('*');
+        let fix = if !pattern.anchored && !without_stars.contains('*') {
+            let plain = if without_stars.is_empty() {
+                "/"
+            } else {
+                without_stars
+            };
+            format!("write `{field}: {plain}`, which matches the same paths without a wildcard")
+        } else {
+            let literal = pattern.body.split('*').next().unwrap_or_default();
+            let nearest = if literal.len() > 1 {
+                format!(
+                    " (`{field}: {literal}` would match every path that starts with `{literal}`)"
+                )
+            } else {
+                String::new()
+            };
+            format!("no pattern without wildcards matches the same paths{nearest}: keep this line for robots that read wildcards, and add plain rules if robots without wildcard support must follow it too")
+        };
+        let message = |effect: &str| {
+            format!(
+                "`{}` uses {uses}, which robogate, RFC 9309 and Google read as wildcards; robots without wildcard support (such as {OLD_ROBOTPARSER}, and parsers written to the 1994 standard) read them as literal characters, so for them this rule does not match the paths it means and {effect}",
+                show(value)
+            )
+        };
+        if directive.field == Field::Allow {
+            let message = message("they may keep away from what it allows");
+            self.warn(number, message, fix);
+        } else {
+            let message = message("they may fetch what robogate refuses");
+            self.disagree(number, Disagreement::Wildcard, message, fix);
+        }
     }
 
     /// Patterns that no canonical request (§4) can match: requests lose their `.` and `..`
     /// segments and a lone trailing `?`, so a pattern that needs them never matches. A `*` in
     /// the path part can match into the query, where both are kept, so such patterns pass.
-    fn unmatchable(&mut self, number: u32, directive: &Directive<'_>) {
+    /// True when the rule never matches.
+    fn unmatchable(&mut self, number: u32, directive: &Directive<'_>) -> bool {
         let value = directive.value;
         if value.first() != Some(&b'/') {
-            return;
+            return false;
         }
         let field = directive.field.name();
         let pattern = CanonicalPattern::new(value);
@@ -573,7 +815,7 @@ impl<'c> Linter<'c> {
             None => (pattern.body.as_str(), None),
         };
         if path.contains('*') {
-            return;
+            return false;
         }
         let anchor = if pattern.anchored { "$" } else { "" };
         let segments: Vec<&str> = path.split('/').collect();
@@ -592,10 +834,10 @@ impl<'c> Linter<'c> {
                 ),
                 format!("write `{field}: {resolved}`"),
             );
-            return;
+            return true;
         }
         if query != Some("") {
-            return;
+            return false;
         }
         if pattern.anchored {
             self.warn(
@@ -606,6 +848,7 @@ impl<'c> Linter<'c> {
                 ),
                 format!("write `{field}: {path}$` (it matches `{path}` and `{path}?`)"),
             );
+            true
         } else {
             self.warn(
                 number,
@@ -617,6 +860,7 @@ impl<'c> Linter<'c> {
                     "to match `{path}` without a query too, add `{field}: {path}$`, or write `{field}: {path}` to match every path that starts with `{path}`"
                 ),
             );
+            false
         }
     }
 
@@ -772,6 +1016,7 @@ fn quote_list(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Disagreement::{FirstMatch, Readings, Spelling, Wildcard};
 
     /// [`super::lint`] for the catalog shipped in the binary.
     fn lint(bytes: &[u8]) -> Vec<LintWarning> {
@@ -805,8 +1050,9 @@ mod tests {
 
     linting! {
         clean: b"User-agent: *\nDisallow: /x\n" => [];
-        typo_key: b"User-agent: *\nDissallow: /x\n" => [(Some(2), "typo or prefix")];
-        prefix_key: b"User-agents: *\nDisallow: /x\n" => [(Some(1), "typo or prefix")];
+        typo_key: b"User-agent: *\nDissallow: /x\n" => [(Some(2), "robogate reads it as `Disallow` and enforces the line")];
+        prefix_key: b"User-agents: *\nDisallow: /x\n" => [(Some(1), "not the standard spelling of `User-agent`")];
+        typo_keys_are_enforced_but_ignored_by_robotparser: b"Useragent: Foo\nDissallow: /typo/\n" => [(Some(1), "strict parsers such as Python's urllib.robotparser ignore the line"), (Some(2), "may fetch what robogate refuses here")];
         no_colon: b"User-agent: *\nDisallow /x\n" => [(Some(2), "no colon")];
         unparsed: b"User-agent: *\nDisallow /x /y\n" => [(Some(2), "is ignored")];
         empty_agent_key: b"User-agent: 360Spider\nDisallow: /\n" => [(Some(1), "names no robot")];
@@ -814,7 +1060,7 @@ mod tests {
         rule_before_agent: b"Disallow: /x\nUser-agent: *\nDisallow: /y\n" => [(Some(1), "before any User-agent")];
         no_leading_slash: b"User-agent: *\nDisallow: private\n" => [(Some(2), "neither `/` nor `*`")];
         mid_dollar: b"User-agent: *\nDisallow: /a$b\n" => [(Some(2), "literal dollar")];
-        final_dollar_ok: b"User-agent: *\nDisallow: /a$\n" => [];
+        final_dollar: b"User-agent: *\nDisallow: /a$\n" => [(Some(2), "uses a final `$`")];
         non_ascii: b"User-agent: *\nDisallow: /caf\xC3\xA9\n" => [(Some(2), "non-ASCII")];
         space_in_path: b"User-agent: *\nDisallow: /cgi-bin/ /tmp/\n" => [(Some(2), "2 separate paths")];
         several_names: b"User-agent: Fido Rex\nDisallow: /\n" => [(Some(1), "names each of `Fido`, `Rex`")];
@@ -847,13 +1093,123 @@ mod tests {
         dot_segment_never_matches: b"User-agent: *\nAllow: /./c\n" => [(Some(2), "`.` and `..` segments removed")];
         encoded_dot_segment_never_matches: b"User-agent: *\nDisallow: /a/%2e%2e/b?x\n" => [(Some(2), "never matches")];
         dot_segment_at_end_anchored: b"User-agent: *\nDisallow: /a/.$\n" => [(Some(2), "never matches")];
-        dots_in_names_match: b"User-agent: *\nDisallow: /a/..b/.c\nDisallow: /a/..\nDisallow: /*/../x\n" => [];
+        dots_in_names_match: b"User-agent: *\nDisallow: /a/..b/.c\nDisallow: /a/..\nDisallow: /*/../x\n" => [(Some(4), "uses `*`")];
         lone_question_mark_anchored_never_matches: b"User-agent: *\nDisallow: /b?$\n" => [(Some(2), "lone trailing `?`")];
         lone_question_mark_needs_a_query: b"User-agent: *\nDisallow: /a?\n" => [(Some(2), "only with a non-empty query")];
-        question_mark_with_query_ok: b"User-agent: *\nDisallow: /a?b\nDisallow: /a?*\nDisallow: /*?$\n" => [];
+        question_mark_with_query_ok: b"User-agent: *\nDisallow: /a?b\nDisallow: /a?*\nDisallow: /*?$\n" => [(Some(3), "uses `*`"), (Some(4), "uses `*` and a final `$`")];
         blank_lines_after_a_record_ended: b"User-agent: a\n\nDisallow: /x\n\nDisallow: /y\n" => [(Some(3), "blank line 2"), (Some(5), "blank line 2")];
         cr_cr_lf_once: b"User-agent: *\r\r\nDisallow: /a\r\r\nDisallow: /b\r\r\n" => [(None, "CR CR LF line ends"), (Some(3), "line 2 (made by a CR CR LF"), (Some(5), "line 2 (made by a CR CR LF")];
+        // First-match readers (Python's robotparser before RFC 9309) against the longest match.
+        first_match_issue_16_3: b"User-agent: *\nAllow: /private/\nDisallow: /private/report\nDisallow: /*.pdf$\nDisallow: /blog/*.html$\n" => [(Some(3), "meet `Allow: /private/` on line 2 first"), (Some(4), "`/*.pdf$` uses `*` and a final `$`"), (Some(5), "`/blog/*.html$` uses `*` and a final `$`")];
+        longest_first_ok: b"User-agent: *\nDisallow: /private/report\nAllow: /private/\n" => [];
+        shipped_order_ok: b"User-agent: *\nAllow: /private/press/\nDisallow: /private/\nDisallow: /admin/\n" => [];
+        disallow_shadows_a_longer_allow: b"User-agent: *\nDisallow: /a\nAllow: /a/b\n" => [(Some(3), "keep away from what this rule allows")];
+        first_covering_rule_of_the_same_kind_agrees: b"User-agent: *\nDisallow: /p\nAllow: /p/\nDisallow: /p/r\n" => [(Some(3), "meet `Disallow: /p` on line 2")];
+        equal_patterns_disallow_first: b"User-agent: *\nDisallow: /p\nAllow: /p\n" => [(Some(3), "meet `Disallow: /p` on line 2")];
+        equal_patterns_allow_first_ok: b"User-agent: *\nAllow: /p\nDisallow: /p\n" => [];
+        unrelated_prefixes_ok: b"User-agent: *\nAllow: /a/\nDisallow: /b/\nDisallow: /ab\n" => [];
+        other_groups_do_not_shadow: b"User-agent: a\nAllow: /p/\n\nUser-agent: b\nDisallow: /p/x\n" => [];
+        empty_disallow_first: b"User-agent: *\nDisallow:\nDisallow: /private\n" => [(Some(3), "meet `Disallow:` on line 2 first, which Python's robotparser reads as allowing every path")];
+        empty_allow_first: b"User-agent: *\nAllow:\nDisallow: /private\nAllow: /x\n" => [(Some(3), "meet `Allow:` on line 2 first")];
+        shadow_compares_canonical_paths: b"User-agent: *\nallow: /%70rivate/\nDisallow: /private/x\n" => [(Some(3), "meet `allow: /%70rivate/` on line 2 first")];
+        shadowed_wildcard_rule: b"User-agent: *\nAllow: /blog/\nDisallow: /blog/*.html$\n" => [(Some(3), "meet `Allow: /blog/`"), (Some(3), "uses `*` and a final `$`")];
+        wildcard_rule_shadows_nothing: b"User-agent: *\nAllow: /p*\nDisallow: /p/x\n" => [(Some(2), "uses `*`")];
+        after_a_blank_line_only_the_readings_differ: b"User-agent: *\nAllow: /p/\n\nDisallow: /p/x\n" => [(Some(4), "readings differ")];
+        // Wildcards, which readers without wildcard support read literally.
+        trailing_star: b"User-agent: *\nDisallow: /private*\n" => [(Some(2), "`/private*` uses `*`, which robogate")];
+        home_page_only: b"User-agent: *\nAllow: /$\n" => [(Some(2), "may keep away from what it allows")];
+        encoded_star_is_no_wildcard: b"User-agent: *\nDisallow: /a%2Ab\n" => [];
+        never_matching_wildcard_says_so_once: b"User-agent: *\nDisallow: /b?$\n" => [(Some(2), "never matches")];
         cr_cr_lf_between_agents: b"User-agent: a\r\r\nUser-agent: b\r\r\nDisallow: /\r\r\n" => [(None, "CR CR LF line ends"), (Some(3), "line 2 (made by a CR CR LF"), (Some(5), "line 4 (made by a CR CR LF")];
+    }
+
+    /// `disagreeing!(file => [(line, disagreement), ...])`: every finding's line and whether
+    /// (and why) it is a load warning too, one line per case.
+    macro_rules! disagreeing {
+        ($($name:ident: $text:expr => [$(($line:expr, $kind:expr)),*];)*) => {$(
+            #[test]
+            fn $name() {
+                let got: Vec<(u32, Option<Disagreement>)> = lint($text)
+                    .iter()
+                    .map(|w| (w.line.unwrap_or(0), w.disagreement))
+                    .collect();
+                let want: Vec<(u32, Option<Disagreement>)> = vec![$(($line, $kind)),*];
+                assert_eq!(got, want, "{}", String::from_utf8_lossy($text));
+            }
+        )*};
+    }
+
+    disagreeing! {
+        disagree_first_match_and_wildcard_disallows: b"User-agent: *\nAllow: /private/\nDisallow: /private/report\nDisallow: /*.pdf$\n" => [(3, Some(FirstMatch)), (4, Some(Wildcard))];
+        disagree_not_on_allows_read_otherwise: b"User-agent: *\nDisallow: /a\nAllow: /a/b\nAllow: /*.css$\n" => [(3, None), (4, None)];
+        disagree_after_an_empty_disallow: b"User-agent: *\nDisallow:\nDisallow: /x\n" => [(3, Some(FirstMatch))];
+        disagree_readings: b"User-agent: a\nDisallow: /x\n\nAllow: /y\n" => [(4, Some(Readings))];
+        disagree_misspelt_disallow_and_user_agent: b"Useragent: Foo\nDissallow: /typo/\nAllowed: /ok\nSite-map: http://x.test/s\n" => [(1, Some(Spelling)), (2, Some(Spelling)), (3, None), (4, None)];
+    }
+
+    /// A wildcard-free pattern is offered only when one matches the same paths.
+    #[test]
+    fn wildcard_fixes() {
+        let fix = |text: &[u8]| lint(text).pop().map(|w| w.fix).unwrap_or_default();
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: /private*\n"),
+            "write `Disallow: /private`, which matches the same paths without a wildcard"
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: *\n"),
+            "write `Disallow: /`, which matches the same paths without a wildcard"
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow: /blog/*.html$\n"),
+            "no pattern without wildcards matches the same paths (`Disallow: /blog/` would match every path that starts with `/blog/`): keep this line for robots that read wildcards, and add plain rules if robots without wildcard support must follow it too"
+        );
+        assert!(fix(b"User-agent: *\nDisallow: /*.pdf$\n")
+            .starts_with("no pattern without wildcards matches the same paths: "));
+        assert_eq!(
+            fix(b"User-agent: *\nAllow: /private/\nDisallow: /private/report\n"),
+            "move this line above line 2: write the longest patterns first (Allow before Disallow on ties), as robogate's generated robots.txt does, so that every reader reaches the same verdict"
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nDisallow:\nDisallow: /x\n"),
+            "remove the empty `Disallow:` on line 2: a group with rules needs no empty rule"
+        );
+        assert_eq!(
+            fix(b"User-agent: *\nDissallow: /typo/\n"),
+            "write `Disallow: /typo/`"
+        );
+    }
+
+    /// robogate's generator writes the longest patterns first (Allow first on ties): what it
+    /// writes raises no first-match finding, whatever the order of the policy's rules.
+    #[test]
+    fn generated_groups_read_the_same_first_match() {
+        let rules = [
+            (false, "/private/"),
+            (true, "/private/press/"),
+            (false, "/a"),
+            (true, "/a"),
+            (true, "/a/b/"),
+            (false, "/a/b/c"),
+            (false, "/a/*.pdf"),
+            (true, "/a/b/*"),
+        ];
+        let spec = super::super::GroupSpec {
+            keys: vec!["*".into()],
+            rules: rules
+                .iter()
+                .map(|(allow, pattern)| super::super::RuleSpec {
+                    allow: *allow,
+                    pattern: (*pattern).into(),
+                })
+                .collect(),
+            crawl_delay: None,
+        };
+        let text = super::super::render_groups(&[spec], &[], &["generated"]);
+        let orders: Vec<LintWarning> = lint(text.as_bytes())
+            .into_iter()
+            .filter(|w| w.message.contains("first matching rule"))
+            .collect();
+        assert!(orders.is_empty(), "{text}\n{orders:#?}");
     }
 
     #[test]
@@ -893,19 +1249,19 @@ mod tests {
         let warnings = lint(text);
         let flagged: Vec<u32> = warnings
             .iter()
-            .filter(|w| w.readings_differ)
+            .filter(|w| w.readings_differ())
             .filter_map(|w| w.line)
             .collect();
         assert_eq!(flagged, [4, 5, 5, 7], "{warnings:#?}");
         for w in &warnings {
             assert_eq!(
-                w.readings_differ,
+                w.readings_differ(),
                 w.message.starts_with("readings differ: "),
                 "{w}"
             );
         }
         assert!(
-            warnings.iter().any(|w| !w.readings_differ),
+            warnings.iter().any(|w| !w.readings_differ()),
             "the typo on line 6"
         );
     }
@@ -920,9 +1276,9 @@ mod tests {
             warnings[0].fix,
             "the file has CR CR LF line ends: convert it to LF or CRLF"
         );
-        assert!(!warnings[0].readings_differ);
+        assert!(!warnings[0].readings_differ());
         assert_eq!(warnings[1].line, Some(3));
-        assert!(warnings[1].readings_differ);
+        assert!(warnings[1].readings_differ());
         assert!(
             warnings[1]
                 .fix

@@ -392,6 +392,192 @@ fn check_prints_verdict_group_and_line() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// Issue 16.5: `check` quoted `Disallow: /typo/` for a file whose line 2 is `Dissallow:
+/// /typo/`. It quotes the line as the file has it, as a block's body does (JSON: `text`, with
+/// `rule` saying how robogate read it); lint says that robogate enforces the line and who
+/// ignores it.
+#[test]
+fn check_quotes_a_misspelt_line_as_the_file_has_it_and_lint_says_it_is_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "Useragent: Foo\nDissallow: /typo/\n").unwrap();
+    let robots = robots.to_str().unwrap();
+    let o = run(&["check", "--robots", robots, "-A", "Foo/1.0", "/typo/x"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "disallow /typo/x group foo line 2 (Dissallow: /typo/)\n"
+    );
+    let o = run(&[
+        "check", "--robots", robots, "-A", "Foo/1.0", "--json", "/typo/x",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (v["line"].as_u64(), v["text"].as_str(), v["rule"].as_str()),
+        (Some(2), Some("Dissallow: /typo/"), Some("Disallow: /typo/"))
+    );
+
+    let lint = run(&["lint", robots]);
+    assert_eq!(lint.status.code(), Some(1), "{}", stdout(&lint));
+    let out = stdout(&lint);
+    let findings: Vec<&str> = out.lines().collect();
+    assert_eq!(findings.len(), 2, "{out}");
+    assert!(
+        findings[0].contains("line 1: `Useragent` is not the standard spelling of `User-agent`: robogate reads it as `User-agent`")
+            && findings[0].ends_with("— fix: write `User-agent: Foo`"),
+        "{out}"
+    );
+    assert!(
+        findings[1].contains("line 2: `Dissallow` is not the standard spelling of `Disallow`: robogate reads it as `Disallow` and enforces the line, as Google's parser does, but strict parsers such as Python's urllib.robotparser ignore the line")
+            && findings[1].ends_with("— fix: write `Disallow: /typo/`"),
+        "{out}"
+    );
+    assert!(!out.contains("others ignore"), "{out}");
+}
+
+/// Issue 16.7: `lint` and `check --robots` accepted a 600 KB robots.txt that a reload refuses,
+/// `lint` exited 1 (warnings) on a binary file, and a UTF-16 file was "binary" with no word of
+/// its encoding. Now the command line refuses exactly what the server refuses, in the same
+/// words, and exits 2 (unreadable).
+#[test]
+fn lint_and_check_refuse_what_the_server_refuses_in_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = "User-agent: *\nDisallow: /private/\n";
+    let utf16le: Vec<u8> = rules.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let utf16be: Vec<u8> = rules.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let mut binary: Vec<u8> = (1..4096u32).map(|i| (i * 7919 % 251) as u8 | 1).collect();
+    binary[10] = 0;
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        (
+            "big.txt",
+            format!("{rules}{}", "Disallow: /blog/\n".repeat(600 * 1024 / 17)).into_bytes(),
+            "bytes is over robots.txt's limit of 512000 bytes (500 KiB)",
+        ),
+        (
+            "binary.txt",
+            binary,
+            "looks like a binary file (NUL byte at offset 10)",
+        ),
+        (
+            "utf16-bom.txt",
+            [&[0xFF, 0xFE][..], &utf16le].concat(),
+            "looks like UTF-16 text (little-endian, byte order mark FF FE), not UTF-8",
+        ),
+        (
+            "utf16le.txt",
+            utf16le,
+            "looks like UTF-16 text (little-endian, without a byte order mark)",
+        ),
+        (
+            "utf16be.txt",
+            utf16be,
+            "looks like UTF-16 text (big-endian, without a byte order mark)",
+        ),
+    ];
+    for (name, bytes, why) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let path = file.to_str().unwrap();
+        // The server's words: `config check` loads the config exactly as a reload does.
+        let server = config_check(
+            dir.path(),
+            &format!("[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nfile = \"{name}\"\n"),
+        );
+        assert_eq!(server.code, Some(1), "{name}: {}", server.stdout);
+        let refusal = server
+            .stderr
+            .lines()
+            .find_map(|l| l.split_once(": robots.file: ").map(|(_, m)| m.to_owned()))
+            .unwrap_or_else(|| panic!("{name}: {}", server.stderr));
+        assert!(
+            refusal.starts_with(&format!("cannot use {path}: ")) && refusal.contains(why),
+            "{name}: {refusal}"
+        );
+        if name.starts_with("utf16") {
+            assert!(refusal.ends_with("save it as UTF-8"), "{refusal}");
+        }
+        for args in [
+            &["lint", path][..],
+            &["check", "--robots", path, "-A", "Wget/1.21", "/private/"],
+        ] {
+            let o = run(args);
+            assert_eq!(
+                (o.status.code(), stderr(&o), stdout(&o)),
+                (Some(2), format!("{refusal}\n"), String::new()),
+                "robogate {args:?}"
+            );
+        }
+    }
+}
+
+/// `robogate lint -` and `check --robots -` read robots.txt from standard input, by the same
+/// rule as a file.
+#[test]
+fn lint_and_check_read_robots_txt_from_standard_input() {
+    let with_stdin = |args: &[&str], input: &[u8]| {
+        let mut child = robogate_cmd()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        // Written on a thread: robogate may stop reading (and exit) before all of it is sent.
+        let writer = std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut stdin, &input);
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    };
+    let o = with_stdin(
+        &["lint", "-"],
+        b"User-agent: *\nAllow: /p/\nDisallow: /p/x\n",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .starts_with("(standard input): line 3: robots that take the first matching rule"),
+        "{}",
+        stdout(&o)
+    );
+    let o = with_stdin(&["lint", "-"], DEFAULT_ROBOTS.as_bytes());
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (Some(0), "(standard input): no warnings\n".to_string())
+    );
+    let o = with_stdin(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "-A",
+            "Wget/1.21",
+            "/private/x",
+            "/blog/",
+        ],
+        DEFAULT_ROBOTS.as_bytes(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "disallow /private/x group * line 6 (Disallow: /private/)\nallow /blog/ group * line -\n"
+    );
+    let big = "Disallow: /blog/\n".repeat(600 * 1024 / 17);
+    let o = with_stdin(&["lint", "-"], big.as_bytes());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "cannot use (standard input): {} bytes is over robots.txt's limit of 512000 bytes \
+             (500 KiB): robots ignore the rest, so robogate refuses to serve it; shorten the file\n",
+            big.len()
+        )
+    );
+}
+
 #[test]
 fn check_refuses_encoded_slashes_as_the_proxy_does() {
     let dir = tempfile::tempdir().unwrap();

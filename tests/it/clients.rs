@@ -106,6 +106,147 @@ for a in agents:
         print(a, p, "allow" if rp.can_fetch(a, base + p) else "disallow")
 "#;
 
+/// What Python's robotparser, reading robogate's /robots.txt, says for each agent and path:
+/// `(agent, path, "allow" | "disallow")`.
+fn robotparser_verdicts(
+    rg: &Robogate,
+    agents: &[&str],
+    paths: &[&str],
+) -> Vec<(String, String, String)> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            ROBOTPARSER,
+            &format!("http://{}", rg.addr),
+            &agents.join("|"),
+            &paths.join("|"),
+        ])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let mut f = line.split(' ').map(str::to_owned);
+            (f.next().unwrap(), f.next().unwrap(), f.next().unwrap())
+        })
+        .collect()
+}
+
+/// Whether this Python's robotparser takes the first matching rule without wildcards, as
+/// Python 3.12 and older do (CPython's RFC 9309 update, gh-138907, makes it longest-match).
+fn robotparser_is_first_match() -> bool {
+    let probe = "import urllib.robotparser as r\n\
+                 p = r.RobotFileParser()\n\
+                 p.parse(['User-agent: *', 'Allow: /a', 'Disallow: /a/b'])\n\
+                 print(p.can_fetch('x', '/a/b'))\n";
+    let out = Command::new("python3")
+        .args(["-c", probe])
+        .output()
+        .expect("python3");
+    let first_match = String::from_utf8_lossy(&out.stdout).trim() == "True";
+    if !first_match {
+        eprintln!("SKIP: this Python's robotparser takes the longest match (RFC 9309)");
+    }
+    first_match
+}
+
+/// `robogate lint FILE`: its exit code and the numbers of the lines its findings name.
+fn lint_lines(file: &std::path::Path) -> (Option<i32>, Vec<u32>, String) {
+    let out = robogate_cmd()
+        .arg("lint")
+        .arg(file)
+        .output()
+        .expect("robogate lint");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines = text
+        .lines()
+        .filter_map(|l| l.split(": line ").nth(1)?.split(':').next()?.parse().ok())
+        .collect();
+    (out.status.code(), lines, text)
+}
+
+/// Issue 16.3: a first-match reader without wildcards (Python's robotparser) may fetch these
+/// three paths, which robogate (longest match, RFC 9309) refuses, and `robogate lint` called
+/// the file clean. Now lint names exactly the three lines, and the load warns about them.
+#[test]
+fn lint_names_the_lines_a_first_match_robotparser_reads_otherwise() {
+    if !have("python3") || !robotparser_is_first_match() {
+        return;
+    }
+    let robots = "User-agent: *\nAllow: /private/\nDisallow: /private/report\nDisallow: /*.pdf$\nDisallow: /blog/*.html$\n";
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, robots, "");
+    let paths = ["/private/report.html", "/x.pdf", "/blog/first.html"];
+    for (agent, path, python) in robotparser_verdicts(&rg, &["Wget/1.21"], &paths) {
+        assert_eq!(python, "allow", "robotparser on {path}");
+        let status = get(rg.addr, &path, Some(&agent)).unwrap().status;
+        assert_eq!(status, 403, "robogate on {path}");
+    }
+
+    let (code, lines, text) = lint_lines(&rg.path("robots.txt"));
+    assert_eq!((code, lines), (Some(1), vec![3, 4, 5]), "{text}");
+    assert!(
+        text.contains("line 3: robots that take the first matching rule (such as Python's urllib.robotparser in 3.12 and older) meet `Allow: /private/` on line 2 first"),
+        "{text}"
+    );
+    for line in text.lines().skip(1) {
+        assert!(line.contains("read them as literal characters"), "{line}");
+    }
+    eventually("a load warning for each of the three lines", || {
+        let log = rg.output();
+        (3..=5)
+            .all(|line| {
+                log.contains(&format!(
+                    ":{line}: robots.file: this line refuses paths that robots"
+                ))
+            })
+            .then_some(())
+    });
+
+    // Written longest first, as robogate's generator writes it, the file has one meaning for
+    // both readers, and lint finds nothing.
+    let reordered = "User-agent: *\nDisallow: /private/report\nAllow: /private/\n";
+    std::fs::write(rg.path("robots.txt"), reordered).unwrap();
+    eventually("the reordered file to be served", || {
+        (get(rg.addr, "/robots.txt", None).ok()?.text() == reordered).then_some(())
+    });
+    let paths = ["/private/report.html", "/private/x"];
+    for (agent, path, python) in robotparser_verdicts(&rg, &["Wget/1.21"], &paths) {
+        let status = get(rg.addr, &path, Some(&agent)).unwrap().status;
+        let robogate = if status == 403 { "disallow" } else { "allow" };
+        assert_eq!(robogate, python, "{path}");
+    }
+    assert_eq!(lint_lines(&rg.path("robots.txt")).0, Some(0));
+}
+
+/// Issue 16.5: robotparser ignores `Useragent` and `Dissallow` lines (every version), while
+/// robogate, like Google's parser, enforces them: lint says exactly that.
+#[test]
+fn robotparser_ignores_misspelt_keys_that_robogate_enforces() {
+    if !have("python3") {
+        return;
+    }
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, "Useragent: Foo\nDissallow: /typo/\n", "");
+    let verdicts = robotparser_verdicts(&rg, &["Foo/1.0"], &["/typo/x"]);
+    assert_eq!(verdicts[0].2, "allow", "robotparser ignores both lines");
+    assert_eq!(
+        get(rg.addr, "/typo/x", Some("Foo/1.0")).unwrap().status,
+        403
+    );
+    let (code, lines, text) = lint_lines(&rg.path("robots.txt"));
+    assert_eq!((code, lines), (Some(1), vec![1, 2]), "{text}");
+    assert!(
+        text.contains("robogate reads it as `Disallow` and enforces the line, as Google's parser does, but strict parsers such as Python's urllib.robotparser ignore the line"),
+        "{text}"
+    );
+}
+
 #[test]
 fn python_robotparser_agrees_with_robogate_on_every_demo_page() {
     if !have("python3") {
@@ -127,27 +268,10 @@ fn python_robotparser_agrees_with_robogate_on_every_demo_page() {
             "/private/press/release.html".to_string(),
         ])
         .collect();
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            ROBOTPARSER,
-            &format!("http://{}", rg.addr),
-            &agents.join("|"),
-            &paths.join("|"),
-        ])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let verdicts = String::from_utf8_lossy(&out.stdout).into_owned();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     let mut checked = 0;
-    for line in verdicts.lines() {
-        let mut f = line.split(' ');
-        let (agent, path, python) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
-        let status = get(rg.addr, path, Some(agent)).unwrap().status;
+    for (agent, path, python) in robotparser_verdicts(&rg, &agents, &paths) {
+        let status = get(rg.addr, &path, Some(&agent)).unwrap().status;
         let robogate = if status == 403 { "disallow" } else { "allow" };
         assert_eq!(
             robogate, python,

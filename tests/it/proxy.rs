@@ -99,6 +99,24 @@ fn serves_robots_txt_from_the_conf_file_with_validators() {
     );
 }
 
+/// Issue 16.5: robots-spec §1.6 accepts `Useragent` and `Dissallow`, so robogate enforces the
+/// lines; the 403 quotes the line as the served file has it (never a `Disallow: /typo/` the
+/// file does not contain), and the robots.txt served is the file as written.
+#[test]
+fn a_misspelt_key_is_enforced_and_quoted_as_the_file_has_it() {
+    let origin = Origin::start();
+    let robots = "Useragent: Foo\nDissallow: /typo/   # kept out\n";
+    let rg = Robogate::start(origin.addr, robots, "");
+    let blocked = get(rg.addr, "/typo/x", Some("Foo/1.0")).unwrap();
+    assert_eq!(blocked.status, 403, "{}", blocked.text());
+    let body = blocked.text();
+    assert!(
+        body.contains("(robots.txt line 2: Dissallow: /typo/   # kept out)"),
+        "{body}"
+    );
+    assert_eq!(get(rg.addr, "/robots.txt", None).unwrap().text(), robots);
+}
+
 #[test]
 fn blocks_robots_on_disallowed_paths_and_never_browsers() {
     let (_origin, rg) = gate();
