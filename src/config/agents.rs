@@ -1,0 +1,73 @@
+//! `[agents]`: the crawler catalog, from `[agents] file` or the one built into the binary.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::errors::{ConfigError, Errors};
+use super::raw::RawConfig;
+use super::resolve;
+use crate::classify::{Catalog, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
+use crate::policy::{fingerprint, Policy};
+
+/// A compiled classifier with the fingerprint of the catalog text it came from.
+pub(super) type Compiled = (Arc<Classifier>, u64);
+
+/// Builds the classifier from `[agents] file`, or from the catalog shipped in the binary. The
+/// previous policy's classifier is reused when the catalog text is unchanged: compiling 1,500
+/// agents into automata is the most expensive part of a reload.
+pub(super) fn load_agents(
+    raw: &RawConfig,
+    base: &Path,
+    previous: Option<&Policy>,
+    errors: &mut Errors<'_>,
+) -> (Option<Compiled>, Option<PathBuf>, Option<String>) {
+    let (text, path, file_name) = match &raw.agents.file {
+        None => (BUILTIN_TEXT.to_string(), None, BUILTIN_FILE.to_string()),
+        Some(name) => {
+            let path = resolve(base, name.get_ref());
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    let file_name = path.display().to_string();
+                    (text, Some(path), file_name)
+                }
+                Err(e) => {
+                    errors.push(
+                        Some(name.span()),
+                        "agents.file",
+                        format!("cannot read {}: {e}", path.display()),
+                    );
+                    return (None, Some(path), None);
+                }
+            }
+        }
+    };
+    let fp = fingerprint(&[text.as_bytes(), file_name.as_bytes()]);
+    let reused = previous
+        .filter(|p| p.catalog_fingerprint == fp)
+        .map(|p| (p.classifier.clone(), fp));
+    let compiled = reused.or_else(|| {
+        let catalog = catalog_or_errors(Catalog::parse(&text, &file_name), errors)?;
+        let classifier = catalog_or_errors(Classifier::build(catalog), errors)?;
+        Some((Arc::new(classifier), fp))
+    });
+    let text = path.is_some().then_some(text);
+    (compiled, path, text)
+}
+
+pub(super) fn catalog_or_errors<T>(
+    result: Result<T, Vec<crate::classify::CatalogError>>,
+    errors: &mut Errors<'_>,
+) -> Option<T> {
+    match result {
+        Ok(v) => Some(v),
+        Err(list) => {
+            errors.list.extend(list.into_iter().map(|e| ConfigError {
+                file: PathBuf::from(e.file),
+                line: Some(e.line as usize),
+                key: e.key,
+                message: e.message,
+            }));
+            None
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! `[server]`, `[admin]` and `[crawl_delay] max_entries`: the settings fixed for the life of the
+//! process (a change is logged as "needs a restart").
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ipnet::IpNet;
+use toml::Spanned;
+
+use super::errors::Errors;
+use super::raw::{self, RawConfig};
+use super::resolve;
+use crate::forwarded::TrustedProxies;
+
+/// Settings fixed for the life of the process (a change is logged as "needs a restart").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    pub admin_listen: SocketAddr,
+    pub threads: usize,
+    pub grace_period: Duration,
+    /// Idle time before a client keep-alive connection is closed: whole seconds, or zero for
+    /// keep-alive off (see [`Settings::keepalive_request_limit`]).
+    pub keepalive_timeout: Duration,
+    pub keepalive_requests: u32,
+    pub client_timeout: Duration,
+    /// Where the process id is written at start (`None`: no pid file).
+    pub pid_file: Option<PathBuf>,
+    /// Proxies in front of robogate whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
+    /// Hard bound of the Crawl-delay limiter's state.
+    pub crawl_delay_max_entries: usize,
+}
+
+impl Settings {
+    /// The robogate.toml keys whose value differs between `self` (running) and `new` (just
+    /// loaded): each needs a restart to take effect. Every field is destructured here without
+    /// `..`, so a new setting does not compile until it is compared under its key.
+    pub fn changed_keys(&self, new: &Settings) -> Vec<&'static str> {
+        let Settings {
+            listen,
+            admin_listen,
+            threads,
+            grace_period,
+            keepalive_timeout,
+            keepalive_requests,
+            client_timeout,
+            pid_file,
+            trusted_proxies,
+            crawl_delay_max_entries,
+        } = self;
+        [
+            ("server.listen", *listen != new.listen),
+            ("admin.listen", *admin_listen != new.admin_listen),
+            ("server.threads", *threads != new.threads),
+            ("server.grace_period", *grace_period != new.grace_period),
+            (
+                "server.keepalive_timeout",
+                *keepalive_timeout != new.keepalive_timeout,
+            ),
+            (
+                "server.keepalive_requests",
+                *keepalive_requests != new.keepalive_requests,
+            ),
+            (
+                "server.client_timeout",
+                *client_timeout != new.client_timeout,
+            ),
+            ("server.pid_file", *pid_file != new.pid_file),
+            (
+                "server.trusted_proxies",
+                *trusted_proxies != new.trusted_proxies,
+            ),
+            (
+                "crawl_delay.max_entries",
+                *crawl_delay_max_entries != new.crawl_delay_max_entries,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(key, differs)| differs.then_some(key))
+        .collect()
+    }
+
+    /// pingora's `keepalive_request_limit`, which counts *re*uses of a client connection (a
+    /// limit of N serves N + 1 requests): `keepalive_requests - 1`, and 0 when keep-alive is off
+    /// (`server.keepalive_timeout = "0s"`), so that every connection is closed after its first
+    /// response, with `Connection: close`.
+    pub fn keepalive_request_limit(&self) -> u32 {
+        if self.keepalive_timeout.is_zero() {
+            0
+        } else {
+            self.keepalive_requests.saturating_sub(1)
+        }
+    }
+}
+
+pub(super) fn compile_settings(
+    raw: &RawConfig,
+    base: &Path,
+    errors: &mut Errors<'_>,
+) -> Option<Settings> {
+    let admin_listen = raw
+        .read("admin")
+        .then(|| errors.parse::<SocketAddr>(&raw.admin.listen, "admin.listen"))
+        .flatten();
+    if !raw.read("server") {
+        return None;
+    }
+    let listen = errors.parse::<SocketAddr>(&raw.server.listen, "server.listen");
+    if let (Some(l), Some(a)) = (listen, admin_listen) {
+        if let Some(why) = listeners_clash(l, a) {
+            errors.push(Some(raw.admin.listen.span()), "admin.listen", why);
+        }
+    }
+    let server = &raw.server;
+    let client_timeout = errors.nonzero(
+        &server.client_timeout,
+        "server.client_timeout",
+        "every client read and write would time out at once",
+    );
+    let keepalive_timeout = compile_keepalive_timeout(&server.keepalive_timeout, errors);
+    let grace = server.grace_period.get_ref().0;
+    if grace.subsec_nanos() != 0 {
+        errors.push(
+            Some(server.grace_period.span()),
+            "server.grace_period",
+            format!("{grace:?} is not a whole number of seconds, which pingora's shutdown counts: write \"{}s\" or \"{}s\"", grace.as_secs(), grace.as_secs() + 1),
+        );
+    }
+    let keepalive_requests = *server.keepalive_requests.get_ref();
+    if keepalive_requests == 0 {
+        errors.push(
+            Some(server.keepalive_requests.span()),
+            "server.keepalive_requests",
+            "must be at least 1 (to close every connection after one answer, set server.keepalive_timeout = \"0s\")",
+        );
+    }
+    let threads = if server.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        server.threads
+    };
+    let pid_file = server.pid_file.as_deref().map(|p| resolve(base, p));
+    let trusted_proxies = compile_trusted_proxies(&server.trusted_proxies, errors);
+    Some(Settings {
+        listen: listen?,
+        admin_listen: admin_listen?,
+        threads,
+        grace_period: (grace.subsec_nanos() == 0).then_some(grace)?,
+        keepalive_timeout: keepalive_timeout?,
+        keepalive_requests: (keepalive_requests > 0).then_some(keepalive_requests)?,
+        client_timeout: client_timeout?,
+        pid_file,
+        trusted_proxies: trusted_proxies?,
+        crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
+    })
+}
+
+/// `server.trusted_proxies`: addresses (`10.0.0.7`) or networks (`10.0.0.0/8`, `fd00::/8`).
+pub(super) fn compile_trusted_proxies(
+    entries: &[Spanned<String>],
+    errors: &mut Errors<'_>,
+) -> Option<TrustedProxies> {
+    let mut networks = Vec::with_capacity(entries.len());
+    let mut ok = true;
+    for entry in entries {
+        let text = entry.get_ref().trim();
+        let parsed = text
+            .parse::<IpNet>()
+            .or_else(|_| text.parse::<IpAddr>().map(IpNet::from));
+        match parsed {
+            Ok(net) => networks.push(net.trunc()),
+            Err(_) => {
+                ok = false;
+                errors.push(
+                    Some(entry.span()),
+                    "server.trusted_proxies",
+                    format!(
+                        "{:?} is neither an IP address nor a network such as \"10.0.0.0/8\" (host names are not resolved)",
+                        entry.get_ref()
+                    ),
+                );
+            }
+        }
+    }
+    ok.then(|| TrustedProxies::new(networks))
+}
+
+/// Why the public listener `server` and the admin listener `admin` cannot both be bound, if
+/// they cannot: the same address, or the same port with a wildcard address on either side
+/// (`0.0.0.0` or `[::]` takes the port on every address; on Linux `[::]` also takes it for
+/// IPv4, and an IPv4-mapped `[::ffff:a.b.c.d]` is `a.b.c.d`). Port 0 picks a free port for each.
+pub(super) fn listeners_clash(server: SocketAddr, admin: SocketAddr) -> Option<String> {
+    let (s, a) = (server.ip().to_canonical(), admin.ip().to_canonical());
+    if s == a && server.port() == admin.port() {
+        return Some(
+            "must differ from server.listen: /metrics is never served on the public listener"
+                .into(),
+        );
+    }
+    let wildcard = [s, a].into_iter().find(|ip| ip.is_unspecified())?;
+    (server.port() == admin.port() && server.port() != 0).then(|| {
+        format!(
+            "{admin} and server.listen {server} share port {}, which {wildcard} takes on every \
+             address: the second listener could not bind; give admin.listen another port",
+            admin.port()
+        )
+    })
+}
+
+/// `server.keepalive_timeout`: `"0s"` turns keep-alive off (as `keepalive_timeout 0` does in
+/// nginx); anything else must be whole seconds. pingora counts keep-alive time in seconds and
+/// takes 0 for "never time out", so `"500ms"` would keep idle connections open for good and
+/// `"1500ms"` would silently be 1 s.
+pub(super) fn compile_keepalive_timeout(
+    value: &raw::SpannedDuration,
+    errors: &mut Errors<'_>,
+) -> Option<Duration> {
+    let d = value.get_ref().0;
+    if d.subsec_nanos() == 0 {
+        return Some(d);
+    }
+    let message = if d < Duration::from_secs(1) {
+        format!("{d:?} is under 1s, the least pingora's keep-alive timer can count: write at least \"1s\", or \"0s\" to turn keep-alive off")
+    } else {
+        format!("{d:?} is not a whole number of seconds, which pingora's keep-alive timer counts: write \"{}s\" or \"{}s\"", d.as_secs(), d.as_secs() + 1)
+    };
+    errors.push(Some(value.span()), "server.keepalive_timeout", message);
+    None
+}

@@ -1,0 +1,109 @@
+//! `[origin]`: the upstream address (resolved at load, never per request), its Host and
+//! timeouts.
+
+use super::errors::Errors;
+use super::origin;
+use super::raw::RawConfig;
+use crate::policy::Upstream;
+
+pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream> {
+    let origin = &raw.origin;
+    // Checked first, so that a bad address does not hide them.
+    let connect_timeout = errors.nonzero(
+        &origin.connect_timeout,
+        "origin.connect_timeout",
+        "every connection to the origin would time out",
+    );
+    let read_timeout = errors.nonzero(
+        &origin.read_timeout,
+        "origin.read_timeout",
+        "every read from the origin would time out",
+    );
+    let write_timeout = errors.nonzero(
+        &origin.write_timeout,
+        "origin.write_timeout",
+        "every write to the origin would time out",
+    );
+    // `Some(None)`: no origin.host, the client's Host is kept; `None`: an invalid one.
+    let host = match &origin.host {
+        None => Some(None),
+        Some(host) => match origin::invalid_host(host.get_ref()) {
+            None => Some(Some(host.get_ref().clone())),
+            Some(why) => {
+                errors.push(Some(host.span()), "origin.host", why);
+                None
+            }
+        },
+    };
+    let address = origin.address.get_ref().trim();
+    if let Some((scheme, rest)) = address.split_once("://") {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        // The fix must itself be valid: a URL without a port means the scheme's default one.
+        let has_port = authority.rsplit_once(':').is_some_and(|(host, port)| {
+            !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (!host.starts_with('[') || host.ends_with(']'))
+        });
+        let default_port = if scheme.eq_ignore_ascii_case("https") {
+            443
+        } else {
+            80
+        };
+        let authority = if has_port {
+            authority.to_owned()
+        } else {
+            format!("{}:{default_port}", authority.trim_end_matches(':'))
+        };
+        errors.push(
+            Some(origin.address.span()),
+            "origin.address",
+            format!(
+                "{address:?}: address is host:port, without \"{scheme}://\" (write \"{authority}\"; \
+                 robogate talks plain HTTP to the origin)"
+            ),
+        );
+        return None;
+    }
+    let valid = address
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
+    if !valid {
+        errors.push(
+            Some(origin.address.span()),
+            "origin.address",
+            format!("{address:?} is not host:port (for example \"127.0.0.1:8000\")"),
+        );
+        return None;
+    }
+    // Resolved here, off the request path: a hostname is looked up once per load, never per
+    // request.
+    let resolved = std::net::ToSocketAddrs::to_socket_addrs(address).map(|mut a| a.next());
+    let socket = match resolved {
+        Ok(Some(socket)) => socket,
+        Ok(None) => {
+            errors.push(
+                Some(origin.address.span()),
+                "origin.address",
+                format!("{address:?} resolves to no address"),
+            );
+            return None;
+        }
+        Err(e) => {
+            errors.push(
+                Some(origin.address.span()),
+                "origin.address",
+                format!("cannot resolve {address:?}: {e}"),
+            );
+            return None;
+        }
+    };
+    Some(Upstream {
+        address: address.to_string(),
+        socket,
+        host: host?,
+        connect_timeout: connect_timeout?,
+        read_timeout: read_timeout?,
+        write_timeout: write_timeout?,
+        idle_timeout: origin.idle_timeout,
+    })
+}
