@@ -154,16 +154,6 @@ pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
 /// Longest robots.txt line text quoted in a message (a block's body, `robogate check`).
 pub const LINE_TEXT_MAX: usize = 200;
 
-/// The last fetch of the origin's robots.txt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OriginState {
-    pub fetched_at: std::time::Instant,
-    /// The served robots.txt is a real answer of the origin (2xx or 4xx), a copy worth keeping.
-    pub good: bool,
-    /// The last fetch failed (5xx or no answer): fetch again at the next re-check.
-    pub failed: bool,
-}
-
 /// An `X-Robots-Tag` header added to proxied responses whose canonical path matches `pattern`
 /// (robots.txt pattern syntax), optionally only for some catalog agents.
 #[derive(Debug)]
@@ -260,18 +250,12 @@ pub struct Upstream {
 pub struct Policy {
     pub generation: u64,
     pub robots: Arc<RobotsFile>,
-    /// For `[robots] source = "origin"`: when and how the origin's robots.txt was last fetched.
-    pub robots_origin: Option<OriginState>,
     pub x_robots_tags: Vec<XRobotsTag>,
     pub classifier: Arc<Classifier>,
-    /// Fingerprint of the catalog the classifier was built from (to reuse it across reloads).
-    pub catalog_fingerprint: u64,
     pub enforce: Enforcement,
     pub tarpit: Tarpit,
     pub crawl_delay: CrawlDelay,
     pub upstream: Upstream,
-    /// Hash of every input byte; equal fingerprints mean a reload would change nothing.
-    pub fingerprint: u64,
 }
 
 impl Policy {
@@ -281,10 +265,8 @@ impl Policy {
         Policy {
             generation: 0,
             robots: Arc::new(robots),
-            robots_origin: None,
             x_robots_tags: Vec::new(),
             classifier,
-            catalog_fingerprint: 0,
             enforce: Enforcement::default(),
             tarpit: Tarpit::default(),
             crawl_delay: CrawlDelay::default(),
@@ -297,7 +279,6 @@ impl Policy {
                 write_timeout: Duration::ZERO,
                 idle_timeout: Duration::ZERO,
             },
-            fingerprint: 0,
         }
     }
 }

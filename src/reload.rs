@@ -53,24 +53,25 @@ pub fn mark_success(generation: u64) {
     METRICS.config_last_success.set(now.as_secs_f64());
 }
 
-/// One reload step: load, compare, swap. Never panics; logs and counts its outcome.
+/// One reload step: load, compare, swap. Never panics; logs and counts its outcome. `memo` is
+/// what the last good load left to reuse ([`config::Memo`]); a good load replaces it.
 ///
-/// When nothing changed, the live policy stays, with one exception: if this load fetched the
-/// origin's robots.txt again (`[robots] source = "origin"`), the live policy is republished with
-/// the new fetch state ([`Policy::robots_origin`]) and everything else as it was — same
-/// generation, same robots.txt object (so its Last-Modified stays), counted as `unchanged`.
-/// Without that, the next re-check would still find `robots.refresh` due and fetch again.
+/// When every input is what the live policy was loaded from, the live policy stays (counted
+/// `unchanged`); the memo still takes this load's origin fetch state, keeping the live
+/// robots.txt object (so its Last-Modified stays), so that the next re-check does not find
+/// `robots.refresh` due and fetch again.
 pub fn reload_once(
     config_path: &Path,
     live: &ArcSwap<Policy>,
+    memo: &mut config::Memo,
     running: &Settings,
     fetch_origin: bool,
 ) -> (ReloadOutcome, Vec<PathBuf>) {
     let current = live.load();
-    let outcome = match config::load_after(
+    match config::load_after(
         config_path,
         current.generation + 1,
-        Some(&current),
+        Some(memo),
         fetch_origin,
     ) {
         Err(errors) => {
@@ -78,19 +79,19 @@ pub fn reload_once(
                 tracing::error!(target: "reload", "reload failed, keeping generation {}: {e}", current.generation);
             }
             METRICS.count_reload(ReloadResult::Error);
-            return (ReloadOutcome::Failed(errors), Vec::new());
+            (ReloadOutcome::Failed(errors), Vec::new())
         }
-        Ok(loaded) if loaded.policy.fingerprint == current.fingerprint => {
-            if loaded.policy.robots_origin != current.robots_origin {
-                // Equal fingerprints: every input is the same, so is every compiled part.
-                live.store(Arc::new(Policy {
-                    generation: current.generation,
-                    robots: current.robots.clone(),
-                    ..loaded.policy
-                }));
-            } else {
-                drop(loaded.policy);
-            }
+        Ok(loaded) if loaded.memo.fingerprint == memo.fingerprint => {
+            // Equal fingerprints: every input is the same, so is every compiled part.
+            let origin = loaded.memo.origin.map(|o| config::OriginMemo {
+                robots: current.robots.clone(),
+                ..o
+            });
+            *memo = config::Memo {
+                origin,
+                ..loaded.memo
+            };
+            drop(loaded.policy);
             crate::alloc::release_freed_memory();
             METRICS.count_reload(ReloadResult::Unchanged);
             mark_success(current.generation);
@@ -103,14 +104,14 @@ pub fn reload_once(
             }
             let generation = loaded.policy.generation;
             live.store(Arc::new(loaded.policy));
+            *memo = loaded.memo;
             crate::alloc::release_freed_memory();
             METRICS.count_reload(ReloadResult::Ok);
             mark_success(generation);
             tracing::info!(target: "reload", generation, "new policy live");
             (ReloadOutcome::Swapped(generation), loaded.files)
         }
-    };
-    outcome
+    }
 }
 
 /// Logs the restart-only settings (see [`Settings::changed_keys`]) an edit changed.
@@ -131,6 +132,8 @@ pub struct Reloader {
     pub live: Arc<ArcSwap<Policy>>,
     pub running: Settings,
     pub files: Vec<PathBuf>,
+    /// What the startup load left to reuse.
+    pub memo: config::Memo,
     pub interval: Duration,
     pub ready: Arc<AtomicBool>,
 }
@@ -250,6 +253,8 @@ struct State {
     files: Vec<PathBuf>,
     /// Reloads failed since the last good one.
     failed: u32,
+    /// What the last good load left to reuse.
+    memo: config::Memo,
 }
 
 impl Reloader {
@@ -257,8 +262,13 @@ impl Reloader {
         // A link may have been re-pointed (often the very event that triggered this reload):
         // watch where the files are now before reading them, so no later edit goes unseen.
         state.watches.sync(&state.files);
-        let (outcome, files) =
-            reload_once(&self.config_path, &self.live, &self.running, fetch_origin);
+        let (outcome, files) = reload_once(
+            &self.config_path,
+            &self.live,
+            &mut state.memo,
+            &self.running,
+            fetch_origin,
+        );
         let live = match outcome {
             ReloadOutcome::Failed(_) => {
                 state.failed += 1;
@@ -345,6 +355,7 @@ impl BackgroundService for Reloader {
             },
             files: self.files.clone(),
             failed: 0,
+            memo: self.memo.clone(),
         };
         state.watches.sync(&state.files);
         let mut hangup =

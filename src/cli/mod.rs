@@ -154,7 +154,7 @@ fn config_check(path: &Path) -> ExitCode {
                 };
                 let served = match &loaded.robots_file {
                     Some(file) => file.display().to_string(),
-                    None if p.robots_origin.is_some() => "the origin's robots.txt".into(),
+                    None if loaded.memo.origin.is_some() => "the origin's robots.txt".into(),
                     None => "the generated robots.txt".into(),
                 };
                 println!("warning: {served}: {w}{not_enforced}");

@@ -6,19 +6,20 @@ use std::sync::Arc;
 use super::errors::{ConfigError, Errors};
 use super::raw::RawConfig;
 use super::resolve;
+use super::Memo;
 use crate::classify::{Catalog, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
-use crate::policy::{fingerprint, Policy};
+use crate::policy::fingerprint;
 
 /// A compiled classifier with the fingerprint of the catalog text it came from.
-pub(super) type Compiled = (Arc<Classifier>, u64);
+pub(super) type Compiled = (u64, Arc<Classifier>);
 
 /// Builds the classifier from `[agents] file`, or from the catalog shipped in the binary. The
-/// previous policy's classifier is reused when the catalog text is unchanged: compiling 1,500
+/// previous load's classifier is reused when the catalog text is unchanged: compiling 1,500
 /// agents into automata is the most expensive part of a reload.
 pub(super) fn load_agents(
     raw: &RawConfig,
     base: &Path,
-    previous: Option<&Policy>,
+    previous: Option<&Memo>,
     errors: &mut Errors<'_>,
 ) -> (Option<Compiled>, Option<PathBuf>, Option<String>) {
     let (text, path, file_name) = match &raw.agents.file {
@@ -43,12 +44,12 @@ pub(super) fn load_agents(
     };
     let fp = fingerprint(&[text.as_bytes(), file_name.as_bytes()]);
     let reused = previous
-        .filter(|p| p.catalog_fingerprint == fp)
-        .map(|p| (p.classifier.clone(), fp));
+        .and_then(|memo| memo.catalog.clone())
+        .filter(|(catalog_fp, _)| *catalog_fp == fp);
     let compiled = reused.or_else(|| {
         let catalog = catalog_or_errors(Catalog::parse(&text, &file_name), errors)?;
         let classifier = catalog_or_errors(Classifier::build(catalog), errors)?;
-        Some((Arc::new(classifier), fp))
+        Some((fp, Arc::new(classifier)))
     });
     let text = path.is_some().then_some(text);
     (compiled, path, text)

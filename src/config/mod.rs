@@ -47,6 +47,8 @@ pub struct Loaded {
     /// Settings that load but are likely wrong, as `file:line: key: message`; logged when the
     /// policy goes live and printed by `config check`, which still passes.
     pub warnings: Vec<ConfigError>,
+    /// What the next load may reuse (see [`Memo`]).
+    pub memo: Memo,
     /// Lines of the live robots.txt where robots that obey the file may get another verdict
     /// from robogate than their parser reads there (see [`crate::robots::Disagreement`]): a
     /// rule the two readings read differently is not enforced as written; one that first-match
@@ -73,18 +75,49 @@ fn resolve(base: &Path, name: &str) -> PathBuf {
     }
 }
 
+/// What one load leaves for the next to reuse, kept by the reloader (never part of the
+/// [`Policy`], which holds only what `decide` and the responders read): the compiled catalog (the
+/// most expensive part of a load), the origin's robots.txt with when it was fetched, and a
+/// fingerprint of every input (equal fingerprints: a reload would change nothing).
+#[derive(Clone, Default)]
+pub struct Memo {
+    /// The classifier and the fingerprint of the catalog text it was built from.
+    pub catalog: Option<(u64, Arc<crate::classify::Classifier>)>,
+    /// `source = "origin"`: the robots.txt served and its last fetch.
+    pub origin: Option<OriginMemo>,
+    pub fingerprint: u64,
+}
+
+/// The origin's robots.txt as served, and its last fetch.
+#[derive(Clone)]
+pub struct OriginMemo {
+    pub robots: Arc<RobotsFile>,
+    pub state: OriginState,
+}
+
+/// The last fetch of the origin's robots.txt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OriginState {
+    pub fetched_at: std::time::Instant,
+    /// The served robots.txt is a real answer of the origin (2xx or 4xx), a copy worth keeping.
+    pub good: bool,
+    /// The last fetch failed (5xx or no answer): fetch again at the next re-check.
+    pub failed: bool,
+}
+
 /// Loads robogate.toml and every file it names, and compiles them. `generation` is stamped on the
 /// policy. All problems are returned at once.
 pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
     load_after(config_path, generation, None, true)
 }
 
-/// [`load`] for a reload: parts whose inputs are unchanged since `previous` are reused, and an
-/// origin's robots.txt is fetched again only when `fetch_origin` is set or its refresh is due.
+/// [`load`] for a reload: parts whose inputs are unchanged since the load that left `previous`
+/// are reused, and an origin's robots.txt is fetched again only when `fetch_origin` is set or
+/// its refresh is due.
 pub fn load_after(
     config_path: &Path,
     generation: u64,
-    previous: Option<&Policy>,
+    previous: Option<&Memo>,
     fetch_origin: bool,
 ) -> Result<Loaded, ConfigErrors> {
     let (text, raw, read_errors) = read_raw(config_path)?;
@@ -117,15 +150,20 @@ pub fn load_after(
                 settings,
                 policy: Policy {
                     generation,
-                    robots: parts.robots,
-                    robots_origin: parts.robots_origin,
+                    robots: parts.robots.clone(),
                     x_robots_tags: parts.x_robots_tags,
-                    classifier: parts.classifier.0,
-                    catalog_fingerprint: parts.classifier.1,
+                    classifier: parts.classifier.1.clone(),
                     enforce: parts.enforce,
                     tarpit: parts.tarpit,
                     crawl_delay: parts.crawl_delay,
                     upstream: parts.upstream,
+                },
+                memo: Memo {
+                    catalog: Some(parts.classifier),
+                    origin: parts.robots_origin.map(|state| OriginMemo {
+                        robots: parts.robots,
+                        state,
+                    }),
                     fingerprint: fp,
                 },
                 files,
@@ -188,7 +226,7 @@ pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> 
 
 struct Parts {
     robots: Arc<RobotsFile>,
-    robots_origin: Option<crate::policy::OriginState>,
+    robots_origin: Option<OriginState>,
     x_robots_tags: Vec<crate::policy::XRobotsTag>,
     classifier: Compiled,
     agents_text: Option<String>,
@@ -204,7 +242,7 @@ struct Parts {
 fn compile(
     raw: &RawConfig,
     base: &Path,
-    previous: Option<&Policy>,
+    previous: Option<&Memo>,
     fetch_origin: bool,
     errors: &mut Errors<'_>,
 ) -> Option<(Settings, Parts)> {
@@ -246,11 +284,11 @@ fn compile(
     }
     let classifier_for = |section| classifier.as_ref().filter(|_| raw.read(section));
     let robots = classifier_for("robots")
-        .and_then(|(c, _)| robots::compile(&raw.robots, c, &sources, errors));
+        .and_then(|(_, c)| robots::compile(&raw.robots, c, &sources, errors));
     let x_robots_tags = classifier_for("x_robots_tag")
-        .and_then(|(c, _)| robots::compile_x_robots_tags(&raw.x_robots_tag, c, errors));
+        .and_then(|(_, c)| robots::compile_x_robots_tags(&raw.x_robots_tag, c, errors));
     let enforce =
-        classifier_for("enforce").and_then(|(c, _)| compile_enforce(&raw.enforce, c, errors));
+        classifier_for("enforce").and_then(|(_, c)| compile_enforce(&raw.enforce, c, errors));
     let tarpit = raw
         .read("tarpit")
         .then(|| compile_tarpit(&raw.tarpit, errors))
@@ -263,7 +301,7 @@ fn compile(
         override_delay: raw.crawl_delay.r#override,
     };
     let robots = robots?;
-    if let Some((classifier, _)) = &classifier {
+    if let Some((_, classifier)) = &classifier {
         robots::disagreement_warnings(&raw.robots, &robots, classifier, errors);
     }
     let robots_file = match raw.robots.source.get_ref().as_str() {

@@ -12,15 +12,15 @@ use toml::Spanned;
 
 use super::origin::{self, Fetched};
 use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
-use super::{resolve, ConfigError, Errors, ROBOTS_MAX_BYTES};
+use super::{resolve, ConfigError, Errors, OriginState, ROBOTS_MAX_BYTES};
 use crate::classify::{Category, Classifier};
-use crate::policy::{OriginState, Policy, RobotsFile, Upstream, XRobotsTag};
+use crate::policy::{RobotsFile, Upstream, XRobotsTag};
 use crate::robots::{render_groups, Disagreement, GroupSpec, PathPattern, RuleSpec};
 
 /// What a robots.txt is compiled from, besides the `[robots]` section.
 pub(super) struct Sources<'a> {
     pub base: &'a Path,
-    pub previous: Option<&'a Policy>,
+    pub previous: Option<&'a super::Memo>,
     pub fetch_origin: bool,
     pub upstream: Option<&'a Upstream>,
 }
@@ -552,15 +552,13 @@ fn group_spec(
 /// restrictions; 5xx or unreachable: keep the last good copy, or complete disallow if there
 /// never was one. Fetched at start, on every reload, and when `refresh` has passed.
 fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) -> CompiledRobots {
-    let previous = sources.previous.filter(|p| p.robots_origin.is_some());
-    let reusable = previous.filter(|p| {
-        p.robots_origin
-            .is_some_and(|o| !o.failed && o.fetched_at.elapsed() < raw.refresh.get_ref().0)
-    });
+    let previous = sources.previous.and_then(|memo| memo.origin.as_ref());
+    let reusable = previous
+        .filter(|p| !p.state.failed && p.state.fetched_at.elapsed() < raw.refresh.get_ref().0);
     if let (false, Some(p)) = (sources.fetch_origin, reusable) {
         return CompiledRobots {
             file: p.robots.clone(),
-            origin: p.robots_origin,
+            origin: Some(p.state),
             files: Vec::new(),
             fetch_failure: None,
         };
@@ -600,43 +598,41 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
                 ..RobotsFile::new(Bytes::new(), SystemTime::now())
             })
         }
-        Fetched::Unreachable(why) => {
-            match previous.filter(|p| p.robots_origin.is_some_and(|o| o.good)) {
-                Some(p) => {
-                    tracing::warn!(target: "reload", "origin robots.txt unavailable ({why}): keeping the last good copy");
-                    CompiledRobots {
-                        file: p.robots.clone(),
-                        origin: Some(OriginState {
-                            fetched_at: now,
-                            good: true,
-                            failed: true,
-                        }),
-                        files: Vec::new(),
-                        fetch_failure: Some(why),
-                    }
-                }
-                None => {
-                    tracing::warn!(target: "reload", "origin robots.txt unavailable ({why}) and no copy yet: complete disallow");
-                    let file = RobotsFile::new(
-                        Bytes::from_static(COMPLETE_DISALLOW.as_bytes()),
-                        SystemTime::now(),
-                    );
-                    CompiledRobots {
-                        file: Arc::new(RobotsFile {
-                            status: 503,
-                            ..file
-                        }),
-                        origin: Some(OriginState {
-                            fetched_at: now,
-                            good: false,
-                            failed: true,
-                        }),
-                        files: Vec::new(),
-                        fetch_failure: Some(why),
-                    }
+        Fetched::Unreachable(why) => match previous.filter(|p| p.state.good) {
+            Some(p) => {
+                tracing::warn!(target: "reload", "origin robots.txt unavailable ({why}): keeping the last good copy");
+                CompiledRobots {
+                    file: p.robots.clone(),
+                    origin: Some(OriginState {
+                        fetched_at: now,
+                        good: true,
+                        failed: true,
+                    }),
+                    files: Vec::new(),
+                    fetch_failure: Some(why),
                 }
             }
-        }
+            None => {
+                tracing::warn!(target: "reload", "origin robots.txt unavailable ({why}) and no copy yet: complete disallow");
+                let file = RobotsFile::new(
+                    Bytes::from_static(COMPLETE_DISALLOW.as_bytes()),
+                    SystemTime::now(),
+                );
+                CompiledRobots {
+                    file: Arc::new(RobotsFile {
+                        status: 503,
+                        ..file
+                    }),
+                    origin: Some(OriginState {
+                        fetched_at: now,
+                        good: false,
+                        failed: true,
+                    }),
+                    files: Vec::new(),
+                    fetch_failure: Some(why),
+                }
+            }
+        },
     }
 }
 

@@ -179,6 +179,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             live,
             running: settings.clone(),
             files: loaded.files,
+            memo: loaded.memo,
             interval: RECHECK_INTERVAL,
             ready,
         },

@@ -158,10 +158,11 @@ fn origin_robots_txt_is_fetched_no_more_often_than_refresh() {
     let loaded = robogate::config::load(&conf, 1).expect("config loads");
     assert_eq!(origin.hits("/robots.txt"), 1, "fetched at start");
     let live = ArcSwap::from_pointee(loaded.policy);
+    let mut memo = loaded.memo;
     // Every fetch comes at least `refresh` after the one before, and the first after `start`.
     let most_fetches = || 1 + (start.elapsed().as_nanos() / refresh.as_nanos()) as usize;
     eventually("two refreshes", || {
-        let (outcome, _) = reload_once(&conf, &live, &loaded.settings, false);
+        let (outcome, _) = reload_once(&conf, &live, &mut memo, &loaded.settings, false);
         assert!(matches!(outcome, ReloadOutcome::Unchanged), "{outcome:?}");
         let (fetches, most) = (origin.hits("/robots.txt"), most_fetches());
         assert!(
