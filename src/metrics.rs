@@ -20,18 +20,12 @@ use crate::policy::Outcome;
 use crate::robots::Verdict;
 
 keyword_enum! {
-    /// The `action` label: what robogate did with a request.
+    /// The `action` label: what robogate did with a request (`error`: failed at the origin, or cut
+    /// at a stop).
     pub enum ActionLabel("action") {
-        Pass = "pass",
-        RobotsTxt = "robots_txt",
-        Block = "block",
-        Tarpit = "tarpit",
-        Limit = "limit",
-        ShadowBlock = "shadow_block",
-        ShadowTarpit = "shadow_tarpit",
-        BadRequest = "bad_request",
-        /// Failed at the origin, or cut at a stop.
-        Error = "error",
+        Pass = "pass", RobotsTxt = "robots_txt", Block = "block", Tarpit = "tarpit",
+        Limit = "limit", ShadowBlock = "shadow_block", ShadowTarpit = "shadow_tarpit",
+        BadRequest = "bad_request", Error = "error",
     }
 }
 
@@ -66,23 +60,15 @@ impl ActionLabel {
 keyword_enum! {
     /// The `kind` label of `robogate_upstream_errors_total`.
     pub enum UpstreamError("kind") {
-        Connect = "connect",
-        Timeout = "timeout",
-        Reset = "reset",
-        Other = "other",
+        Connect = "connect", Timeout = "timeout", Reset = "reset", Other = "other",
     }
 }
 
 keyword_enum! {
-    /// The `result` label of `robogate_config_reloads_total`.
-    pub enum ReloadResult("result") {
-        /// A new policy went live.
-        Ok = "ok",
-        /// A file failed; the last good policy stays.
-        Error = "error",
-        /// Every input is what the live policy was loaded from.
-        Unchanged = "unchanged",
-    }
+    /// The `result` label of `robogate_config_reloads_total`: `ok` (a new policy went live),
+    /// `error` (a file failed; the last good policy stays), `unchanged` (every input is what the
+    /// live policy was loaded from).
+    pub enum ReloadResult("result") { Ok = "ok", Error = "error", Unchanged = "unchanged" }
 }
 
 /// The label value used for robots the catalog does not name.

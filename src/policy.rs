@@ -15,34 +15,21 @@ use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
 
 keyword_enum! {
-    /// What enforcement does at all.
-    pub enum Mode("mode") {
-        /// Act on disallowed robot requests.
-        Enforce = "enforce",
-        /// Only count and log what enforcement would do.
-        Shadow = "shadow",
-        /// Pass everything (robots.txt is still served).
-        Off = "off",
-    }
+    /// What enforcement does at all: `enforce` acts on disallowed robot requests, `shadow` only
+    /// counts and logs what enforcement would do, `off` passes everything (robots.txt is still
+    /// served).
+    pub enum Mode("mode") { Enforce = "enforce", Shadow = "shadow", Off = "off" }
 }
 
 keyword_enum! {
     /// What to do with a robot on a disallowed path.
-    pub enum Action("action") {
-        Block = "block",
-        Tarpit = "tarpit",
-        Allow = "allow",
-    }
+    pub enum Action("action") { Block = "block", Tarpit = "tarpit", Allow = "allow" }
 }
 
 keyword_enum! {
-    /// How clients the classifier cannot place are treated.
-    pub enum UnknownClients("setting") {
-        /// Not enforced (the default: blocking a mobile app by mistake is an outage).
-        Allow = "allow",
-        /// Treated like robots that no group names.
-        Enforce = "enforce",
-    }
+    /// How clients the classifier cannot place are treated: `allow` (the default: blocking a
+    /// mobile app by mistake is an outage) or `enforce`, like robots that no group names.
+    pub enum UnknownClients("setting") { Allow = "allow", Enforce = "enforce" }
 }
 
 /// Which requests an [`ActionRule`] applies to.

@@ -36,46 +36,25 @@ use known::KnownAgents;
 use markers::Strength;
 
 keyword_enum! {
-    /// What kind of client sent a request.
-    pub enum Class("class") {
-        /// A person's browser or in-app web view; never enforced by default.
-        Browser = "browser",
-        /// A crawler, tool or script; bound by robots.txt.
-        Robot = "robot",
-        /// Looks like nothing known (a mobile app, an API client, ...).
-        Unknown = "unknown",
-    }
+    /// What kind of client sent a request: a person's `browser` or in-app web view (never enforced
+    /// by default), a `robot` (crawler, tool or script: bound by robots.txt), or `unknown` (looks
+    /// like nothing known: a mobile app, an API client, ...).
+    pub enum Class("class") { Browser = "browser", Robot = "robot", Unknown = "unknown" }
 }
 
 keyword_enum! {
-    /// What an agent does, as written in the catalog (kebab-case).
+    /// What an agent does, as written in the catalog: search-engine indexing; collecting data to
+    /// train AI models; indexing for AI-powered search; fetching for a user of an AI assistant or
+    /// agent; SEO and marketing tools; uptime and performance monitoring; web archives; feed
+    /// readers; link previews of social networks and chat apps; HTTP libraries and command-line
+    /// tools; security scanners; anything else (advertising, research, automation, ...).
     #[derive(Deserialize)]
     #[serde(rename_all = "kebab-case")]
     pub enum Category("category") {
-        /// Search-engine indexing.
-        Search = "search",
-        /// Collecting data to train AI models.
-        AiTraining = "ai-training",
-        /// Indexing for AI-powered search.
-        AiSearch = "ai-search",
-        /// Fetching on behalf of a user of an AI assistant or agent.
-        AiAssistant = "ai-assistant",
-        /// SEO and marketing tools.
-        Seo = "seo",
-        /// Uptime and performance monitoring.
-        Monitoring = "monitoring",
-        /// Web archives.
-        Archiver = "archiver",
-        /// Feed readers and aggregators.
-        FeedReader = "feed-reader",
-        /// Link-preview fetchers of social networks and chat apps.
-        SocialPreview = "social-preview",
-        /// HTTP libraries and command-line tools.
-        HttpLibrary = "http-library",
-        /// Security and vulnerability scanners.
-        Scanner = "scanner",
-        /// Anything else (advertising, research, automation, ...).
-        Other = "other",
+        Search = "search", AiTraining = "ai-training", AiSearch = "ai-search",
+        AiAssistant = "ai-assistant", Seo = "seo", Monitoring = "monitoring", Archiver = "archiver",
+        FeedReader = "feed-reader", SocialPreview = "social-preview", HttpLibrary = "http-library",
+        Scanner = "scanner", Other = "other",
     }
 }
 

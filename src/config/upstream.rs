@@ -9,21 +9,15 @@ use crate::policy::Upstream;
 pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream> {
     let origin = &raw.origin;
     // Checked first, so that a bad address does not hide them.
-    let connect_timeout = errors.nonzero(
-        &origin.connect_timeout,
-        "origin.connect_timeout",
-        "every connection to the origin would time out",
-    );
-    let read_timeout = errors.nonzero(
-        &origin.read_timeout,
-        "origin.read_timeout",
-        "every read from the origin would time out",
-    );
-    let write_timeout = errors.nonzero(
-        &origin.write_timeout,
-        "origin.write_timeout",
-        "every write to the origin would time out",
-    );
+    let [connect_timeout, read_timeout, write_timeout] = [
+        (&origin.connect_timeout, "connect", "every connection to"),
+        (&origin.read_timeout, "read", "every read from"),
+        (&origin.write_timeout, "write", "every write to"),
+    ]
+    .map(|(value, what, every)| {
+        let why = format!("{every} the origin would time out");
+        errors.nonzero(value, &format!("origin.{what}_timeout"), &why)
+    });
     // `Some(None)`: no origin.host, the client's Host is kept; `None`: an invalid one.
     let host = match &origin.host {
         None => Some(None),
@@ -80,20 +74,12 @@ pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Opti
     let resolved = std::net::ToSocketAddrs::to_socket_addrs(address).map(|mut a| a.next());
     let socket = match resolved {
         Ok(Some(socket)) => socket,
-        Ok(None) => {
-            errors.push(
-                Some(origin.address.span()),
-                "origin.address",
-                format!("{address:?} resolves to no address"),
-            );
-            return None;
-        }
-        Err(e) => {
-            errors.push(
-                Some(origin.address.span()),
-                "origin.address",
-                format!("cannot resolve {address:?}: {e}"),
-            );
+        unresolved => {
+            let why = match unresolved {
+                Err(e) => format!("cannot resolve {address:?}: {e}"),
+                _ => format!("{address:?} resolves to no address"),
+            };
+            errors.push(Some(origin.address.span()), "origin.address", why);
             return None;
         }
     };

@@ -40,23 +40,15 @@ use group::Grouping;
 use table::{Outcome, Table};
 
 keyword_enum! {
-    /// Which reading of the file a decision follows.
-    pub enum Reading("reading") {
-        /// What robogate enforces: disallowed only if both other readings disallow (§6).
-        Enforce = "enforce",
-        /// RFC 9309 as specified in §1–§5.
-        Rfc9309 = "rfc9309",
-        /// The 1994 standard (§6): blank lines end records, values split at whitespace.
-        Classic1994 = "1994",
-    }
+    /// Which reading of the file a decision follows: `enforce` (what robogate enforces: disallowed
+    /// only if both other readings disallow, §6), `rfc9309` (§1–§5) or `1994` (§6: blank lines
+    /// end records, values split at whitespace).
+    pub enum Reading("reading") { Enforce = "enforce", Rfc9309 = "rfc9309", Classic1994 = "1994" }
 }
 
 keyword_enum! {
     /// Whether a robot may fetch a path.
-    pub enum Verdict("verdict") {
-        Allow = "allow",
-        Disallow = "disallow",
-    }
+    pub enum Verdict("verdict") { Allow = "allow", Disallow = "disallow" }
 }
 
 impl Verdict {
