@@ -481,13 +481,36 @@ fn group_spec(
         let Some(category) = errors.parse::<Category>(name, "robots.group.categories") else {
             continue;
         };
-        keys.extend(
-            classifier
-                .agents()
-                .iter()
-                .filter(|a| a.category == category)
-                .filter_map(|a| a.tokens.first().cloned()),
-        );
+        // A catalog agent whose token is a common word (`spider`, `crawl`, `ai`) would bind every
+        // robot that carries the word (`Sogou web spider`): named only when the operator names
+        // it in `agents`.
+        let (mut generic, specific): (Vec<String>, Vec<String>) = classifier
+            .agents()
+            .iter()
+            .filter(|a| a.category == category)
+            .filter_map(|a| a.tokens.first().cloned())
+            .partition(|token| crate::robots::is_generic_agent_name(token));
+        keys.extend(specific);
+        generic.sort();
+        generic.dedup();
+        if !generic.is_empty() {
+            errors.warn(
+                Some(name.span()),
+                "robots.group.categories",
+                format!(
+                    "{category}: left out the catalog tokens {}: each is a common word, and \
+                     `User-agent: {}` would also bind every robot whose User-Agent carries it \
+                     (`Sogou web spider/4.0` is `spider`); name such agents in `agents` to \
+                     include them anyway",
+                    generic
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    generic[0]
+                ),
+            );
+        }
     }
     keys.sort();
     keys.dedup();

@@ -826,3 +826,26 @@ fn config_check_names_the_generated_robots_txt_in_its_lint_findings() {
         );
     }
 }
+
+/// Regression: `categories = ["ai-training"]` wrote `User-agent: spider` (and `crawl`, `ai`,
+/// `img`, `lcc`: catalog tokens that are common words), which bound Sogou's search spider and
+/// refused it the whole site in the shipped example. Such tokens are left out, with a warning.
+#[test]
+fn a_generated_category_group_does_not_bind_robots_by_a_common_word() {
+    let conf = repo().join("examples/generated-policy.toml");
+    let conf = conf.to_str().unwrap();
+    let sogou = "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)";
+    for (ua, verdict) in [(sogou, "allow "), ("GPTBot/1.2", "disallow ")] {
+        let o = run(&["check", "--config", conf, "--user-agent", ua, "/blog/"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).starts_with(verdict), "{ua}: {}", stdout(&o));
+    }
+    let o = run(&["config", "check", "--config", conf]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        out.contains("robots.group.categories: ai-training: left out the catalog tokens")
+            && out.contains("`spider`"),
+        "{out}"
+    );
+}

@@ -20,6 +20,14 @@ const GENERIC_NAMES: &[&str] = &[
     "bot", "bots", "crawl", "crawler", "spider", "robot", "google", "bing", "yandex", "baidu",
 ];
 
+/// Whether a robots.txt agent name is a common word that names many robots (`spider`, `crawl`,
+/// `bot`, ...) or a name of at most three letters (`ai`, `img`): as a `User-agent` line it binds
+/// every robot whose User-Agent carries that word, under either reading (a header product token
+/// is matched by equality, `Sogou web spider/4.0` has the token `spider`).
+pub fn is_generic_agent_name(name: &str) -> bool {
+    name.len() <= 3 || GENERIC_NAMES.iter().any(|g| g.eq_ignore_ascii_case(name))
+}
+
 /// Keys of lines that are not directives of RFC 9309 but that some robots read (Yandex,
 /// Seznam, Cloudflare's content signals): no warning. `Crawl-delay` is checked on its own.
 const EXTENSION_KEYS: &[&str] = &[
