@@ -9,11 +9,12 @@
 //! [`reload_once`]: on any error the last good policy keeps serving, the error is logged with
 //! file and line, and counted. Requests in flight keep the snapshot they started with.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
@@ -255,6 +256,8 @@ struct State {
     failed: u32,
     /// What the last good load left to reuse.
     memo: config::Memo,
+    /// [`config_names`] of `files`, shared with the file watcher.
+    names: Arc<RwLock<HashSet<OsString>>>,
 }
 
 impl Reloader {
@@ -292,6 +295,9 @@ impl Reloader {
         // A good load may name other files, in other folders.
         state.files = files;
         state.watches.sync(&state.files);
+        if let Ok(mut names) = state.names.write() {
+            *names = config_names(&state.files);
+        }
     }
 }
 
@@ -321,28 +327,68 @@ impl Change {
     }
 }
 
+/// A write to a file's content (while it is open, or as it is closed).
+fn is_write(kind: EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    matches!(
+        kind,
+        EventKind::Modify(ModifyKind::Data(_))
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    )
+}
+
 /// Waits until the files are quiet: `DEBOUNCE` after the last complete change, or up to
-/// [`WRITE_SETTLE`] after the last write while a file is still open for writing, so that a file
-/// is read once its writer has closed it (an editor or `cat > robots.txt` writing in several
-/// steps never goes live half-written).
+/// [`WRITE_SETTLE`] after the last write while a config file is still open for writing, so that a
+/// file is read once its writer has closed it (an editor or `cat > robots.txt` writing in several
+/// steps does not go live half-written). Never longer than [`WRITE_SETTLE`] in all: a stream of
+/// events cannot hold a reload (or the periodic re-check, which waits meanwhile) back.
 async fn settle(first: Change, events: &mut mpsc::UnboundedReceiver<Change>) {
+    let deadline = tokio::time::Instant::now() + WRITE_SETTLE;
     let mut writing = first == Change::Writing;
     loop {
         let quiet = if writing { WRITE_SETTLE } else { DEBOUNCE };
-        match tokio::time::timeout(quiet, events.recv()).await {
+        let until = (tokio::time::Instant::now() + quiet).min(deadline);
+        match tokio::time::timeout_at(until, events.recv()).await {
             Ok(Some(change)) => writing = change == Change::Writing,
             Ok(None) | Err(_) => return,
         }
     }
 }
 
+/// The file names of the loaded config files and of the files they resolve to: only writes to
+/// these are waited for (robogate's own log, redirected into the conf folder, is appended to all
+/// the time).
+fn config_names(files: &[PathBuf]) -> HashSet<OsString> {
+    files
+        .iter()
+        .flat_map(|f| [Some(f.clone()), std::fs::canonicalize(f).ok()])
+        .flatten()
+        .filter_map(|f| f.file_name().map(OsString::from))
+        .collect()
+}
+
 #[async_trait]
 impl BackgroundService for Reloader {
     async fn start(&self, mut shutdown: ShutdownWatch) {
         let (tx, mut events) = mpsc::unbounded_channel::<Change>();
+        let names = Arc::new(RwLock::new(config_names(&self.files)));
+        let watched_names = names.clone();
         let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
             // Errors (say, an inotify queue overflow) also trigger a re-check.
-            if let Some(change) = res.map_or(Some(Change::Done), |ev| Change::of(ev.kind)) {
+            let change = match res {
+                Err(_) => Some(Change::Done),
+                Ok(ev) => Change::of(ev.kind).filter(|_| {
+                    // A write to another file of the folder (a log) is no config change; a
+                    // rename, creation or removal always counts (editors save by rename).
+                    !is_write(ev.kind)
+                        || watched_names.read().map_or(true, |names| {
+                            ev.paths
+                                .iter()
+                                .any(|p| p.file_name().is_some_and(|n| names.contains(n)))
+                        })
+                }),
+            };
+            if let Some(change) = change {
                 let _ = tx.send(change);
             }
         })
@@ -356,6 +402,7 @@ impl BackgroundService for Reloader {
             files: self.files.clone(),
             failed: 0,
             memo: self.memo.clone(),
+            names,
         };
         state.watches.sync(&state.files);
         let mut hangup =

@@ -253,6 +253,19 @@ fn compile(
         .read("origin")
         .then(|| compile_upstream(raw, errors))
         .flatten();
+    if let (Some(settings), Some(upstream)) = (&settings, &upstream) {
+        if settings::is_own_listener(settings.listen, upstream.socket) {
+            errors.push(
+                Some(raw.origin.address.span()),
+                "origin.address",
+                format!(
+                    "{} is robogate's own server.listen ({}): every request would be proxied \
+                     back to robogate, round and round; give the origin's address",
+                    upstream.socket, settings.listen
+                ),
+            );
+        }
+    }
     if raw.read("robots")
         && raw.read("origin")
         && raw.robots.source.get_ref() == "origin"

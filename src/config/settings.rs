@@ -229,3 +229,11 @@ pub(super) fn compile_keepalive_timeout(
     errors.push(Some(value.span()), "server.keepalive_timeout", message);
     None
 }
+
+/// Whether `origin` is the public listener itself (the same address, or a local address on the
+/// port a wildcard listener takes): a proxy loop.
+pub(super) fn is_own_listener(listen: SocketAddr, origin: SocketAddr) -> bool {
+    let (l, o) = (listen.ip().to_canonical(), origin.ip().to_canonical());
+    listen.port() == origin.port()
+        && (l == o || (l.is_unspecified() && (o.is_loopback() || o.is_unspecified())))
+}

@@ -609,3 +609,33 @@ fn listeners_on_one_port_with_a_wildcard_clash() {
         ]
     );
 }
+
+/// Regression: `origin.address` equal to `server.listen` passed `config check`, and one request
+/// then recursed through robogate thousands of times.
+#[test]
+fn an_origin_that_is_robogate_itself_is_refused() {
+    for (listen, origin) in [
+        ("127.0.0.1:21791", "127.0.0.1:21791"),
+        ("0.0.0.0:21791", "127.0.0.1:21791"),
+    ] {
+        let (_dir, conf) = write_conf(&format!("[server]\nlisten = \"{listen}\"\n"));
+        let text = std::fs::read_to_string(&conf)
+            .unwrap()
+            .replace("127.0.0.1:1", origin);
+        std::fs::write(&conf, text).unwrap();
+        let Err(ConfigErrors(errors)) = load(&conf, 1) else {
+            panic!("{listen} -> {origin} was accepted");
+        };
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.key == "origin.address"
+                    && e.message.contains("robogate's own server.listen")),
+            "{errors:#?}"
+        );
+    }
+    assert!(!settings::is_own_listener(
+        "0.0.0.0:8080".parse().unwrap(),
+        "10.0.0.5:8080".parse().unwrap()
+    ));
+}

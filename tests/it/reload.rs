@@ -83,6 +83,29 @@ fn a_file_being_written_goes_live_only_when_closed() {
     assert_eq!(rg.metric("robogate_config_generation"), 2.0);
 }
 
+/// Regression: a file appended to all the time in the conf folder (robogate's own log,
+/// redirected there) held every reload back: each write restarted the wait for a writer to close.
+#[test]
+fn a_log_written_in_the_conf_folder_holds_no_reload_back() {
+    use std::io::Write;
+    let (_o, rg) = start();
+    let stop = Arc::new(AtomicBool::new(false));
+    let appender = {
+        let stop = stop.clone();
+        let mut log = std::fs::File::create(rg.path("out.log")).unwrap();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let _ = log.write_all(b"a log line\n");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    std::fs::write(rg.path("robots.txt"), V2).unwrap();
+    assert_live(&rg, V2);
+    stop.store(true, Ordering::Relaxed);
+    appender.join().unwrap();
+}
+
 #[test]
 fn sed_in_place() {
     let (_o, rg) = start();
