@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::errors::{ConfigError, Errors};
+use super::memo::Memo;
+use super::raw::resolve;
 use super::raw::RawConfig;
-use super::resolve;
-use super::Memo;
 use crate::classify::{Catalog, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
 use crate::policy::fingerprint;
 

@@ -52,9 +52,9 @@ pub(super) struct Errors<'a> {
     pub(super) file: &'a Path,
     pub(super) text: &'a str,
     pub(super) list: Vec<ConfigError>,
-    /// Problems that do not stop the load (see [`super::Loaded::warnings`]).
+    /// Problems that do not stop the load (see `Loaded::warnings`).
     pub(super) warnings: Vec<ConfigError>,
-    /// See [`super::Loaded::disagreements`].
+    /// See `Loaded::disagreements`.
     pub(super) disagreements: Vec<ConfigError>,
 }
 

@@ -5,6 +5,7 @@
 mod agents;
 mod enforcement;
 mod errors;
+mod memo;
 pub mod origin;
 pub mod raw;
 mod robots;
@@ -12,11 +13,14 @@ mod settings;
 mod upstream;
 
 pub use errors::{ConfigError, ConfigErrors};
+pub use memo::{Memo, OriginMemo, OriginState};
+pub use robots::ROBOTS_MAX_BYTES;
 pub use settings::Settings;
 
 use agents::{load_agents, Compiled};
 use enforcement::{compile_enforce, compile_tarpit};
-use errors::{first_space_or_control, Errors};
+use errors::Errors;
+use raw::resolve;
 use settings::compile_settings;
 use upstream::compile_upstream;
 
@@ -27,10 +31,6 @@ use std::sync::Arc;
 
 use crate::policy::{fingerprint, CrawlDelay, Enforcement, Policy, RobotsFile, Tarpit, Upstream};
 use raw::RawConfig;
-
-/// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
-/// would be enforced differently from what is served, so it is refused.
-pub const ROBOTS_MAX_BYTES: u64 = crate::robots::MAX_FILE_BYTES as u64;
 
 /// The result of a successful load.
 pub struct Loaded {
@@ -63,46 +63,6 @@ impl Loaded {
     pub fn to_log(&self) -> impl Iterator<Item = &ConfigError> {
         self.warnings.iter().chain(&self.disagreements)
     }
-}
-
-/// Reads a file named by the config, relative to the config's folder.
-fn resolve(base: &Path, name: &str) -> PathBuf {
-    let p = Path::new(name);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
-}
-
-/// What one load leaves for the next to reuse, kept by the reloader (never part of the
-/// [`Policy`], which holds only what `decide` and the responders read): the compiled catalog (the
-/// most expensive part of a load), the origin's robots.txt with when it was fetched, and a
-/// fingerprint of every input (equal fingerprints: a reload would change nothing).
-#[derive(Clone, Default)]
-pub struct Memo {
-    /// The classifier and the fingerprint of the catalog text it was built from.
-    pub catalog: Option<(u64, Arc<crate::classify::Classifier>)>,
-    /// `source = "origin"`: the robots.txt served and its last fetch.
-    pub origin: Option<OriginMemo>,
-    pub fingerprint: u64,
-}
-
-/// The origin's robots.txt as served, and its last fetch.
-#[derive(Clone)]
-pub struct OriginMemo {
-    pub robots: Arc<RobotsFile>,
-    pub state: OriginState,
-}
-
-/// The last fetch of the origin's robots.txt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OriginState {
-    pub fetched_at: std::time::Instant,
-    /// The served robots.txt is a real answer of the origin (2xx or 4xx), a copy worth keeping.
-    pub good: bool,
-    /// The last fetch failed (5xx or no answer): fetch again at the next re-check.
-    pub failed: bool,
 }
 
 /// Loads robogate.toml and every file it names, and compiles them. `generation` is stamped on the

@@ -36,7 +36,7 @@ pub fn invalid_host(host: &str) -> Option<String> {
     if host.is_empty() {
         return Some("is empty: leave origin.host out to keep the client's Host".into());
     }
-    if let Some(at) = super::first_space_or_control(host) {
+    if let Some(at) = super::errors::first_space_or_control(host) {
         return Some(format!(
             "{host:?} has {at}: a Host header holds no whitespace or control characters (a \
              trailing newline from a template?); write the bare name, e.g. \"www.example.com\""

@@ -2,7 +2,7 @@
 //!
 //! Each section is read on its own (see [`parse_sections`]) so that one bad section does not hide
 //! the problems of the others, and within a section every bad value is reported on its dotted
-//! key (see [`read_each_problem`]). Values that `super::compile` validates are kept `Spanned` so
+//! key (see [`read_each_problem`]). Values that `config::compile` validates are kept `Spanned` so
 //! every error can name its line.
 
 use std::time::Duration;
@@ -15,7 +15,7 @@ use toml::Spanned;
 #[serde(transparent)]
 pub struct HumanDuration(#[serde(with = "humantime_serde")] pub Duration);
 
-/// A [`HumanDuration`] with its place in the file, for durations `super::compile` validates (a
+/// A [`HumanDuration`] with its place in the file, for durations `config::compile` validates (a
 /// default has the empty span `0..0`, which names no line).
 pub type SpannedDuration = Spanned<HumanDuration>;
 
@@ -291,7 +291,7 @@ pub struct RawConfig {
     pub crawl_delay: RawCrawlDelay,
     pub x_robots_tag: Vec<RawXRobotsTag>,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
-    /// they hold placeholders, which `super::compile` must not check or use.
+    /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
 }
 
@@ -630,6 +630,16 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
         },
         errors,
     ))
+}
+
+/// Reads a file named by the config, relative to the config's folder.
+pub fn resolve(base: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(name);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
 }
 
 #[cfg(test)]

@@ -10,17 +10,23 @@ use std::time::{Instant, SystemTime};
 use bytes::Bytes;
 use toml::Spanned;
 
+use super::errors::{first_space_or_control, ConfigError, Errors};
+use super::memo::{Memo, OriginState};
 use super::origin::{self, Fetched};
+use super::raw::resolve;
 use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
-use super::{resolve, ConfigError, Errors, OriginState, ROBOTS_MAX_BYTES};
 use crate::classify::{Category, Classifier};
 use crate::policy::{RobotsFile, Upstream, XRobotsTag};
 use crate::robots::{render_groups, Disagreement, GroupSpec, PathPattern, RuleSpec};
 
+/// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
+/// would be enforced differently from what is served, so it is refused.
+pub const ROBOTS_MAX_BYTES: u64 = crate::robots::MAX_FILE_BYTES as u64;
+
 /// What a robots.txt is compiled from, besides the `[robots]` section.
 pub(super) struct Sources<'a> {
     pub base: &'a Path,
-    pub previous: Option<&'a super::Memo>,
+    pub previous: Option<&'a Memo>,
     pub fetch_origin: bool,
     pub upstream: Option<&'a Upstream>,
 }
@@ -417,7 +423,7 @@ fn generate(
 /// injected into the served and enforced file); robots read a `#` as the start of a comment;
 /// RFC 9309 §2.4 wants a fully qualified URL.
 fn invalid_sitemap(url: &str) -> Option<String> {
-    if let Some(at) = super::first_space_or_control(url) {
+    if let Some(at) = first_space_or_control(url) {
         return Some(format!(
             "{url:?} has {at}: a Sitemap URL holds no whitespace or control characters (a line \
              break would start robots.txt lines of its own); percent-encode a space as `%20`"

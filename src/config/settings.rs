@@ -9,8 +9,8 @@ use ipnet::IpNet;
 use toml::Spanned;
 
 use super::errors::Errors;
+use super::raw::resolve;
 use super::raw::{self, RawConfig};
-use super::resolve;
 use crate::forwarded::TrustedProxies;
 
 /// Settings fixed for the life of the process (a change is logged as "needs a restart").
