@@ -151,29 +151,44 @@ pub struct XRobotsTag {
     pub agents: Vec<usize>,
 }
 
+/// Most `[[x_robots_tag]]` entries (one bit each in [`Decision::x_robots_tags`]).
+pub const MAX_X_ROBOTS_TAGS: usize = 64;
+
 impl Policy {
-    /// The `X-Robots-Tag` values for a proxied response to this request (no allocation when
-    /// none are configured or none match).
-    pub fn x_robots_tags(&self, target: &str, decision: &Decision) -> Vec<&http::HeaderValue> {
+    /// Which `[[x_robots_tag]]` entries apply to a request for `path` (canonical) from `agent`:
+    /// bit `i` for entry `i`. Zero without a scan when none are configured.
+    fn x_robots_tags_for(&self, path: &robots::Canonical<'_>, agent: Option<usize>) -> u64 {
         if self.x_robots_tags.is_empty() {
-            return Vec::new();
+            return 0;
         }
-        let path = robots::canonicalize_request(target);
         // The page the origin serves, however the request spelled it (robots-spec-notes §H1).
-        let decoded = robots::separator_decoded(&path);
+        let decoded = path.separator_decoded();
         self.x_robots_tags
             .iter()
-            .filter(|tag| {
-                tag.agents.is_empty() || decision.agent.is_some_and(|a| tag.agents.contains(&a))
+            .take(MAX_X_ROBOTS_TAGS)
+            .enumerate()
+            .filter(|(_, tag)| {
+                tag.agents.is_empty() || agent.is_some_and(|a| tag.agents.contains(&a))
             })
-            .filter(|tag| {
+            .filter(|(_, tag)| {
                 tag.pattern.matches(path.as_bytes())
                     || decoded
                         .as_ref()
                         .is_some_and(|d| tag.pattern.matches(d.as_bytes()))
             })
-            .map(|tag| &tag.value)
-            .collect()
+            .fold(0, |bits, (i, _)| bits | 1 << i)
+    }
+
+    /// The `X-Robots-Tag` values a proxied response to this decision gets.
+    pub fn x_robots_tags<'a>(
+        &'a self,
+        decision: &'a Decision,
+    ) -> impl Iterator<Item = &'a http::HeaderValue> + 'a {
+        self.x_robots_tags
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| decision.x_robots_tags & (1 << i) != 0)
+            .map(|(_, tag)| &tag.value)
     }
 }
 
@@ -332,6 +347,8 @@ pub struct Decision {
     /// The pace the robot's group asks for (`Crawl-delay`), when it is enforced; the proxy's
     /// limiter turns a too-early request into [`Outcome::Limit`].
     pub crawl_delay: Option<Duration>,
+    /// The `[[x_robots_tag]]` entries that apply (bit `i`: entry `i`), for a proxied response.
+    pub x_robots_tags: u64,
     pub outcome: Outcome,
 }
 
@@ -354,6 +371,7 @@ impl Decision {
             action: None,
             action_rule_line: None,
             crawl_delay: None,
+            x_robots_tags: 0,
             outcome: Outcome::Pass,
         }
     }
@@ -403,10 +421,12 @@ impl Policy {
                 }
                 Class::Browser => false,
             };
+        let x_robots_tags = self.x_robots_tags_for(&target, agent);
         if !enforced {
             return (
                 Decision {
                     agent,
+                    x_robots_tags,
                     ..Decision::pass(class)
                 },
                 None,
@@ -424,6 +444,7 @@ impl Policy {
             agent,
             verdict: Some(verdict.verdict),
             robots_line: verdict.rule.as_ref().map(|r| r.line),
+            x_robots_tags,
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {

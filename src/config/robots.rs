@@ -673,6 +673,17 @@ pub(super) fn compile_x_robots_tags(
     errors: &mut Errors<'_>,
 ) -> Option<Vec<XRobotsTag>> {
     let before = errors.list.len();
+    if let Some(extra) = raw.get(crate::policy::MAX_X_ROBOTS_TAGS) {
+        errors.push(
+            Some(extra.path.span()),
+            "x_robots_tag",
+            format!(
+                "{} [[x_robots_tag]] entries: at most {} (combine paths with `*`)",
+                raw.len(),
+                crate::policy::MAX_X_ROBOTS_TAGS
+            ),
+        );
+    }
     let mut tags = Vec::new();
     for tag in raw {
         let path = tag.path.get_ref();

@@ -639,3 +639,16 @@ fn an_origin_that_is_robogate_itself_is_refused() {
         "10.0.0.5:8080".parse().unwrap()
     ));
 }
+
+/// Each `[[x_robots_tag]]` is one bit of the decision (found once, on the canonical path).
+#[test]
+fn at_most_64_x_robots_tags() {
+    let tag = "[[x_robots_tag]]\npath = \"/a\"\nvalue = \"noindex\"\n";
+    assert!(load_with(&tag.repeat(64)).is_ok());
+    let errors = errors_of(&tag.repeat(65));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("x_robots_tag: 65 [[x_robots_tag]] entries: at most 64"),
+        "{errors:?}"
+    );
+}

@@ -175,10 +175,9 @@ fn decorate_response(
     resp: &mut ResponseHeader,
     policy: &Policy,
     decision: &Decision,
-    target: &str,
 ) -> Result<()> {
     resp.set_version(http::Version::HTTP_11);
-    for value in policy.x_robots_tags(target, decision) {
+    for value in policy.x_robots_tags(decision) {
         resp.append_header("x-robots-tag", value.clone())?;
     }
     Ok(())
@@ -284,8 +283,8 @@ impl ProxyHttp for Gate {
             prepare_upstream_request(&mut req, up, peer_ip(session), from_trusted_proxy)?;
             Ok(req)
         };
-        let decorate = |resp: &mut ResponseHeader, req: &RequestHeader| {
-            decorate_response(resp, &policy, decision, target(req))
+        let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
+            decorate_response(resp, &policy, decision)
         };
         forward::exchange(session, build, up, &self.origins, decorate).await?;
         Ok(true)
@@ -325,17 +324,12 @@ impl ProxyHttp for Gate {
 
     async fn response_filter(
         &self,
-        session: &mut Session,
+        _session: &mut Session,
         upstream_response: &mut ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         if let (Some(policy), Some(decision)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) {
-            decorate_response(
-                upstream_response,
-                policy,
-                decision,
-                target(session.req_header()),
-            )?;
+            decorate_response(upstream_response, policy, decision)?;
         }
         Ok(())
     }
