@@ -14,7 +14,7 @@ mod upstream;
 
 pub use errors::{ConfigError, ConfigErrors};
 pub use memo::{Memo, OriginMemo, OriginState};
-pub use robots::ROBOTS_MAX_BYTES;
+pub use origin::ROBOTS_MAX_BYTES;
 pub use settings::Settings;
 
 use agents::{load_agents, Compiled};

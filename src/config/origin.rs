@@ -3,8 +3,11 @@
 use std::io::Read;
 use std::time::Duration;
 
-use crate::config::ROBOTS_MAX_BYTES;
 use crate::robots;
+
+/// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
+/// would be enforced differently from what is served, so it is refused.
+pub const ROBOTS_MAX_BYTES: u64 = crate::robots::MAX_FILE_BYTES as u64;
 
 /// What the origin said about its robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,16 +12,12 @@ use toml::Spanned;
 
 use super::errors::{first_space_or_control, ConfigError, Errors};
 use super::memo::{Memo, OriginState};
-use super::origin::{self, Fetched};
+use super::origin::{self, Fetched, ROBOTS_MAX_BYTES};
 use super::raw::resolve;
 use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
 use crate::classify::{Category, Classifier};
 use crate::policy::{RobotsFile, Upstream, XRobotsTag};
 use crate::robots::{render_groups, Disagreement, GroupSpec, PathPattern, RuleSpec};
-
-/// robots.txt bytes that count (RFC 9309 §2.5: at least 500 KiB must be parsed). A larger file
-/// would be enforced differently from what is served, so it is refused.
-pub const ROBOTS_MAX_BYTES: u64 = crate::robots::MAX_FILE_BYTES as u64;
 
 /// What a robots.txt is compiled from, besides the `[robots]` section.
 pub(super) struct Sources<'a> {

@@ -1,4 +1,4 @@
-//! `[origin]`: the upstream address (resolved at load, never per request), its Host and
+//! `[origin]`: the upstream address (resolved when the config is read, never per request), its Host and
 //! timeouts.
 
 use super::errors::Errors;
@@ -69,8 +69,8 @@ pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Opti
         );
         return None;
     }
-    // Resolved here, off the request path: a hostname is looked up once per load, never per
-    // request.
+    // Resolved here, off the request path: a hostname is looked up once per reading of the
+    // config, never per request.
     let resolved = std::net::ToSocketAddrs::to_socket_addrs(address).map(|mut a| a.next());
     let socket = match resolved {
         Ok(Some(socket)) => socket,
