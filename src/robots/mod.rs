@@ -25,6 +25,7 @@ mod parse;
 mod pattern;
 mod render;
 mod table;
+mod verdict;
 
 pub use canon::{
     canonicalize_request, canonicalize_request_owned, separator_decoded, CanonicalPattern,
@@ -33,54 +34,15 @@ pub use lint::{is_generic_agent_name, lint, Disagreement, LintWarning};
 pub use model::{merge, render_groups, GroupSpec, RuleSpec};
 pub use parse::{within_size_limit, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use pattern::{reference_match, PathPattern};
-pub use render::render;
+pub use verdict::{Decision, Reading, RuleRef, Verdict};
 
-use crate::keyword::keyword_enum;
 use group::Grouping;
+
+/// Deterministic robots.txt text of the RFC 9309 reading of `robots` ([`Robots::render`]).
+pub fn render(robots: &Robots) -> String {
+    robots.render()
+}
 use table::{Outcome, Table};
-
-keyword_enum! {
-    /// Which reading of the file a decision follows: `enforce` (what robogate enforces: disallowed
-    /// only if both other readings disallow, §6), `rfc9309` (§1–§5) or `1994` (§6: blank lines
-    /// end records, values split at whitespace).
-    pub enum Reading("reading") { Enforce = "enforce", Rfc9309 = "rfc9309", Classic1994 = "1994" }
-}
-
-keyword_enum! {
-    /// Whether a robot may fetch a path.
-    pub enum Verdict("verdict") { Allow = "allow", Disallow = "disallow" }
-}
-
-impl Verdict {
-    pub fn is_disallowed(self) -> bool {
-        self == Verdict::Disallow
-    }
-}
-
-/// A verdict and where it came from.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Decision<'r> {
-    pub verdict: Verdict,
-    /// The reading that was asked for.
-    pub reading: Reading,
-    /// The agent key that applied (lower-case), `"*"` for the star group; `None` when no group
-    /// applied (no group names the robot and there is no `*` group or the robot ignores it),
-    /// and for `/robots.txt`, which is always allowed (§5).
-    pub group: Option<&'r str>,
-    /// The rule that decided; `None` when no rule matched.
-    pub rule: Option<RuleRef<'r>>,
-}
-
-/// Provenance of a decision: the rule that decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RuleRef<'r> {
-    pub allow: bool,
-    /// The value as written in the file (for the 1994 reading: the one path of a several-path
-    /// line; for Google's index rule `<dir>/$`: the `Allow: <dir>/index.htm…` value that made it).
-    pub pattern: &'r str,
-    /// 1-based line number.
-    pub line: u32,
-}
 
 /// A compiled robots.txt: immutable, `Send + Sync`, cheap to share behind an `Arc`.
 #[derive(Debug)]
@@ -226,9 +188,15 @@ impl Robots {
         self.classic.is_some()
     }
 
-    /// The RFC 9309 reading, for rendering.
-    fn rfc_table(&self) -> &Table {
-        &self.rfc
+    /// The RFC 9309 reading as robots.txt text (see [`render`]).
+    pub fn render(&self) -> String {
+        render::render_table(&self.rfc, &self.sitemaps)
+    }
+
+    /// The groups of this file under the RFC 9309 reading, one per agent key (rules derived by
+    /// Google's index rule are left out: parsing the rendered text derives them again).
+    pub fn groups(&self) -> Vec<GroupSpec> {
+        model::groups_of(&self.rfc)
     }
 }
 

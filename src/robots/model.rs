@@ -1,6 +1,6 @@
 //! robots.txt as data, for files robogate writes itself (`[robots] source = "generate"`).
 //!
-//! A [`GroupSpec`] is what one group says; [`Robots::groups`] reads them back from a parsed
+//! A [`GroupSpec`] is what one group says; [`super::Robots::groups`] reads them back from a parsed
 //! file, [`merge`] unions specs per agent key, and [`render_groups`] writes the deterministic
 //! text: a header comment, agent keys with identical rules sharing one group, named groups
 //! sorted and `*` last, one canonical path per line, and within a group the longest patterns
@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::pattern::PathPattern;
-use super::Robots;
+use super::table::Table;
 
 /// One rule of a group: Allow or Disallow and its pattern (canonical form when rendered).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -29,29 +29,26 @@ pub struct GroupSpec {
     pub crawl_delay: Option<f64>,
 }
 
-impl Robots {
-    /// The groups of this file under the RFC 9309 reading, one per agent key (rules derived by
-    /// Google's index rule are left out: parsing the rendered text derives them again).
-    pub fn groups(&self) -> Vec<GroupSpec> {
-        let table = self.rfc_table();
-        table
-            .groups
-            .iter()
-            .map(|g| GroupSpec {
-                keys: vec![g.key.to_string()],
-                rules: table
-                    .rules(g)
-                    .iter()
-                    .filter(|r| !r.derived)
-                    .map(|r| RuleSpec {
-                        allow: r.allow,
-                        pattern: r.pattern.canonical().to_written(),
-                    })
-                    .collect(),
-                crawl_delay: g.crawl_delay.map(|(d, _)| d),
-            })
-            .collect()
-    }
+/// The groups of an RFC 9309 table, one per agent key (see [`super::Robots::groups`]): rules
+/// derived by Google's index rule are left out (parsing the rendered text derives them again).
+pub(super) fn groups_of(table: &Table) -> Vec<GroupSpec> {
+    table
+        .groups
+        .iter()
+        .map(|g| GroupSpec {
+            keys: vec![g.key.to_string()],
+            rules: table
+                .rules(g)
+                .iter()
+                .filter(|r| !r.derived)
+                .map(|r| RuleSpec {
+                    allow: r.allow,
+                    pattern: r.pattern.canonical().to_written(),
+                })
+                .collect(),
+            crawl_delay: g.crawl_delay.map(|(d, _)| d),
+        })
+        .collect()
 }
 
 /// Unions the specs per agent key: rules are merged (duplicates dropped); the Crawl-delay of a
@@ -149,6 +146,7 @@ pub fn render_groups(specs: &[GroupSpec], sitemaps: &[String], header: &[&str]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::robots::Robots;
 
     fn spec(keys: &[&str], rules: &[(bool, &str)]) -> GroupSpec {
         GroupSpec {

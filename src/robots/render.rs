@@ -9,11 +9,10 @@
 use std::fmt::Write;
 
 use super::table::{Group, Table};
-use super::Robots;
 
-/// Renders the RFC 9309 reading of `robots` as robots.txt text.
-pub fn render(robots: &Robots) -> String {
-    let table = robots.rfc_table();
+/// Renders an RFC 9309 table and the file's `Sitemap` values as robots.txt text (see
+/// [`super::Robots::render`]).
+pub(super) fn render_table(table: &Table, sitemaps: &[String]) -> String {
     let (star, named): (Vec<&Group>, Vec<&Group>) =
         table.groups.iter().partition(|group| &*group.key == "*");
     let mut out = String::from("# robots.txt rendered by robogate (RFC 9309 reading)\n");
@@ -21,10 +20,10 @@ pub fn render(robots: &Robots) -> String {
         out.push('\n');
         render_group(table, group, &mut out);
     }
-    if !robots.sitemaps().is_empty() {
+    if !sitemaps.is_empty() {
         out.push('\n');
     }
-    for sitemap in robots.sitemaps() {
+    for sitemap in sitemaps {
         let _ = writeln!(out, "Sitemap: {sitemap}");
     }
     out
@@ -48,7 +47,7 @@ fn render_group(table: &Table, group: &Group, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::{render, Robots};
 
     #[test]
     fn renders_groups_sorted_with_star_last() {

@@ -9,7 +9,7 @@ use super::agent::{for_each_candidate, token_key, AgentKey};
 use super::group::{Merged, RawGroup, RawRule};
 use super::index::{PieceIndex, PrefixIndex};
 use super::pattern::PathPattern;
-use super::{RuleRef, Verdict};
+use super::verdict::{RuleRef, Verdict};
 
 /// A compiled rule with its provenance.
 #[derive(Debug)]
