@@ -1,0 +1,48 @@
+//! What the commands read: a robots.txt named on the command line (or stdin), and the crawler
+//! catalog.
+
+use std::path::Path;
+
+use crate::classify::{Catalog, CatalogError};
+
+/// The catalog named by `--agents`, by `--config`'s `[agents] file`, or the shipped one.
+pub fn catalog_for(config: Option<&Path>, agents: Option<&Path>) -> Result<Catalog, String> {
+    let join = |errors: Vec<CatalogError>| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if let Some(path) = agents {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        return Catalog::parse(&text, &path.display().to_string()).map_err(join);
+    }
+    if let Some(config) = config {
+        if let Some(path) = crate::config::agents_file(config).map_err(|e| e.to_string())? {
+            return catalog_for(None, Some(&path));
+        }
+    }
+    Ok(Catalog::builtin())
+}
+
+/// Reads the robots.txt a command line names (`-`: standard input) by the rule the server holds
+/// `robots.file` to ([`crate::config::read_robots_file`]: at most 500 KiB, not binary, not
+/// UTF-16), so that `lint` and `check --robots` never accept a file a reload would refuse.
+/// Returns its bytes and the name to print, or the message saying why not, in the server's
+/// words.
+pub fn read_robots_arg(path: &Path) -> Result<(Vec<u8>, String), String> {
+    if path.as_os_str() == "-" {
+        let name = "(standard input)".to_string();
+        return match crate::config::read_robots(std::io::stdin().lock()) {
+            Ok(bytes) => Ok((bytes, name)),
+            Err(e) => Err(format!("cannot use {name}: {e}")),
+        };
+    }
+    let name = path.display().to_string();
+    match crate::config::read_robots_file(path) {
+        Ok((bytes, _)) => Ok((bytes, name)),
+        Err(e) => Err(format!("cannot use {name}: {e}")),
+    }
+}
