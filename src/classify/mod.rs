@@ -7,7 +7,8 @@
 //! hundred strings). The order follows robots-spec §7:
 //!
 //! 1. empty User-Agent → robot;
-//! 2. catalog match → robot (with the agent);
+//! 2. catalog match → robot (with the agent); never a match inside the device item of a
+//!    comment (`Android 10; Nitro 5 Build/...`): a device model name is not a robot;
 //! 3. strong robot markers (`bot`/`crawl`/`spider` in a product name, a `+http` contact URL, an
 //!    e-mail address) → robot;
 //! 4. a browser signature (a real engine with a version) → browser;
