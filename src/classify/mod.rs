@@ -11,7 +11,9 @@
 //!    comment (`Android 10; Nitro 5 Build/...`): a device model name is not a robot;
 //! 3. strong robot markers (`bot`/`crawl`/`spider` in a product name, a `+http` contact URL, an
 //!    e-mail address) → robot;
-//! 4. a browser signature (a real engine with a version) → browser;
+//! 4. a tool or service word in a top-level product of a browser-shaped string
+//!    (`... Safari/537.36 DatadogSynthetics`) → robot ([`Shape::ServiceProduct`]); otherwise a
+//!    browser signature (a real engine with a version) → browser;
 //! 5. an HTTP-library product name (`okhttp`, `Go-http-client`) → robot;
 //! 6. weak markers (the same words inside a device comment, bare URLs, site names, tool words)
 //!    → robot;
@@ -272,11 +274,16 @@ impl Classifier {
         }
         match (scan.markers, scan.browser) {
             (Strength::Strong, _) => Classification::new(Class::Robot, None, Reason::Marker),
+            (Strength::ToolProduct, true) if !shape::is_webview(ua) => {
+                Classification::new(Class::Robot, None, Reason::Shape(Shape::ServiceProduct))
+            }
             (_, true) => Classification::new(Class::Browser, None, Reason::Browser),
             (Strength::HttpTool, false) => {
                 Classification::new(Class::Robot, None, Reason::HttpTool)
             }
-            (Strength::Weak, false) => Classification::new(Class::Robot, None, Reason::Marker),
+            (Strength::Weak | Strength::ToolProduct, false) => {
+                Classification::new(Class::Robot, None, Reason::Marker)
+            }
             (Strength::None, false) => match self.shapes.judge(ua) {
                 Some(shape) => Classification::new(Class::Robot, None, Reason::Shape(shape)),
                 None => Classification::new(Class::Unknown, None, Reason::Nothing),

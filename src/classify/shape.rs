@@ -37,6 +37,9 @@ pub enum Shape {
     LoneProduct,
     /// Free text with no product token and no platform.
     FreeText,
+    /// A browser-shaped string with a tool or service product after the engine
+    /// (`... Safari/537.36 DatadogSynthetics`, `HeadlessChrome/120`); found by the marker scan.
+    ServiceProduct,
 }
 
 impl Shape {
@@ -47,6 +50,7 @@ impl Shape {
             Shape::MozillaNoEngine => "mozilla-no-engine",
             Shape::LoneProduct => "lone-product",
             Shape::FreeText => "free-text",
+            Shape::ServiceProduct => "service-product",
         }
     }
 
@@ -56,6 +60,7 @@ impl Shape {
             Shape::Injection => Category::Scanner,
             Shape::MozillaNoEngine | Shape::LoneProduct => Category::HttpLibrary,
             Shape::FreeText => Category::Other,
+            Shape::ServiceProduct => Category::Monitoring,
         }
     }
 
@@ -70,6 +75,9 @@ impl Shape {
                 "a lone Product/version with no platform, device or browser: a library or tool"
             }
             Shape::FreeText => "free text with no product, version, platform or device: a script",
+            Shape::ServiceProduct => {
+                "a browser string carrying a tool or service product (checker, monitor, synthetics, headless, ...): an automated browser"
+            }
         }
     }
 }
@@ -338,6 +346,12 @@ impl Shapes {
         let free = !ua.bytes().any(|b| b.is_ascii_digit() || b == b'/');
         free.then_some(Shape::FreeText)
     }
+}
+
+/// An Android WebView (`; wv)`): an app's in-app browser, whatever product the app adds
+/// (`CamScanner/4.5`); never decided by [`Shape::ServiceProduct`].
+pub(crate) fn is_webview(ua: &str) -> bool {
+    ua.contains("; wv)")
 }
 
 /// `name/1...`: a product token and a version starting with a digit.

