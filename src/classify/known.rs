@@ -168,7 +168,9 @@ impl KnownAgents {
             from = m.end();
             let mut id = m.pattern().as_usize();
             if let Some(info) = self.literal_info.get(id) {
-                if self.at_boundaries(bytes, m.start(), m.end(), info) {
+                if !self.at_boundaries(bytes, m.start(), m.end(), info) {
+                    from = m.start() + 1;
+                } else if !in_device_item(bytes, m.start(), m.end()) {
                     let hit = Hit {
                         agent: info.agent,
                         start: m.start(),
@@ -176,8 +178,6 @@ impl KnownAgents {
                         library: self.libraries[info.agent],
                     };
                     best = best.filter(|b| !hit.better_than(b)).or(Some(hit));
-                } else {
-                    from = m.start() + 1;
                 }
                 continue;
             }
@@ -207,6 +207,35 @@ impl KnownAgents {
         let after_ok = !info.bounded_end || ua.get(end).is_none_or(|&b| !is_token_byte(b));
         before_ok && after_ok
     }
+}
+
+/// True when `start..end` lies in the device item of a comment, which names a phone or tablet,
+/// never a robot: the `;`-separated item that holds `Build/` (`Nitro 5 Build/QP1A`), or the item
+/// right after `Android <version>` (`Android 10; Nitro 5`). Device model names (Acer's Nitro,
+/// Speedy, Expanse) must not match a catalog token.
+pub(crate) fn in_device_item(ua: &[u8], start: usize, end: usize) -> bool {
+    let opens = |b: &u8| matches!(b, b';' | b'(' | b')');
+    let Some(before) = ua[..start].iter().rposition(opens) else {
+        return false;
+    };
+    if ua[before] == b')' {
+        return false;
+    }
+    let item_end = ua[end..]
+        .iter()
+        .position(opens)
+        .map_or(ua.len(), |p| end + p);
+    let item = &ua[before + 1..item_end];
+    if item.windows(6).any(|w| w.eq_ignore_ascii_case(b"build/")) {
+        return true;
+    }
+    if ua[before] != b';' {
+        return false;
+    }
+    let prev_start = ua[..before].iter().rposition(opens).map_or(0, |p| p + 1);
+    let prev = ua[prev_start..before].trim_ascii_start();
+    prev.get(..8)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"android "))
 }
 
 /// Which catalog regexes one [`KnownAgents::scan`] has run: a bit per regex, inline for the
@@ -253,6 +282,32 @@ fn build_error(file: &str, agent: &Agent, key: &str, message: String) -> Catalog
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn device(ua: &str, word: &str) -> bool {
+        let start = ua.find(word).expect("the word is in the UA");
+        in_device_item(ua.as_bytes(), start, start + word.len())
+    }
+
+    macro_rules! device_cases {
+        ($($name:ident: $ua:expr, $word:expr => $want:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                assert_eq!(device($ua, $word), $want, "{:?} in {:?}", $word, $ua);
+            }
+        )*};
+    }
+
+    device_cases! {
+        model_with_build: "Mozilla/5.0 (Linux; Android 10; Nitro 5 Build/QP1A.190711.020) AppleWebKit/537.36", "Nitro" => true;
+        model_after_locale: "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us; Speedy Build/IMM76D) AppleWebKit/534.30", "Speedy" => true;
+        reduced_model_after_android: "Mozilla/5.0 (Linux; Android 13; Expanse) AppleWebKit/537.36", "Expanse" => true;
+        build_id_itself: "Mozilla/5.0 (Linux; Android 15; CPH2557 Build/AP3A.240617.008; wv)", "AP3A.240617.008" => true;
+        robot_after_the_build_item: "Mozilla/5.0 (Linux; Android 8.0; Pixel 2 Build/OPD3.170816.012; Storebot-Google/1.0)", "Storebot-Google" => false;
+        robot_in_compatible_comment: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (compatible; Nitro/1.0)", "Nitro" => false;
+        robot_product_outside_comments: "Nitro/1.0 (Linux; Android 10; K)", "Nitro" => false;
+        after_a_closed_comment: "Mozilla/5.0 (Linux; Android 10; K) Nitro-Optimizer-Agent", "Nitro" => false;
+        desktop_platform_item: "Mozilla/5.0 (Windows NT 10.0; Expanse)", "Expanse" => false;
+    }
 
     #[test]
     fn each_regex_runs_once() {

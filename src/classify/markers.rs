@@ -12,6 +12,10 @@ pub(crate) enum Strength {
     None,
     /// A robot unless a browser engine signature says otherwise.
     Weak,
+    /// A tool or service word in a top-level product (`DatadogSynthetics`, `CookieHubScan/3.0`,
+    /// `HeadlessChrome/120`): a robot even in a browser-shaped string, since a browser, an app
+    /// shell or an in-app browser adds its own name, never a tool's.
+    ToolProduct,
     /// An HTTP library or tool named as a top-level product (`okhttp/4`, `Go-http-client/2.0`).
     HttpTool,
     /// A robot, whatever else the string claims.
@@ -88,6 +92,8 @@ struct Facts {
     robot_word: bool,
     /// A tool word (`checker`, `scraper`, ...) in a top-level product name.
     top_tool_word: bool,
+    /// A tool suffix (not a library word, not `preview`) in a top-level product name.
+    top_tool_product: bool,
     /// A way to reach the operator (a URL, `www.`, a site name, an `@` address) anywhere.
     contact: bool,
     /// A contact in a top-level product or a `compatible` comment, not in a device comment
@@ -107,6 +113,8 @@ impl Facts {
             Strength::Strong
         } else if self.http_tool && !claims_mozilla {
             Strength::HttpTool
+        } else if self.top_tool_product {
+            Strength::ToolProduct
         } else if self.weak || self.robot_word || self.top_tool_word || self.product_contact {
             Strength::Weak
         } else {
@@ -270,6 +278,11 @@ fn judge_word(word: &[u8], place: Place, rest: &[u8], facts: &mut Facts) {
         || TOOL_WORDS.iter().any(|w| stem.eq_ignore_ascii_case(w))
     {
         facts.top_tool_word |= place.depth == 0;
+        // A tool's own name (`DatadogSynthetics`), not a library a browser is built on
+        // (`Lynx/2.8 libwww-FM/2.14`) nor a browser's preview build (`DeveloperPreview`).
+        facts.top_tool_product |= place.depth == 0
+            && TOOL_SUFFIXES.iter().any(|s| ends_with_ci(stem, s))
+            && !ends_with_ci(stem, b"preview");
         facts.weak = true;
     } else if is_site(word, place, rest) {
         facts.contact = true;
@@ -444,6 +457,10 @@ mod tests {
         modern_compatible_is_weak: "Mozilla/5.0 (compatible; Fetchy/1.0)" => Weak;
         link_is_a_contact: "BW/1.1; bit.ly/3eZNDnO" => Weak;
         scraper_with_version_suffix: "Mozilla/5.0 (HeadOnlyScraperV2)" => Weak;
+        tool_word_after_engine: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0 Safari/537.36 DatadogSynthetics" => ToolProduct;
+        library_word_after_engine_is_weak: "Lynx/2.8.9rel.1 libwww-FM/2.14 SSL-MM/1.4.1 GNUTLS/3.6.5" => Weak;
+        preview_build_is_weak: "Mozilla/5.0 (Windows NT 6.1; rv:1.9.3a1) Gecko/20100208 MozillaDeveloperPreview/3.7a1" => Weak;
+        tool_word_in_device_comment_is_weak: "Mozilla/5.0 (Linux; Android 9; QRScanner Build/X) AppleWebKit/537.36" => Weak;
         bare_url_is_weak: "Prince/7.1 (http://www.princexml.com)" => Weak;
         site_name_is_weak: "panscient.com" => Weak;
         site_in_compatible_comment_is_weak: "Mozilla/5.0 (compatible; theoldreader.com)" => Weak;
@@ -452,7 +469,7 @@ mod tests {
         at_after_slash_is_nothing: "Nokia-N8-00/1.0 Domain/@voda_egypt" => None;
         http_protocol_is_nothing: "HTTP/1.1 SonyEricssonK510i/R4CJ" => None;
         reverse_dns_is_nothing: "com.google.android.youtube/19.0" => None;
-        checker_suffix_is_weak: "SwifteqLinkChecker" => Weak;
+        checker_suffix_is_a_tool_product: "SwifteqLinkChecker" => ToolProduct;
         plain_browser_is_nothing: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36" => None;
         digits_after_bot: "centurybot9" => Strong;
         bottle_is_nothing: "openSUSE 13.1 (Bottle)" => None;

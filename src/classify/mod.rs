@@ -7,14 +7,19 @@
 //! hundred strings). The order follows robots-spec §7:
 //!
 //! 1. empty User-Agent → robot;
-//! 2. catalog match → robot (with the agent);
+//! 2. catalog match → robot (with the agent); never a match inside the device item of a
+//!    comment (`Android 10; Nitro 5 Build/...`): a device model name is not a robot;
 //! 3. strong robot markers (`bot`/`crawl`/`spider` in a product name, a `+http` contact URL, an
 //!    e-mail address) → robot;
-//! 4. a browser signature (a real engine with a version) → browser;
+//! 4. a tool or service word in a top-level product of a browser-shaped string
+//!    (`... Safari/537.36 DatadogSynthetics`) → robot ([`Shape::ServiceProduct`]); otherwise a
+//!    browser signature (a real engine with a version) → browser;
 //! 5. an HTTP-library product name (`okhttp`, `Go-http-client`) → robot;
 //! 6. weak markers (the same words inside a device comment, bare URLs, site names, tool words)
 //!    → robot;
-//! 7. otherwise unknown.
+//! 7. a structural rule ([`Shape`]: an injection payload, a lone `Product/version`, free text,
+//!    `Mozilla/x (compatible; ...)` with no engine, none naming a platform) → robot;
+//! 8. otherwise unknown.
 //!
 //! Step 3 before step 4 keeps Googlebot-smartphone (a full Chrome string plus `Googlebot/2.1`) a
 //! robot; step 4 before step 5 keeps a Cubot phone (`Android 9; CUBOT X19`) a browser.
@@ -23,6 +28,7 @@ mod browser;
 mod catalog;
 mod known;
 mod markers;
+mod shape;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -30,10 +36,12 @@ use std::fmt;
 use serde::Deserialize;
 
 pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
+pub use shape::Shape;
 
 use crate::keyword::keyword_enum;
 use known::KnownAgents;
 use markers::Strength;
+use shape::Shapes;
 
 keyword_enum! {
     /// What kind of client sent a request: a person's `browser` or in-app web view (never enforced
@@ -71,20 +79,41 @@ pub enum Reason {
     Empty,
     /// A browser engine signature.
     Browser,
+    /// A structural rule: no browser, app or device could send this shape.
+    Shape(Shape),
     /// Nothing recognisable.
     Nothing,
 }
 
 impl Reason {
-    /// `"catalog"`, `"marker"`, `"http-tool"`, `"empty"`, `"browser"` or `"nothing"`.
+    /// `"catalog"`, `"marker"`, `"http-tool"`, `"empty"`, `"browser"`, `"nothing"` or the
+    /// structural rule's name (`"lone-product"`, see [`Shape::as_str`]).
     pub fn as_str(self) -> &'static str {
         match self {
+            Reason::Shape(shape) => shape.as_str(),
             Reason::Catalog => "catalog",
             Reason::Marker => "marker",
             Reason::HttpTool => "http-tool",
             Reason::Empty => "empty",
             Reason::Browser => "browser",
             Reason::Nothing => "nothing",
+        }
+    }
+}
+
+impl Reason {
+    /// One sentence saying what decided, for `robogate classify --explain`.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Reason::Catalog => "a catalog entry matched a whole token",
+            Reason::Marker => {
+                "a robot marker: bot/crawl/spider in a product, a contact URL or e-mail, a tool word"
+            }
+            Reason::HttpTool => "an HTTP library or command-line tool named as the product",
+            Reason::Empty => "the User-Agent is empty",
+            Reason::Browser => "a browser engine signature with a version",
+            Reason::Shape(shape) => shape.explain(),
+            Reason::Nothing => "no engine, no marker, but a platform or device: an app or device",
         }
     }
 }
@@ -123,9 +152,13 @@ impl<'c> Classification<'c> {
         self.agent.map_or(&[], |agent| agent.tokens.as_slice())
     }
 
-    /// The agent's category, if one matched.
+    /// The agent's category if one matched, else the category a structural rule implies.
     pub fn category(&self) -> Option<Category> {
-        self.agent.map(|agent| agent.category)
+        match (self.agent, self.reason) {
+            (Some(agent), _) => Some(agent.category),
+            (None, Reason::Shape(shape)) => Some(shape.category()),
+            (None, _) => None,
+        }
     }
 }
 
@@ -150,6 +183,7 @@ pub struct Classifier {
     agents: Vec<Agent>,
     by_name: HashMap<String, usize>,
     known: KnownAgents,
+    shapes: Shapes,
     cache: quick_cache::sync::Cache<Box<str>, Remembered>,
 }
 
@@ -190,6 +224,7 @@ impl Classifier {
             agents,
             by_name,
             known,
+            shapes: Shapes::build(),
             cache: quick_cache::sync::Cache::new(CACHE_ENTRIES),
         }
     }
@@ -239,12 +274,20 @@ impl Classifier {
         }
         match (scan.markers, scan.browser) {
             (Strength::Strong, _) => Classification::new(Class::Robot, None, Reason::Marker),
+            (Strength::ToolProduct, true) if !shape::is_webview(ua) => {
+                Classification::new(Class::Robot, None, Reason::Shape(Shape::ServiceProduct))
+            }
             (_, true) => Classification::new(Class::Browser, None, Reason::Browser),
             (Strength::HttpTool, false) => {
                 Classification::new(Class::Robot, None, Reason::HttpTool)
             }
-            (Strength::Weak, false) => Classification::new(Class::Robot, None, Reason::Marker),
-            (Strength::None, false) => Classification::new(Class::Unknown, None, Reason::Nothing),
+            (Strength::Weak | Strength::ToolProduct, false) => {
+                Classification::new(Class::Robot, None, Reason::Marker)
+            }
+            (Strength::None, false) => match self.shapes.judge(ua) {
+                Some(shape) => Classification::new(Class::Robot, None, Reason::Shape(shape)),
+                None => Classification::new(Class::Unknown, None, Reason::Nothing),
+            },
         }
     }
 

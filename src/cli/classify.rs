@@ -22,6 +22,9 @@ pub struct ClassifyArgs {
     /// Print counts per class and category instead of one line per User-Agent.
     #[arg(long)]
     pub summary: bool,
+    /// Add `explain` to each line: one sentence saying which rule decided.
+    #[arg(long)]
+    pub explain: bool,
     /// Take the catalog named by `[agents] file` in this robogate.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -37,10 +40,12 @@ struct Line<'a> {
     tokens: &'a [String],
     ignores_star: bool,
     reason: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<&'static str>,
 }
 
 impl<'a> Line<'a> {
-    fn new(ua: &'a str, c: &Classification<'a>) -> Line<'a> {
+    fn new(ua: &'a str, c: &Classification<'a>, explain: bool) -> Line<'a> {
         Line {
             ua,
             class: c.class.as_str(),
@@ -49,6 +54,7 @@ impl<'a> Line<'a> {
             tokens: c.tokens(),
             ignores_star: c.agent.is_some_and(|a| a.ignores_star),
             reason: c.reason.as_str(),
+            explain: explain.then(|| c.reason.explain()),
         }
     }
 }
@@ -108,11 +114,29 @@ pub fn run(args: &ClassifyArgs, catalog: Catalog) -> io::Result<ExitCode> {
         None => Box::new(io::stdin().lock()),
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    match classify_lines(&classifier, input, &mut out, args.summary) {
+    let mode = if args.summary {
+        Output::Summary
+    } else if args.explain {
+        Output::Explained
+    } else {
+        Output::Lines
+    };
+    match classify_lines(&classifier, input, &mut out, mode) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
         other => other?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What [`classify_lines`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// One JSON object per User-Agent.
+    Lines,
+    /// The same, each with an `explain` sentence.
+    Explained,
+    /// Counts per class and category.
+    Summary,
 }
 
 /// The pure core of `run`: classify each input line and write JSON lines or a summary.
@@ -120,8 +144,9 @@ pub fn classify_lines(
     classifier: &Classifier,
     input: impl BufRead,
     out: &mut impl Write,
-    summary: bool,
+    mode: Output,
 ) -> io::Result<()> {
+    let summary = mode == Output::Summary;
     let mut counts = Summary::default();
     for line in input.split(b'\n') {
         let bytes = line?;
@@ -131,7 +156,7 @@ pub fn classify_lines(
         if summary {
             counts.add(&c);
         } else {
-            serde_json::to_writer(&mut *out, &Line::new(ua, &c))?;
+            serde_json::to_writer(&mut *out, &Line::new(ua, &c, mode == Output::Explained))?;
             out.write_all(b"\n")?;
         }
     }
@@ -150,9 +175,20 @@ mod tests {
     use super::*;
 
     fn run_on(input: &str, summary: bool) -> String {
+        run_mode(
+            input,
+            if summary {
+                Output::Summary
+            } else {
+                Output::Lines
+            },
+        )
+    }
+
+    fn run_mode(input: &str, mode: Output) -> String {
         let classifier = Classifier::build(Catalog::builtin()).expect("builtin compiles");
         let mut out = Vec::new();
-        classify_lines(&classifier, input.as_bytes(), &mut out, summary).expect("in-memory I/O");
+        classify_lines(&classifier, input.as_bytes(), &mut out, mode).expect("in-memory I/O");
         String::from_utf8(out).expect("utf-8")
     }
 
@@ -176,7 +212,10 @@ mod tests {
 
     #[test]
     fn summary_counts_classes_and_categories() {
-        let out = run_on("curl/8.0\nGooglebot/2.1\nSpotify/1.0\nFooBot/1\n", true);
+        let out = run_on(
+            "curl/8.0\nGooglebot/2.1\nSpotify/1.0 iOS/17.4\nFooBot/1\n",
+            true,
+        );
         assert!(out.contains("total 4\n"), "{out}");
         assert!(out.contains("class robot    3\n"), "{out}");
         assert!(out.contains("class unknown  1\n"), "{out}");
@@ -185,10 +224,31 @@ mod tests {
     }
 
     #[test]
+    fn explain_names_the_structural_rule() {
+        let out = run_mode(
+            "fetchkit/0.3\nSpotify/8.9.10 iOS/17.4 (iPhone15,2)\n",
+            Output::Explained,
+        );
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        assert_eq!(lines[0]["class"], "robot");
+        assert_eq!(lines[0]["reason"], "lone-product");
+        assert_eq!(lines[0]["category"], "http-library");
+        assert!(lines[0]["explain"]
+            .as_str()
+            .is_some_and(|e| e.contains("Product/version")));
+        assert_eq!(lines[1]["class"], "unknown");
+        assert!(lines[1]["explain"].as_str().is_some());
+        assert!(!run_on("fetchkit/0.3\n", false).contains("explain"));
+    }
+
+    #[test]
     fn invalid_utf8_is_replaced_not_fatal() {
         let classifier = Classifier::build(Catalog::builtin()).expect("builtin compiles");
         let mut out = Vec::new();
-        classify_lines(&classifier, &b"curl/\xff\n"[..], &mut out, false).expect("lossy");
+        classify_lines(&classifier, &b"curl/\xff\n"[..], &mut out, Output::Lines).expect("lossy");
         assert!(String::from_utf8_lossy(&out).contains("\"class\":\"robot\""));
     }
 }
