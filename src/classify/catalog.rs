@@ -12,7 +12,7 @@ use regex::RegexBuilder;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::Category;
+use super::kind::Category;
 
 /// The shipped catalog, embedded so `robogate classify` works from any folder.
 pub const BUILTIN_TEXT: &str = include_str!("../../conf/agents.toml");

@@ -5,9 +5,10 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Input, MatchKind};
 use regex::{Regex, RegexBuilder};
 
+use super::browser;
 use super::catalog::{Agent, CatalogError};
+use super::kind::Category;
 use super::markers::{self, MarkerScan, Strength};
-use super::{browser, Category};
 
 /// True for bytes that continue a product token: a match must not be glued to one of these.
 pub(crate) fn is_token_byte(b: u8) -> bool {

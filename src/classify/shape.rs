@@ -24,7 +24,7 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::Category;
+use super::kind::Category;
 
 /// Which structural rule decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
