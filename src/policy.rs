@@ -172,9 +172,7 @@ impl Policy {
             })
             .filter(|(_, tag)| {
                 tag.pattern.matches(path.as_bytes())
-                    || decoded
-                        .as_ref()
-                        .is_some_and(|d| tag.pattern.matches(d.as_bytes()))
+                    || decoded.is_some_and(|d| tag.pattern.matches(d.as_bytes()))
             })
             .fold(0, |bits, (i, _)| bits | 1 << i)
     }
@@ -186,6 +184,7 @@ impl Policy {
     ) -> impl Iterator<Item = &'a http::HeaderValue> + 'a {
         self.x_robots_tags
             .iter()
+            .take(MAX_X_ROBOTS_TAGS)
             .enumerate()
             .filter(move |(i, _)| decision.x_robots_tags & (1 << i) != 0)
             .map(|(_, tag)| &tag.value)

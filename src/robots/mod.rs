@@ -231,19 +231,15 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
                 Reading::Classic1994 => self.classic_table().evaluate(self.classic(), path),
                 Reading::Enforce => {
                     let first = self.enforce(path);
-                    match target.separator_decoded() {
-                        Some(decoded)
-                            if !first.verdict.is_disallowed()
-                                && !is_robots_txt(decoded.as_bytes()) =>
-                        {
-                            let second = self.enforce(decoded.as_bytes());
-                            if second.verdict.is_disallowed() {
-                                second
-                            } else {
-                                first
-                            }
-                        }
-                        _ => first,
+                    let second = || {
+                        let decoded = target.separator_decoded()?;
+                        let second = self.enforce(decoded.as_bytes());
+                        (!is_robots_txt(decoded.as_bytes()) && second.verdict.is_disallowed())
+                            .then_some(second)
+                    };
+                    match first.verdict {
+                        Verdict::Disallow => first,
+                        Verdict::Allow => second().unwrap_or(first),
                     }
                 }
             }
@@ -291,21 +287,28 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
 
 /// A request target in canonical form (§4), made once per request.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Canonical<'t>(std::borrow::Cow<'t, str>);
+pub struct Canonical<'t> {
+    path: std::borrow::Cow<'t, str>,
+    /// [`separator_decoded`] of `path`, worked out at most once per request.
+    decoded: std::cell::OnceCell<Option<String>>,
+}
 
 impl<'t> Canonical<'t> {
     /// Canonicalizes a target in origin-form or absolute-form; borrows it when it already is
     /// canonical.
     pub fn new(target: &'t str) -> Canonical<'t> {
-        Canonical(canonicalize_request(target))
+        Canonical {
+            path: canonicalize_request(target),
+            decoded: std::cell::OnceCell::new(),
+        }
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.path
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        self.0.as_bytes()
+        self.path.as_bytes()
     }
 
     /// Whether this is `/robots.txt` (whatever the query): always allowed, served by robogate.
@@ -313,9 +316,12 @@ impl<'t> Canonical<'t> {
         is_robots_txt(self.as_bytes())
     }
 
-    /// The path as an origin decoding encoded separators serves it ([`separator_decoded`]).
-    pub fn separator_decoded(&self) -> Option<String> {
-        separator_decoded(&self.0)
+    /// The path as an origin decoding encoded separators serves it ([`separator_decoded`]), or
+    /// `None` when it holds none: the verdict and the `X-Robots-Tag` entries read the same one.
+    pub fn separator_decoded(&self) -> Option<&str> {
+        self.decoded
+            .get_or_init(|| separator_decoded(&self.path))
+            .as_deref()
     }
 }
 
