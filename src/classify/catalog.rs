@@ -38,6 +38,15 @@ pub struct Agent {
     pub regex: Option<String>,
     /// True if a person checked the entry against the operator's documentation.
     pub checked: bool,
+    /// Names of the published IP-range lists (`conf/ranges/<name>.json`) whose addresses prove
+    /// a request is this agent's.
+    pub ranges: Vec<String>,
+    /// Lower-case host-name suffixes (without a leading dot) that forward-confirmed reverse DNS
+    /// of the client address must end in, at a label boundary, to prove it is this agent.
+    pub rdns: Vec<String>,
+    /// The `Signature-Agent` value (an origin such as `https://chatgpt.com`) whose Web Bot Auth
+    /// signatures prove a request is this agent's.
+    pub signature_agent: Option<String>,
     /// The line of the entry's `[[agent]]` header in the catalog file.
     pub line: u32,
 }
@@ -104,6 +113,11 @@ struct RawAgent {
     ignores_star: bool,
     #[serde(default)]
     checked: bool,
+    #[serde(default)]
+    ranges: Vec<String>,
+    #[serde(default)]
+    rdns: Vec<String>,
+    signature_agent: Option<String>,
 }
 
 impl Catalog {
@@ -252,6 +266,16 @@ fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
             format!("agent {name:?} matches no User-Agent and names no robots.txt token; give it `match` or `tokens`"),
         ));
     }
+    let ranges = compile_range_names(&name, &raw.ranges, &mut problems);
+    let rdns = compile_rdns_suffixes(&name, &raw.rdns, &mut problems);
+    if let Some(url) = &raw.signature_agent {
+        if !(url.starts_with("https://") || url.starts_with("http://")) || url.trim() != url {
+            problems.push(Problem::new(
+                "agent.signature_agent",
+                format!("agent {name:?}: signature_agent {url:?} must be an http(s) URL, the `Signature-Agent` value its signatures carry"),
+            ));
+        }
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -264,8 +288,55 @@ fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
         matches,
         regex: raw.regex,
         checked: raw.checked,
+        ranges,
+        rdns,
+        signature_agent: raw.signature_agent,
         line,
     })
+}
+
+/// Published-list names are file stems of `conf/ranges/`: `[a-z0-9-]+`, each once.
+fn compile_range_names(name: &str, names: &[String], problems: &mut Vec<Problem>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for list in names {
+        let ok = !list.is_empty()
+            && list
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !ok {
+            problems.push(Problem::new(
+                "agent.ranges",
+                format!("agent {name:?}: range list {list:?} must be a list name of [a-z0-9-] (a file stem in conf/ranges/)"),
+            ));
+        } else if !out.contains(list) {
+            out.push(list.clone());
+        }
+    }
+    out
+}
+
+/// Host-name suffixes: lower-cased, a leading dot dropped, at least two labels of
+/// `[a-z0-9-]`, so `googlebot.com` proves `crawl-66-249-66-1.googlebot.com` and never
+/// `evilgooglebot.com`.
+fn compile_rdns_suffixes(name: &str, suffixes: &[String], problems: &mut Vec<Problem>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(suffixes.len());
+    for suffix in suffixes {
+        let lower = suffix.trim_start_matches('.').to_ascii_lowercase();
+        let labels_ok = lower.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        });
+        if !labels_ok || !lower.contains('.') {
+            problems.push(Problem::new(
+                "agent.rdns",
+                format!("agent {name:?}: rdns suffix {suffix:?} must be a host name of at least two labels, e.g. \"googlebot.com\""),
+            ));
+        } else if !out.contains(&lower) {
+            out.push(lower);
+        }
+    }
+    out
 }
 
 /// Lower-cases the chain and checks each token can be a robots.txt group key (robots-spec §2).
