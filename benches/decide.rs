@@ -26,6 +26,7 @@ fn decide(c: &mut Criterion) {
             target,
             user_agent: Some(ua),
             is_get_or_head: true,
+            ..RequestFacts::default()
         })
         .collect();
     let mut group = c.benchmark_group("decide");

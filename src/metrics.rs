@@ -15,6 +15,7 @@ use prometheus::{
 };
 
 use crate::classify::{Category, Class};
+use crate::identity::{Identity, Method, Unverified, IDENTITY_LABELS};
 use crate::keyword::keyword_enum;
 use crate::policy::Outcome;
 use crate::robots::Verdict;
@@ -81,6 +82,7 @@ pub struct Metrics {
     robot_requests: IntCounterVec,
     robots_txt_fetches: IntCounterVec,
     actions: IntCounterVec,
+    identity_checks: IntCounterVec,
     request_duration: HistogramVec,
     upstream_errors: IntCounterVec,
     pub tarpit_active: IntGauge,
@@ -123,8 +125,8 @@ impl Metrics {
         let robot_requests = counter_vec(
             &r,
             "robogate_robot_requests_total",
-            "Requests from robots, by catalog agent (or \"other\"), category and robots.txt verdict.",
-            &["agent", "category", "verdict"],
+            "Requests from robots judged by robots.txt, by catalog agent (or \"other\"), category, identity (verified, spoofed, unverified) and robots.txt verdict.",
+            &["agent", "category", "identity", "verdict"],
         );
         let robots_txt_fetches = counter_vec(
             &r,
@@ -135,8 +137,14 @@ impl Metrics {
         let actions = counter_vec(
             &r,
             "robogate_actions_total",
-            "What robogate did to robots (block, tarpit, limit) or, in shadow mode, would have done (shadow_block, shadow_tarpit), by catalog agent (or \"other\") and category.",
-            &["agent", "category", "action"],
+            "What robogate did to robots (block, tarpit, limit) or, in shadow mode, would have done (shadow_block, shadow_tarpit), by catalog agent (or \"other\"), category and identity.",
+            &["agent", "category", "identity", "action"],
+        );
+        let identity_checks = counter_vec(
+            &r,
+            "robogate_identity_checks_total",
+            "Claimed robot identities checked, by method (ip-ranges, reverse-dns, signature; none when no proof was tried) and result (verified, spoofed, or why it stayed unverified).",
+            &["method", "result"],
         );
         let request_duration = register(
             &r,
@@ -227,6 +235,7 @@ impl Metrics {
             robot_requests,
             robots_txt_fetches,
             actions,
+            identity_checks,
             request_duration,
             upstream_errors,
             tarpit_active,
@@ -258,16 +267,32 @@ impl Metrics {
             self.config_reloads.with_label_values(&[result.as_str()]);
         }
         let other = [OTHER_AGENT, Category::Other.as_str()];
-        for verdict in Verdict::ALL {
-            self.robot_requests
-                .with_label_values(&[other[0], other[1], verdict.as_str()]);
+        for identity in &IDENTITY_LABELS[1..] {
+            for verdict in Verdict::ALL {
+                self.robot_requests.with_label_values(&[
+                    other[0],
+                    other[1],
+                    identity,
+                    verdict.as_str(),
+                ]);
+            }
+            for action in ActionLabel::ALL
+                .into_iter()
+                .filter(|a| a.is_taken_on_a_robot())
+            {
+                self.actions
+                    .with_label_values(&[other[0], other[1], identity, action.as_str()]);
+            }
         }
-        for action in ActionLabel::ALL
-            .into_iter()
-            .filter(|a| a.is_taken_on_a_robot())
-        {
-            self.actions
-                .with_label_values(&[other[0], other[1], action.as_str()]);
+        for method in Method::ALL {
+            for result in ["verified", "spoofed"] {
+                self.identity_checks
+                    .with_label_values(&[method.as_str(), result]);
+            }
+        }
+        for reason in Unverified::ALL {
+            self.identity_checks
+                .with_label_values(&["none", reason.as_str()]);
         }
         self.robots_txt_fetches.with_label_values(&[OTHER_AGENT]);
     }
@@ -283,18 +308,43 @@ impl Metrics {
 
     /// Counts one robot request evaluated against robots.txt. `agent` is a catalog name or
     /// [`OTHER_AGENT`]; `category` `None` for robots outside the catalog.
-    pub fn count_robot_request(&self, agent: &str, category: Option<Category>, verdict: Verdict) {
+    pub fn count_robot_request(
+        &self,
+        agent: &str,
+        category: Option<Category>,
+        identity: Identity,
+        verdict: Verdict,
+    ) {
         let category = category.unwrap_or(Category::Other).as_str();
         self.robot_requests
-            .with_label_values(&[agent, category, verdict.as_str()])
+            .with_label_values(&[agent, category, identity.label(), verdict.as_str()])
             .inc();
     }
 
     /// Counts one action taken on a robot (see [`ActionLabel::is_taken_on_a_robot`]).
-    pub fn count_action(&self, agent: &str, category: Option<Category>, action: ActionLabel) {
+    pub fn count_action(
+        &self,
+        agent: &str,
+        category: Option<Category>,
+        identity: Identity,
+        action: ActionLabel,
+    ) {
         let category = category.unwrap_or(Category::Other).as_str();
         self.actions
-            .with_label_values(&[agent, category, action.as_str()])
+            .with_label_values(&[agent, category, identity.label(), action.as_str()])
+            .inc();
+    }
+
+    /// Counts one checked claim (nothing for [`Identity::None`]: no claim was checked).
+    pub fn count_identity_check(&self, identity: Identity) {
+        let (method, result) = match identity {
+            Identity::None => return,
+            Identity::Verified(m) => (m.as_str(), "verified"),
+            Identity::Spoofed(m) => (m.as_str(), "spoofed"),
+            Identity::Unverified(why) => ("none", why.as_str()),
+        };
+        self.identity_checks
+            .with_label_values(&[method, result])
             .inc();
     }
 

@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use crate::classify::{Category, Class, Classifier};
+use crate::identity::{Identity, SpoofedAction};
 use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
 
@@ -232,6 +233,28 @@ impl Default for CrawlDelay {
     }
 }
 
+/// Checking claimed identities (`[verify]`, reloadable): what `verify/` needs from the snapshot,
+/// and what `decide` does with a spoofed claim.
+#[derive(Clone, Debug)]
+pub struct Verification {
+    /// Claims are checked at all (`verify.enabled`).
+    pub enabled: bool,
+    /// What a spoofed claim gets (`verify.spoofed`).
+    pub spoofed: SpoofedAction,
+    /// Longest a request waits for a check (`verify.timeout`): later it is `unverified`.
+    pub timeout: Duration,
+}
+
+impl Default for Verification {
+    fn default() -> Self {
+        Verification {
+            enabled: true,
+            spoofed: SpoofedAction::Block,
+            timeout: Duration::from_secs(1),
+        }
+    }
+}
+
 /// Where and how to reach the origin (reloadable).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Upstream {
@@ -256,6 +279,7 @@ pub struct Policy {
     pub enforce: Enforcement,
     pub tarpit: Tarpit,
     pub crawl_delay: CrawlDelay,
+    pub verify: Verification,
     pub upstream: Upstream,
 }
 
@@ -271,6 +295,7 @@ impl Policy {
             enforce: Enforcement::default(),
             tarpit: Tarpit::default(),
             crawl_delay: CrawlDelay::default(),
+            verify: Verification::default(),
             upstream: Upstream {
                 address: String::new(),
                 socket: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -284,8 +309,8 @@ impl Policy {
     }
 }
 
-/// What the proxy knows about a request, borrowed from it.
-#[derive(Clone, Copy, Debug)]
+/// What the proxy knows about a request, borrowed from it, and what `verify/` established.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct RequestFacts<'a> {
     /// Request target as received (origin-form or absolute-form), not yet canonical.
     pub target: &'a str,
@@ -293,6 +318,12 @@ pub struct RequestFacts<'a> {
     pub user_agent: Option<&'a str>,
     /// GET or HEAD (only those are answered with robots.txt).
     pub is_get_or_head: bool,
+    /// The outcome of checking the claimed identity ([`Identity::None`] when nothing was
+    /// checked).
+    pub identity: Identity,
+    /// The catalog agent a verified Web Bot Auth signature names: it is that robot whatever its
+    /// User-Agent says.
+    pub signed_agent: Option<usize>,
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -348,6 +379,8 @@ pub struct Decision {
     pub crawl_delay: Option<Duration>,
     /// The `[[x_robots_tag]]` entries that apply (bit `i`: entry `i`), for a proxied response.
     pub x_robots_tags: u64,
+    /// Who the robot proved to be (see [`RequestFacts::identity`]).
+    pub identity: Identity,
     pub outcome: Outcome,
 }
 
@@ -371,6 +404,7 @@ impl Decision {
             action_rule_line: None,
             crawl_delay: None,
             x_robots_tags: 0,
+            identity: Identity::None,
             outcome: Outcome::Pass,
         }
     }
@@ -399,13 +433,18 @@ impl Policy {
         reading: Reading,
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
-        let (class, agent) = self.classify(facts.user_agent);
+        let (class, agent) = match facts.signed_agent {
+            Some(signer) => (Class::Robot, Some(signer)),
+            None => self.classify(facts.user_agent),
+        };
+        let identity = facts.identity;
         let target = robots::Canonical::new(facts.target);
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
         if facts.is_get_or_head && target.is_robots_txt() {
             let d = Decision {
                 agent,
+                identity,
                 outcome: Outcome::RobotsTxt,
                 ..Decision::pass(class)
             };
@@ -426,15 +465,27 @@ impl Policy {
                 Decision {
                     agent,
                     x_robots_tags,
+                    identity,
                     ..Decision::pass(class)
                 },
                 None,
             );
         }
-        let catalog_agent = agent.map(|i| &self.classifier.agents()[i]);
+        let spoofed = identity.is_spoofed();
+        if spoofed && self.verify.spoofed != SpoofedAction::Star {
+            return (
+                self.refuse_spoofed(class, agent, x_robots_tags, identity),
+                None,
+            );
+        }
+        // A spoofed claim never gets the claimed agent's allowances: it is judged as a robot
+        // that no group names, with the default action.
+        let catalog_agent = agent
+            .filter(|_| !spoofed)
+            .map(|i| &self.classifier.agents()[i]);
         // The groups are chosen once; the verdict and the Crawl-delay are read from them.
         let selection = self.robots.robots.select(
-            facts.user_agent,
+            facts.user_agent.filter(|_| !spoofed),
             catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
             catalog_agent.is_some_and(|a| a.ignores_star),
         );
@@ -444,6 +495,7 @@ impl Policy {
             verdict: Some(verdict.verdict),
             robots_line: verdict.rule.as_ref().map(|r| r.line),
             x_robots_tags,
+            identity,
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
@@ -460,15 +512,43 @@ impl Policy {
             let (action, rule_line) = self.action_for(catalog_agent);
             out.action = Some(action);
             out.action_rule_line = rule_line;
-            out.outcome = match (self.enforce.mode, action) {
-                (_, Action::Allow) | (Mode::Off, _) => Outcome::Pass,
-                (Mode::Enforce, Action::Block) => Outcome::Block,
-                (Mode::Enforce, Action::Tarpit) => Outcome::Tarpit,
-                (Mode::Shadow, Action::Block) => Outcome::ShadowBlock,
-                (Mode::Shadow, Action::Tarpit) => Outcome::ShadowTarpit,
-            };
+            out.outcome = self.outcome_of(action);
         }
         (out, Some(verdict))
+    }
+
+    /// What `action` comes to under the enforcement mode.
+    fn outcome_of(&self, action: Action) -> Outcome {
+        match (self.enforce.mode, action) {
+            (_, Action::Allow) | (Mode::Off, _) => Outcome::Pass,
+            (Mode::Enforce, Action::Block) => Outcome::Block,
+            (Mode::Enforce, Action::Tarpit) => Outcome::Tarpit,
+            (Mode::Shadow, Action::Block) => Outcome::ShadowBlock,
+            (Mode::Shadow, Action::Tarpit) => Outcome::ShadowTarpit,
+        }
+    }
+
+    /// A spoofed claim under `verify.spoofed = "block" | "tarpit"`: refused on every path (but
+    /// `/robots.txt`, answered before), whatever robots.txt says; no robots.txt line decided it.
+    fn refuse_spoofed(
+        &self,
+        class: Class,
+        agent: Option<usize>,
+        x_robots_tags: u64,
+        identity: Identity,
+    ) -> Decision {
+        let action = match self.verify.spoofed {
+            SpoofedAction::Tarpit => Action::Tarpit,
+            SpoofedAction::Block | SpoofedAction::Star => Action::Block,
+        };
+        Decision {
+            agent,
+            x_robots_tags,
+            identity,
+            action: Some(action),
+            outcome: self.outcome_of(action),
+            ..Decision::pass(class)
+        }
     }
 
     /// Class and catalog agent index. robots-spec §7: a User-Agent that names a group in the
@@ -568,6 +648,7 @@ mod tests {
             target,
             user_agent: ua,
             is_get_or_head: true,
+            ..RequestFacts::default()
         }
     }
 
@@ -597,6 +678,124 @@ mod tests {
         missing_user_agent_is_robot: Mode::Enforce, "/private/", None => Block;
         shadow_only_counts: Mode::Shadow, "/private/x", Some("Wget/1.21") => ShadowBlock;
         off_passes: Mode::Off, "/private/x", Some("Wget/1.21") => Pass;
+    }
+
+    const GOOGLE_ROBOTS: &str =
+        "User-agent: Googlebot\nDisallow: /nogoogle/\n\nUser-agent: *\nDisallow: /private/\n";
+    const GOOGLEBOT: &str =
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+    fn claimed<'a>(target: &'a str, ua: &'a str, identity: Identity) -> RequestFacts<'a> {
+        RequestFacts {
+            identity,
+            ..facts(target, Some(ua))
+        }
+    }
+
+    fn verifying(spoofed: SpoofedAction) -> Policy {
+        Policy {
+            verify: Verification {
+                spoofed,
+                ..Verification::default()
+            },
+            ..policy(GOOGLE_ROBOTS, Enforcement::default())
+        }
+    }
+
+    #[test]
+    fn a_verified_claim_keeps_its_allowances_and_a_spoofed_one_loses_them() {
+        use crate::identity::Method;
+        let p = verifying(SpoofedAction::Block);
+        let real = Identity::Verified(Method::IpRanges);
+        let fake = Identity::Spoofed(Method::ReverseDns);
+        // Googlebot's group allows /private/; a spoofer is refused there and everywhere.
+        let d = p.decide(&claimed("/private/x", GOOGLEBOT, real));
+        assert_eq!((d.outcome, d.identity), (Outcome::Pass, real));
+        for path in ["/private/x", "/", "/nogoogle/"] {
+            let d = p.decide(&claimed(path, GOOGLEBOT, fake));
+            assert_eq!(d.outcome, Outcome::Block, "{path}");
+            assert_eq!((d.identity, d.robots_line), (fake, None));
+            assert_eq!(
+                p.agent_name(&d),
+                Some("Googlebot"),
+                "the claim is still named"
+            );
+        }
+        let d = p.decide(&claimed("/robots.txt", GOOGLEBOT, fake));
+        assert_eq!(d.outcome, Outcome::RobotsTxt);
+        let tarpit = verifying(SpoofedAction::Tarpit);
+        assert_eq!(
+            tarpit.decide(&claimed("/", GOOGLEBOT, fake)).outcome,
+            Outcome::Tarpit
+        );
+    }
+
+    #[test]
+    fn a_spoofed_claim_under_star_is_judged_by_the_star_group() {
+        use crate::identity::Method;
+        let p = verifying(SpoofedAction::Star);
+        let fake = Identity::Spoofed(Method::IpRanges);
+        let d = p.decide(&claimed("/private/x", GOOGLEBOT, fake));
+        assert_eq!((d.outcome, d.robots_line), (Outcome::Block, Some(5)));
+        // /nogoogle/ binds Googlebot only: the `*` group lets a spoofer have it.
+        let d = p.decide(&claimed("/nogoogle/", GOOGLEBOT, fake));
+        assert_eq!(d.outcome, Outcome::Pass);
+        // An allow rule for the claimed agent is not the spoofer's either.
+        let lenient = Policy {
+            enforce: Enforcement {
+                rules: vec![ActionRule {
+                    target: RuleTarget::Agent("Googlebot".into()),
+                    action: Action::Allow,
+                    line: 3,
+                }],
+                ..Enforcement::default()
+            },
+            ..verifying(SpoofedAction::Star)
+        };
+        let d = lenient.decide(&claimed("/private/x", GOOGLEBOT, fake));
+        assert_eq!((d.outcome, d.action_rule_line), (Outcome::Block, None));
+    }
+
+    #[test]
+    fn a_spoofed_claim_in_shadow_mode_is_only_counted() {
+        use crate::identity::Method;
+        let p = Policy {
+            enforce: Enforcement {
+                mode: Mode::Shadow,
+                ..Enforcement::default()
+            },
+            ..verifying(SpoofedAction::Block)
+        };
+        let d = p.decide(&claimed(
+            "/",
+            GOOGLEBOT,
+            Identity::Spoofed(Method::IpRanges),
+        ));
+        assert_eq!(d.outcome, Outcome::ShadowBlock);
+    }
+
+    #[test]
+    fn a_verified_signer_is_its_robot_behind_a_browser_user_agent() {
+        let p = policy(GOOGLE_ROBOTS, Enforcement::default());
+        let googlebot = p
+            .classifier
+            .agents()
+            .iter()
+            .position(|a| a.name == "Googlebot")
+            .unwrap();
+        let signed = RequestFacts {
+            signed_agent: Some(googlebot),
+            identity: Identity::Verified(crate::identity::Method::Signature),
+            ..facts("/nogoogle/x", Some(CHROME))
+        };
+        let d = p.decide(&signed);
+        assert_eq!((d.class, d.agent), (Class::Robot, Some(googlebot)));
+        assert_eq!((d.outcome, d.robots_line), (Outcome::Block, Some(2)));
+        // The same browser without a signature is a browser.
+        assert_eq!(
+            p.decide(&facts("/nogoogle/x", Some(CHROME))).outcome,
+            Outcome::Pass
+        );
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             target: path,
             user_agent: Some(&args.user_agent),
             is_get_or_head: true,
+            ..RequestFacts::default()
         };
         let (decision, robots) = policy.explain(&facts, args.reading, !full);
         let line = if args.json {

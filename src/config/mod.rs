@@ -11,6 +11,7 @@ pub mod raw;
 mod robots;
 mod settings;
 mod upstream;
+mod verify;
 
 pub use errors::{ConfigError, ConfigErrors};
 pub use memo::{Memo, OriginMemo, OriginState};
@@ -29,7 +30,9 @@ pub use robots::{lint as lint_robots, read_robots, read_robots_file};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::policy::{fingerprint, CrawlDelay, Enforcement, Policy, RobotsFile, Tarpit, Upstream};
+use crate::policy::{
+    fingerprint, CrawlDelay, Enforcement, Policy, RobotsFile, Tarpit, Upstream, Verification,
+};
 use raw::RawConfig;
 
 /// The result of a successful load.
@@ -116,6 +119,7 @@ pub fn load_after(
                     enforce: parts.enforce,
                     tarpit: parts.tarpit,
                     crawl_delay: parts.crawl_delay,
+                    verify: parts.verify,
                     upstream: parts.upstream,
                 },
                 memo: Memo {
@@ -193,6 +197,7 @@ struct Parts {
     enforce: Enforcement,
     tarpit: Tarpit,
     crawl_delay: CrawlDelay,
+    verify: Verification,
     upstream: Upstream,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
@@ -266,6 +271,10 @@ fn compile(
         .read("tarpit")
         .then(|| compile_tarpit(&raw.tarpit, errors))
         .flatten();
+    let verify = raw
+        .read("verify")
+        .then(|| verify::compile_verify(&raw.verify, errors))
+        .flatten();
     if !raw.unread.is_empty() {
         return None;
     }
@@ -294,6 +303,7 @@ fn compile(
             enforce: enforce?,
             tarpit: tarpit?,
             crawl_delay,
+            verify: verify?,
             upstream: upstream?,
             files,
             robots_fetch_failure: robots.fetch_failure,

@@ -278,6 +278,53 @@ impl Default for RawCrawlDelay {
     }
 }
 
+/// `[verify]`: checking claimed identities against their operators' published proof.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawVerify {
+    /// Check claims at all.
+    pub enabled: bool,
+    /// What a spoofed claim gets: `block`, `tarpit` or `star`.
+    pub spoofed: Spanned<String>,
+    /// Longest a request waits for one check; an unfinished check is `unverified`.
+    pub timeout: SpannedDuration,
+    /// The DNS server (`IP:PORT`) for reverse DNS; default: the system's. Needs a restart.
+    pub resolver: Option<Spanned<String>>,
+    /// Folder of published IP-range lists (`<name>.json`); default: the snapshot built in.
+    pub ranges: Option<Spanned<String>>,
+    /// Bound of the reverse-DNS and key-directory caches (entries each). Needs a restart.
+    pub cache_entries: Spanned<usize>,
+    /// Signers of Web Bot Auth signatures robogate recognises, beyond the catalog's.
+    pub signature_agent: Vec<Spanned<RawSignatureAgent>>,
+}
+
+impl Default for RawVerify {
+    fn default() -> Self {
+        RawVerify {
+            enabled: true,
+            spoofed: Spanned::new(0..0, "block".into()),
+            timeout: unwritten(Duration::from_secs(1)),
+            resolver: None,
+            ranges: None,
+            cache_entries: Spanned::new(0..0, 10_000),
+            signature_agent: Vec::new(),
+        }
+    }
+}
+
+/// One `[[verify.signature_agent]]`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawSignatureAgent {
+    /// The robot's name: a catalog agent's, or a new robot's (its robots.txt token is the
+    /// name, lower-cased).
+    pub name: Spanned<String>,
+    /// The `Signature-Agent` value its requests carry.
+    pub url: Spanned<String>,
+    /// Where its keys are fetched from (default: `url` + the well-known directory path).
+    pub directory: Option<Spanned<String>>,
+}
+
 /// The sections of `robogate.toml`, each read independently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
@@ -290,6 +337,7 @@ pub struct RawConfig {
     pub tarpit: RawTarpit,
     pub crawl_delay: RawCrawlDelay,
     pub x_robots_tag: Vec<RawXRobotsTag>,
+    pub verify: RawVerify,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -374,6 +422,7 @@ const SECTIONS: &[&str] = &[
     "tarpit",
     "crawl_delay",
     "x_robots_tag",
+    "verify",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -590,6 +639,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let tarpit = read_section!(text, &doc, e, tarpit: RawTarpit);
     let crawl_delay = read_section!(text, &doc, e, crawl_delay: RawCrawlDelay);
     let x_robots_tag = read_section!(text, &doc, e, x_robots_tag: Vec<RawXRobotsTag>);
+    let verify = read_section!(text, &doc, e, verify: RawVerify);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -609,6 +659,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let tarpit = take(&mut unread, "tarpit", tarpit).unwrap_or_default();
     let crawl_delay = take(&mut unread, "crawl_delay", crawl_delay).unwrap_or_default();
     let x_robots_tag = take(&mut unread, "x_robots_tag", x_robots_tag).unwrap_or_default();
+    let verify = take(&mut unread, "verify", verify).unwrap_or_default();
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -626,6 +677,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             tarpit,
             crawl_delay,
             x_robots_tag,
+            verify,
             unread,
         },
         errors,

@@ -31,6 +31,10 @@ pub struct Settings {
     pub trusted_proxies: TrustedProxies,
     /// Hard bound of the Crawl-delay limiter's state.
     pub crawl_delay_max_entries: usize,
+    /// The DNS server reverse-DNS checks ask (`None`: the system's).
+    pub verify_resolver: Option<SocketAddr>,
+    /// Bound of each verification cache (reverse DNS, key directories).
+    pub verify_cache_entries: usize,
 }
 
 impl Settings {
@@ -49,6 +53,8 @@ impl Settings {
             pid_file,
             trusted_proxies,
             crawl_delay_max_entries,
+            verify_resolver,
+            verify_cache_entries,
         } = self;
         [
             ("server.listen", *listen != new.listen),
@@ -75,6 +81,11 @@ impl Settings {
             (
                 "crawl_delay.max_entries",
                 *crawl_delay_max_entries != new.crawl_delay_max_entries,
+            ),
+            ("verify.resolver", *verify_resolver != new.verify_resolver),
+            (
+                "verify.cache_entries",
+                *verify_cache_entries != new.verify_cache_entries,
             ),
         ]
         .into_iter()
@@ -143,6 +154,19 @@ pub(super) fn compile_settings(
     };
     let pid_file = server.pid_file.as_deref().map(|p| resolve(base, p));
     let trusted_proxies = compile_trusted_proxies(&server.trusted_proxies, errors);
+    let verify = &raw.verify;
+    let verify_resolver = match &verify.resolver {
+        Some(r) if raw.read("verify") => Some(errors.parse::<SocketAddr>(r, "verify.resolver")),
+        _ => None,
+    };
+    let cache_entries = *verify.cache_entries.get_ref();
+    if cache_entries == 0 {
+        errors.push(
+            Some(verify.cache_entries.span()),
+            "verify.cache_entries",
+            "must be above zero: every check would be repeated for every request".to_string(),
+        );
+    }
     Some(Settings {
         listen: listen?,
         admin_listen: admin_listen?,
@@ -154,6 +178,11 @@ pub(super) fn compile_settings(
         pid_file,
         trusted_proxies: trusted_proxies?,
         crawl_delay_max_entries: *raw.crawl_delay.max_entries.get_ref(),
+        verify_resolver: match verify_resolver {
+            Some(parsed) => Some(parsed?),
+            None => None,
+        },
+        verify_cache_entries: (cache_entries > 0).then_some(cache_entries)?,
     })
 }
 

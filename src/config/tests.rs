@@ -513,6 +513,8 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         pid_file: Some(PathBuf::from("other.pid")),
         trusted_proxies: TrustedProxies::new(vec!["10.0.0.0/8".parse().unwrap()]),
         crawl_delay_max_entries: a.crawl_delay_max_entries + 1,
+        verify_resolver: Some("127.0.0.1:53".parse().unwrap()),
+        verify_cache_entries: a.verify_cache_entries + 1,
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

@@ -80,6 +80,16 @@ impl Identity {
         }
     }
 
+    /// The method tried, or why the claim stayed unverified; `-` when nothing was checked (the
+    /// access log's `proof` field).
+    pub fn detail(self) -> &'static str {
+        match self {
+            Identity::None => "-",
+            Identity::Verified(m) | Identity::Spoofed(m) => m.as_str(),
+            Identity::Unverified(why) => why.as_str(),
+        }
+    }
+
     pub fn is_spoofed(self) -> bool {
         matches!(self, Identity::Spoofed(_))
     }
@@ -96,7 +106,10 @@ mod tests {
     fn labels_are_closed_and_methods_survive() {
         assert_eq!(Identity::default().label(), "none");
         let v = Identity::Verified(Method::ReverseDns);
-        assert_eq!((v.label(), v.method()), ("verified", Some(Method::ReverseDns)));
+        assert_eq!(
+            (v.label(), v.method()),
+            ("verified", Some(Method::ReverseDns))
+        );
         let s = Identity::Spoofed(Method::IpRanges);
         assert!(s.is_spoofed() && s.method() == Some(Method::IpRanges));
         let u = Identity::Unverified(Unverified::Timeout);

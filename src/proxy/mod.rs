@@ -257,6 +257,7 @@ impl ProxyHttp for Gate {
                     user_agent: ua.as_deref(),
                     is_get_or_head: req.method == http::Method::GET
                         || req.method == http::Method::HEAD,
+                    ..RequestFacts::default()
                 };
                 let mut decision = policy.decide(&facts);
                 let tarpit = (self.state)
@@ -402,13 +403,13 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     }
     let category = policy.agent_category(d);
     if let Some(verdict) = d.verdict {
-        METRICS.count_robot_request(agent_label, category, verdict);
+        METRICS.count_robot_request(agent_label, category, d.identity, verdict);
     }
     // What robogate decided to do to this robot, even if the request then failed at the origin
     // or was cut at a stop (robogate_requests_total counts those under "error").
     let decided = ActionLabel::of(d.outcome);
     if decided.is_taken_on_a_robot() {
-        METRICS.count_action(agent_label, category, decided);
+        METRICS.count_action(agent_label, category, d.identity, decided);
     }
     let action = action.as_str();
     macro_rules! access_line {
@@ -424,6 +425,8 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
                 verdict = d.verdict.map_or("-", |v| v.as_str()),
                 action,
                 robots_line = d.robots_line.unwrap_or(0),
+                identity = d.identity.label(),
+                proof = d.identity.detail(),
                 generation = policy.generation,
                 duration_ms = elapsed.as_secs_f64() * 1000.0,
                 user_agent = %access_log::UserAgent(

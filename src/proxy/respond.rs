@@ -157,6 +157,13 @@ pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String 
     let target = shorten(target, TARGET_TEXT_MAX);
     let mut body = format!("403 Forbidden: {who} may not fetch {target}");
     match decision.robots_line {
+        _ if decision.identity.is_spoofed() => {
+            let how = decision.identity.detail();
+            body = format!(
+                "403 Forbidden: this client claims to be {who}, and {who}'s published proof \
+                 ({how}) says it is not; it may fetch only /robots.txt"
+            );
+        }
         Some(line) => {
             let text = policy.robots.line_text(line).unwrap_or_default();
             body.push_str(&format!(" (robots.txt line {line}: {text})"));
