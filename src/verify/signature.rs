@@ -764,6 +764,13 @@ mod tests {
         )
     }
 
+    /// Headers, the time of the check, the expected attribution.
+    type Case<'a> = (
+        &'a [(&'a str, &'a str)],
+        u64,
+        Result<Option<usize>, Invalid>,
+    );
+
     const SIG: (&str, &str) = ("signature", "sig1=:AAAA:");
     const COVERED: &str = r#""@authority" "signature-agent";key="sig1""#;
 
@@ -788,7 +795,7 @@ mod tests {
             );
             assert_eq!(got, Ok(Some(1)), "{agent}");
         }
-        let cases: &[(&[(&str, &str)], u64, Result<Option<usize>, Invalid>)] = &[
+        let cases: &[Case] = &[
             (&[], NOW, Ok(None)),
             (
                 &[
