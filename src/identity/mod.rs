@@ -120,3 +120,170 @@ mod tests {
         assert_eq!("STAR".parse::<SpoofedAction>(), Ok(SpoofedAction::Star));
     }
 }
+
+/// The well-known path of an HTTP Message Signatures key directory (webbotauth drafts).
+pub const DIRECTORY_PATH: &str = "/.well-known/http-message-signatures-directory";
+
+/// A Web Bot Auth signer the operator trusts (`[[verify.signature_agent]]`): a request whose
+/// signature covers a `Signature-Agent` equal to `url` and verifies with a key published at
+/// `directory` is this robot, named `name`, whatever its User-Agent says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignatureAgent {
+    /// The robot's name: the robots.txt product token its groups are chosen by.
+    pub name: String,
+    /// The `Signature-Agent` value, normalized (RFC 3986 §6.2.2–6.2.3: lower-case scheme and
+    /// host, default port dropped, `/` for an empty path) so that it compares octet for octet
+    /// with a normalized header value.
+    pub url: String,
+    /// Where the keys are fetched from: the configured `directory`, else `url`'s origin plus
+    /// [`DIRECTORY_PATH`].
+    pub directory: String,
+}
+
+impl SignatureAgent {
+    /// Validates one configured signer. `url` and `directory` must be absolute `https://` URLs
+    /// (`http://` only on a loopback host, for tests and local signers) without user info,
+    /// query or fragment; without `directory`, `url` must be an origin (no path), as the drafts
+    /// require of a `directory`-type `Signature-Agent`.
+    pub fn new(name: &str, url: &str, directory: Option<&str>) -> Result<SignatureAgent, String> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err("name: must not be empty".into());
+        }
+        let parsed = parse_agent_url(url).map_err(|e| format!("url: {e}"))?;
+        let directory = match directory {
+            Some(d) => {
+                let dir = parse_agent_url(d).map_err(|e| format!("directory: {e}"))?;
+                format!("{}{}", dir.origin, dir.path)
+            }
+            None if parsed.path != "/" => {
+                return Err(format!(
+                    "url: {url:?} has a path; a Signature-Agent of the directory type is an \
+                     origin such as \"https://bot.example\" (or give `directory` explicitly)"
+                ))
+            }
+            None => format!("{}{DIRECTORY_PATH}", parsed.origin),
+        };
+        Ok(SignatureAgent {
+            name: name.to_owned(),
+            url: format!("{}{}", parsed.origin, parsed.path),
+            directory,
+        })
+    }
+}
+
+/// An agent URL split into its normalized origin (`scheme://host[:port]`) and path.
+struct AgentUrl {
+    origin: String,
+    path: String,
+}
+
+/// Normalizes `url` for comparison (RFC 3986 §6.2.2–6.2.3), or says why it is not a usable
+/// Signature-Agent URL. Also used on header values, where `None`-worthy input is just a
+/// mismatch.
+fn parse_agent_url(url: &str) -> Result<AgentUrl, String> {
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|_| format!("{url:?} is not a URL, e.g. \"https://bot.example\""))?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err(format!(
+            "{url:?} is not an absolute URL, e.g. \"https://bot.example\""
+        ));
+    };
+    if authority.as_str().contains('@') {
+        return Err(format!("{url:?} has user info; leave it out"));
+    }
+    if uri.query().is_some() || url.contains('#') {
+        return Err(format!("{url:?} has a query or fragment; leave it out"));
+    }
+    let host = authority.host().to_ascii_lowercase();
+    let scheme = scheme.to_ascii_lowercase();
+    match scheme.as_str() {
+        "https" => {}
+        "http" if is_loopback(&host) => {}
+        "http" => {
+            return Err(format!(
+                "{url:?} uses http:// on a non-loopback host; key directories must be fetched \
+                 over https:// (http:// is allowed only on 127.0.0.0/8, [::1] and localhost)"
+            ))
+        }
+        other => return Err(format!("{url:?} has scheme {other:?}; expected https://")),
+    }
+    let default_port = if scheme == "https" { 443 } else { 80 };
+    let origin = match authority.port_u16() {
+        Some(p) if p != default_port => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    };
+    let path = match uri.path() {
+        "" => "/".to_owned(),
+        p => p.to_owned(),
+    };
+    Ok(AgentUrl { origin, path })
+}
+
+/// A `Signature-Agent` member value normalized like [`SignatureAgent::url`], or `None` when it
+/// is not an acceptable agent URL (it then matches no configured agent).
+pub fn normalize_agent_url(url: &str) -> Option<String> {
+    parse_agent_url(url)
+        .ok()
+        .map(|u| format!("{}{}", u.origin, u.path))
+}
+
+/// Whether `host` (lower-case, IPv6 in brackets) names this machine: only there may a key
+/// directory be fetched over plain http.
+fn is_loopback(host: &str) -> bool {
+    if host == "localhost" {
+        return true;
+    }
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod signature_agent_tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_validated_and_normalized() {
+        let a = SignatureAgent::new("ExampleBot", "https://Bot.Example:443", None).unwrap();
+        assert_eq!(a.url, "https://bot.example/");
+        assert_eq!(a.directory, format!("https://bot.example{DIRECTORY_PATH}"));
+        let b = SignatureAgent::new("b", "http://127.0.0.1:8080/", None).unwrap();
+        assert_eq!(
+            b.directory,
+            format!("http://127.0.0.1:8080{DIRECTORY_PATH}")
+        );
+        let c =
+            SignatureAgent::new("c", "https://x.example/agent", Some("http://[::1]:9/k")).unwrap();
+        assert_eq!(
+            (c.url.as_str(), c.directory.as_str()),
+            ("https://x.example/agent", "http://[::1]:9/k")
+        );
+        assert!(SignatureAgent::new("l", "http://localhost", None).is_ok());
+        for (name, url, dir, needle) in [
+            ("", "https://a.example", None, "name"),
+            ("n", "not a url", None, "is not a URL"),
+            ("n", "/relative", None, "absolute"),
+            ("n", "http://bot.example", None, "non-loopback"),
+            ("n", "ftp://bot.example", None, "scheme"),
+            ("n", "https://u@bot.example", None, "user info"),
+            ("n", "https://bot.example/?q", None, "query"),
+            ("n", "https://bot.example/keys", None, "has a path"),
+            (
+                "n",
+                "https://bot.example",
+                Some("http://10.0.0.1/k"),
+                "directory:",
+            ),
+        ] {
+            let err = SignatureAgent::new(name, url, dir).unwrap_err();
+            assert!(err.contains(needle), "{url}: {err}");
+        }
+        assert_eq!(
+            normalize_agent_url("HTTPS://BOT.example"),
+            Some("https://bot.example/".into())
+        );
+        assert_eq!(normalize_agent_url("http://bot.example"), None);
+    }
+}

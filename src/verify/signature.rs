@@ -1,1 +1,971 @@
-//! (being written)
+//! Web Bot Auth: HTTP Message Signatures (RFC 9421) as profiled by the IETF webbotauth drafts
+//! (`tag="web-bot-auth"`, `created`/`expires`/`keyid` required, `@authority` or `@target-uri`
+//! and the `Signature-Agent` member covered, `keyid` = the key's RFC 7638 thumbprint), checked
+//! against the key directory of a signer the operator configured ([`SignatureAgent`]).
+//!
+//! Parsing the fields and building and checking the signature base is Cloudflare's
+//! `web-bot-auth` crate (with `sfv` for structured fields); this file picks the web-bot-auth
+//! signature, resolves its `Signature-Agent`, checks its validity window and keeps the key
+//! directories. Only directories of configured agents are ever fetched (the header only selects
+//! among them), so a client cannot make robogate fetch a URL of its choosing.
+//!
+//! Directory cache (per directory URL, bounded): an entry lives for the response's
+//! `Cache-Control: max-age`, clamped to [`SignatureSettings::min_ttl`]..=`max_ttl` (default 1 h
+//! when absent); one fetch at a time per directory (the others wait for it); a failed fetch is
+//! remembered for [`SignatureSettings::failure_ttl`] so a flood of signed requests cannot make
+//! robogate hammer a directory, and it never evicts keys fetched before (the drafts: an outage
+//! must not revoke an operator's keys). An unknown `keyid` refetches a directory older than
+//! [`SignatureSettings::unknown_key_refetch`], so a freshly rotated key verifies without waiting
+//! for the old entry to expire.
+
+use std::convert::Infallible;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use http::{HeaderMap, Method, Uri};
+use sfv::SerializeValue;
+use web_bot_auth::components::{
+    CoveredComponent, DerivedComponent, HTTPField, HTTPFieldParameters,
+};
+use web_bot_auth::keyring::{Algorithm, KeyRing, Thumbprintable};
+use web_bot_auth::message_signatures::{MessageVerifier, SignedMessage};
+use web_bot_auth::ImplementationError;
+
+use crate::identity::{normalize_agent_url, SignatureAgent};
+use crate::keyword::keyword_enum;
+
+/// The `tag` of a Web Bot Auth signature.
+const TAG: &str = "web-bot-auth";
+/// The media type a key directory is asked for.
+const DIRECTORY_MEDIA_TYPE: &str = "application/http-message-signatures-directory+json";
+
+keyword_enum! {
+    /// Why a Web Bot Auth signature was refused: evidence against the claim.
+    pub enum Invalid("invalid signature reason") {
+        /// `Signature-Input`, `Signature` or `Signature-Agent` does not parse, a required
+        /// parameter (`keyid`, `created`, `expires`) is missing, or the label has no signature.
+        Malformed = "malformed",
+        /// The covered `Signature-Agent` names no configured agent (or the header is missing).
+        /// Not evidence against any configured agent: the caller may treat it as "no method".
+        UnknownAgent = "unknown-agent",
+        /// Neither `@authority` nor `@target-uri` is covered, `signature-agent` is not covered,
+        /// or a covered component is absent from the request.
+        MissingComponent = "missing-component",
+        /// The agent's directory (freshly fetched) has no key with this `keyid`.
+        UnknownKey = "unknown-key",
+        /// The signature does not verify (or names an algorithm other than ed25519).
+        BadSignature = "bad-signature",
+        /// `expires` is past (beyond the clock skew).
+        Expired = "expired",
+        /// `created` is in the future (beyond the clock skew).
+        NotYetValid = "not-yet-valid",
+        /// `expires - created` exceeds [`SignatureSettings::max_validity`].
+        ValidityTooLong = "validity-too-long",
+    }
+}
+
+keyword_enum! {
+    /// Why a signature could not be checked: nothing is known about the claim (fail open).
+    pub enum Unfinished("unfinished signature reason") {
+        /// The key directory did not answer within [`SignatureSettings::fetch_timeout`].
+        Timeout = "timeout",
+        /// The key directory refused the connection, or answered with a status other than 200.
+        Unreachable = "unreachable",
+        /// The key directory's answer is too big, has too many keys, or is not a JWKS.
+        Garbage = "garbage",
+    }
+}
+
+/// What one request's signatures say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignatureOutcome {
+    /// No `Signature-Input`/`Signature`, or no signature tagged `web-bot-auth`.
+    Absent,
+    /// Signed by a key of `agents[agent]`'s directory, within its validity window.
+    Verified {
+        agent: usize,
+    },
+    Invalid(Invalid),
+    Unfinished(Unfinished),
+}
+
+/// Limits and lifetimes of signature checking. The defaults and why:
+#[derive(Clone, Debug)]
+pub struct SignatureSettings {
+    /// Wall-clock bound on one directory fetch (2 s: a directory is a small static file; a
+    /// request waiting for a cold fetch should not wait longer than a slow origin would).
+    pub fetch_timeout: Duration,
+    /// Lifetime of a directory whose response has no `max-age` (1 h: key rotation takes effect
+    /// within the hour, one fetch per hour per agent).
+    pub default_ttl: Duration,
+    /// Floor of a directory's lifetime (1 min: a `max-age=0` directory is not refetched per
+    /// request).
+    pub min_ttl: Duration,
+    /// Ceiling of a directory's lifetime (24 h: a removed key stops verifying within a day).
+    pub max_ttl: Duration,
+    /// How long a failed fetch is remembered before the next try (30 s).
+    pub failure_ttl: Duration,
+    /// An unknown `keyid` refetches a directory fetched longer ago than this (1 min).
+    pub unknown_key_refetch: Duration,
+    /// Largest directory body accepted (64 KiB: a directory holds a handful of ~100-byte keys).
+    pub max_directory_bytes: u64,
+    /// Most keys a directory may list (32; the drafts ask for a bound).
+    pub max_keys: usize,
+    /// Most directories cached at once (256; only configured agents' directories are fetched).
+    pub max_directories: usize,
+    /// Tolerated clock difference for `created` and `expires` (60 s).
+    pub clock_skew: Duration,
+    /// Longest accepted `expires - created` (24 h, the drafts' recommended ceiling: a
+    /// signature is a bearer token until it expires).
+    pub max_validity: Duration,
+}
+
+impl Default for SignatureSettings {
+    fn default() -> Self {
+        SignatureSettings {
+            fetch_timeout: Duration::from_secs(2),
+            default_ttl: Duration::from_secs(3600),
+            min_ttl: Duration::from_secs(60),
+            max_ttl: Duration::from_secs(24 * 3600),
+            failure_ttl: Duration::from_secs(30),
+            unknown_key_refetch: Duration::from_secs(60),
+            max_directory_bytes: 64 * 1024,
+            max_keys: 32,
+            max_directories: 256,
+            clock_skew: Duration::from_secs(60),
+            max_validity: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// Checks Web Bot Auth signatures; holds the key directory cache. Share one per process (an
+/// `Arc`), across policy reloads: the cache is keyed by directory URL.
+pub struct SignatureVerifier {
+    settings: SignatureSettings,
+    slots: quick_cache::sync::Cache<String, Arc<Slot>>,
+}
+
+impl SignatureVerifier {
+    pub fn new(settings: SignatureSettings) -> SignatureVerifier {
+        let slots = quick_cache::sync::Cache::new(settings.max_directories.max(1));
+        SignatureVerifier { settings, slots }
+    }
+
+    pub fn settings(&self) -> &SignatureSettings {
+        &self.settings
+    }
+
+    /// What the request's Web Bot Auth signature proves about who sent it. `authority` is the
+    /// request's authority as the client addressed it (the `Host` header, or the URI's); `now`
+    /// is compared with `created`/`expires`. Waits for a directory fetch at most about
+    /// [`SignatureSettings::fetch_timeout`] (twice that if it queued behind another fetch).
+    pub async fn verify(
+        &self,
+        agents: &[SignatureAgent],
+        method: &Method,
+        uri: &Uri,
+        authority: Option<&str>,
+        headers: &HeaderMap,
+        now: SystemTime,
+    ) -> SignatureOutcome {
+        let request = Request {
+            method,
+            uri,
+            authority,
+            headers,
+        };
+        let claim = match Claim::parse(agents, &request, now, &self.settings) {
+            Ok(Some(claim)) => claim,
+            Ok(None) => return SignatureOutcome::Absent,
+            Err(invalid) => return SignatureOutcome::Invalid(invalid),
+        };
+        let directory = &agents[claim.agent].directory;
+        let mut keys = match self.keys(directory, None).await {
+            Ok(keys) => keys,
+            Err(unfinished) => return SignatureOutcome::Unfinished(unfinished),
+        };
+        if keys.get(&claim.keyid).is_none() {
+            // Maybe rotated since we fetched: refetch unless the copy is recent.
+            let refetch = Some(self.settings.unknown_key_refetch);
+            keys = match self.keys(directory, refetch).await {
+                Ok(keys) => keys,
+                Err(unfinished) => return SignatureOutcome::Unfinished(unfinished),
+            };
+        }
+        let agent = claim.agent;
+        match claim.check(&keys) {
+            Ok(()) => SignatureOutcome::Verified { agent },
+            Err(invalid) => SignatureOutcome::Invalid(invalid),
+        }
+    }
+
+    /// The keys of `url`'s directory: cached while fresh (and, when `refetch_older_than` is
+    /// given, fetched more recently than that), else fetched by one caller while the others
+    /// wait. The fetch runs in its own task, so a caller that gives up does not waste it.
+    async fn keys(
+        &self,
+        url: &str,
+        refetch_older_than: Option<Duration>,
+    ) -> Result<Arc<KeyRing>, Unfinished> {
+        let slot = match self
+            .slots
+            .get_or_insert_with(url, || Ok::<_, Infallible>(Arc::default()))
+        {
+            Ok(slot) => slot,
+            Err(never) => match never {},
+        };
+        if let Some(entry) = slot.usable(refetch_older_than) {
+            return entry.result();
+        }
+        let timeout = self.settings.fetch_timeout;
+        let Ok(guard) = tokio::time::timeout(timeout, slot.refresh.clone().lock_owned()).await
+        else {
+            return Err(Unfinished::Timeout);
+        };
+        if let Some(entry) = slot.usable(refetch_older_than) {
+            return entry.result(); // another caller refreshed it while we waited
+        }
+        let (settings, url, task_slot) = (self.settings.clone(), url.to_owned(), slot.clone());
+        let task = tokio::spawn(async move {
+            let fetched = fetch(&url, &settings).await;
+            let entry = Arc::new(Entry::after(task_slot.current(), fetched, &settings));
+            task_slot.store(entry.clone());
+            drop(guard);
+            entry
+        });
+        match task.await {
+            Ok(entry) => entry.result(),
+            Err(_) => Err(Unfinished::Unreachable),
+        }
+    }
+}
+
+/// One directory's cache slot: the latest entry and the lock that makes its refresh single.
+#[derive(Default)]
+struct Slot {
+    current: RwLock<Option<Arc<Entry>>>,
+    refresh: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Slot {
+    fn current(&self) -> Option<Arc<Entry>> {
+        self.current.read().map_or(None, |c| c.clone())
+    }
+
+    fn store(&self, entry: Arc<Entry>) {
+        if let Ok(mut current) = self.current.write() {
+            *current = Some(entry);
+        }
+    }
+
+    /// The entry, if it may answer now: fresh, and (for `refetch_older_than`) fetched recently
+    /// enough. A remembered failure answers until it runs out, whatever is asked.
+    fn usable(&self, refetch_older_than: Option<Duration>) -> Option<Arc<Entry>> {
+        let entry = self.current()?;
+        let now = Instant::now();
+        let recent = match (refetch_older_than, &entry.failure) {
+            (Some(age), None) => now.saturating_duration_since(entry.fetched_at) < age,
+            _ => true,
+        };
+        (now < entry.fresh_until && recent).then_some(entry)
+    }
+}
+
+/// A directory as last fetched: its keys (kept through later failed fetches) or why there are
+/// none, and until when this answer stands.
+struct Entry {
+    keys: Option<Arc<KeyRing>>,
+    failure: Option<Unfinished>,
+    fetched_at: Instant,
+    fresh_until: Instant,
+}
+
+impl Entry {
+    fn after(
+        previous: Option<Arc<Entry>>,
+        fetched: Result<(KeyRing, Duration), Unfinished>,
+        settings: &SignatureSettings,
+    ) -> Entry {
+        let now = Instant::now();
+        match fetched {
+            Ok((keys, ttl)) => Entry {
+                keys: Some(Arc::new(keys)),
+                failure: None,
+                fetched_at: now,
+                fresh_until: now + ttl,
+            },
+            Err(failure) => Entry {
+                keys: previous.as_ref().and_then(|p| p.keys.clone()),
+                failure: Some(failure),
+                fetched_at: previous.map_or(now, |p| p.fetched_at),
+                fresh_until: now + settings.failure_ttl,
+            },
+        }
+    }
+
+    fn result(&self) -> Result<Arc<KeyRing>, Unfinished> {
+        match (&self.keys, self.failure) {
+            (Some(keys), _) => Ok(keys.clone()),
+            (None, failure) => Err(failure.unwrap_or(Unfinished::Unreachable)),
+        }
+    }
+}
+
+/// Fetches and reads a directory. ureq is blocking (and already robogate's client for
+/// robots.txt); a directory fetch is rare (once per agent per TTL), so a blocking-pool thread
+/// with a wall-clock timeout on both sides costs nothing and adds no second HTTP stack.
+async fn fetch(url: &str, settings: &SignatureSettings) -> Result<(KeyRing, Duration), Unfinished> {
+    let (url, blocking_settings) = (url.to_owned(), settings.clone());
+    let job = tokio::task::spawn_blocking(move || fetch_blocking(&url, &blocking_settings));
+    match tokio::time::timeout(settings.fetch_timeout, job).await {
+        Err(_) => Err(Unfinished::Timeout),
+        Ok(Err(_)) => Err(Unfinished::Unreachable),
+        Ok(Ok(result)) => result,
+    }
+}
+
+fn fetch_blocking(
+    url: &str,
+    settings: &SignatureSettings,
+) -> Result<(KeyRing, Duration), Unfinished> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(settings.fetch_timeout))
+        .max_redirects(0) // the drafts: redirects are discovery failures
+        .http_status_as_error(false)
+        .user_agent(concat!("robogate/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let mut response = agent
+        .get(url)
+        .header("Accept", DIRECTORY_MEDIA_TYPE)
+        .call()
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => Unfinished::Timeout,
+            _ => Unfinished::Unreachable,
+        })?;
+    if response.status() != http::StatusCode::OK {
+        return Err(Unfinished::Unreachable);
+    }
+    let ttl = directory_ttl(
+        response
+            .headers()
+            .get_all(http::header::CACHE_CONTROL)
+            .iter()
+            .filter_map(|v| v.to_str().ok()),
+        settings,
+    );
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(settings.max_directory_bytes)
+        .read_to_vec()
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => Unfinished::Timeout,
+            _ => Unfinished::Garbage,
+        })?;
+    Ok((read_directory(&body, settings.max_keys)?, ttl))
+}
+
+/// How long a directory answer stays fresh: `max-age` clamped to the settings' range;
+/// `no-store`/`no-cache` mean the floor; nothing usable means the default.
+fn directory_ttl<'a>(
+    cache_control: impl Iterator<Item = &'a str>,
+    settings: &SignatureSettings,
+) -> Duration {
+    let mut ttl = None;
+    for directive in cache_control.flat_map(|v| v.split(',')) {
+        let directive = directive.trim();
+        let (name, value) = directive.split_once('=').unwrap_or((directive, ""));
+        if name.eq_ignore_ascii_case("max-age") {
+            if let Ok(secs) = value.trim_matches('"').parse::<u64>() {
+                ttl = Some(Duration::from_secs(secs));
+            }
+        } else if name.eq_ignore_ascii_case("no-store") || name.eq_ignore_ascii_case("no-cache") {
+            ttl = Some(Duration::ZERO);
+            break;
+        }
+    }
+    ttl.unwrap_or(settings.default_ttl)
+        .clamp(settings.min_ttl, settings.max_ttl.max(settings.min_ttl))
+}
+
+/// The Ed25519 keys of a JWKS, keyed by thumbprint. Keys of other types, and keys whose `kid`
+/// is not their thumbprint (the drafts require it to be), are skipped; a body that is not a
+/// JWKS, or lists more than `max_keys` keys, is garbage.
+fn read_directory(body: &[u8], max_keys: usize) -> Result<KeyRing, Unfinished> {
+    #[derive(serde::Deserialize)]
+    struct Jwks {
+        keys: Vec<serde_json::Value>,
+    }
+    let jwks: Jwks = serde_json::from_slice(body).map_err(|_| Unfinished::Garbage)?;
+    if jwks.keys.len() > max_keys {
+        return Err(Unfinished::Garbage);
+    }
+    let mut ring = KeyRing::default();
+    for jwk in jwks.keys {
+        let kid = jwk.get("kid").and_then(|k| k.as_str()).map(str::to_owned);
+        let Ok(key) = serde_json::from_value::<Thumbprintable>(jwk) else {
+            continue;
+        };
+        if kid.is_some_and(|kid| kid != key.b64_thumbprint()) {
+            continue;
+        }
+        let _ = ring.try_import_jwk(&key); // unsupported types and duplicates are skipped
+    }
+    Ok(ring)
+}
+
+/// A web-bot-auth signature, parsed and attributed to a configured agent, with its time
+/// window checked; what remains is the key lookup and the signature check.
+struct Claim {
+    agent: usize,
+    keyid: String,
+    verifier: MessageVerifier,
+}
+
+impl Claim {
+    /// `Ok(None)` when the request carries no web-bot-auth signature. Pure; never panics on
+    /// header content.
+    fn parse(
+        agents: &[SignatureAgent],
+        request: &Request<'_>,
+        now: SystemTime,
+        settings: &SignatureSettings,
+    ) -> Result<Option<Claim>, Invalid> {
+        let headers = request.headers;
+        if !headers.contains_key("signature-input") && !headers.contains_key("signature") {
+            return Ok(None);
+        }
+        let inputs = combined(headers, "signature-input")
+            .and_then(|v| sfv::Parser::new(&v).parse_dictionary().ok())
+            .ok_or(Invalid::Malformed)?;
+        let Some((label, inner)) = web_bot_auth_member(inputs) else {
+            return Ok(None);
+        };
+        let params = Params::read(&inner.params)?;
+        let components: Vec<&str> = inner
+            .items
+            .iter()
+            .filter_map(|item| item.bare_item.as_string().map(|s| s.as_str()))
+            .collect();
+        if !components
+            .iter()
+            .any(|c| *c == "@authority" || *c == "@target-uri")
+        {
+            return Err(Invalid::MissingComponent);
+        }
+        let agent = covered_agent(&inner, headers, agents)?;
+        params.check_window(now, settings)?;
+        let verifier =
+            MessageVerifier::parse(request, |(l, _)| *l == label).map_err(|e| match e {
+                ImplementationError::LookupError(_) => Invalid::MissingComponent,
+                _ => Invalid::Malformed,
+            })?;
+        Ok(Some(Claim {
+            agent,
+            keyid: params.keyid,
+            verifier,
+        }))
+    }
+
+    fn check(self, keys: &KeyRing) -> Result<(), Invalid> {
+        let Some((algorithm, _)) = keys.get(&self.keyid) else {
+            return Err(Invalid::UnknownKey);
+        };
+        let declared = self.verifier.parsed.base.parameters.raw.get("alg");
+        if declared.is_some_and(|alg| alg.as_string().is_none_or(|a| a.as_str() != "ed25519"))
+            || *algorithm != Algorithm::Ed25519
+        {
+            return Err(Invalid::BadSignature);
+        }
+        self.verifier
+            .verify(keys, None)
+            .map(|_| ())
+            .map_err(|e| match e {
+                ImplementationError::FailedToVerify(_)
+                | ImplementationError::InvalidSignatureLength
+                | ImplementationError::InvalidKeyLength
+                | ImplementationError::UnsupportedAlgorithm(_) => Invalid::BadSignature,
+                ImplementationError::NoSuchKey => Invalid::UnknownKey,
+                _ => Invalid::Malformed,
+            })
+    }
+}
+
+/// The first `Signature-Input` member that is an inner list tagged `web-bot-auth`.
+fn web_bot_auth_member(inputs: sfv::Dictionary) -> Option<(sfv::Key, sfv::InnerList)> {
+    inputs.into_iter().find_map(|(label, entry)| match entry {
+        sfv::ListEntry::InnerList(inner)
+            if inner
+                .params
+                .get("tag")
+                .and_then(|t| t.as_string())
+                .is_some_and(|t| t.as_str() == TAG) =>
+        {
+            Some((label, inner))
+        }
+        _ => None,
+    })
+}
+
+/// The signature parameters the profile requires.
+struct Params {
+    keyid: String,
+    created: i64,
+    expires: i64,
+}
+
+impl Params {
+    fn read(params: &sfv::Parameters) -> Result<Params, Invalid> {
+        let int = |name: &str| params.get(name).and_then(|v| v.as_integer()).map(i64::from);
+        let keyid = params.get("keyid").and_then(|v| v.as_string());
+        match (keyid, int("created"), int("expires")) {
+            (Some(keyid), Some(created), Some(expires)) => Ok(Params {
+                keyid: keyid.as_str().to_owned(),
+                created,
+                expires,
+            }),
+            _ => Err(Invalid::Malformed),
+        }
+    }
+
+    /// `created` not in the future, `expires` not past (both with the clock skew), and a
+    /// window no longer than `max_validity`.
+    fn check_window(&self, now: SystemTime, settings: &SignatureSettings) -> Result<(), Invalid> {
+        let now = match now.duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            Err(_) => 0,
+        };
+        let skew = i64::try_from(settings.clock_skew.as_secs()).unwrap_or(i64::MAX);
+        let max = i64::try_from(settings.max_validity.as_secs()).unwrap_or(i64::MAX);
+        if self.expires < self.created {
+            Err(Invalid::Malformed)
+        } else if self.created > now.saturating_add(skew) {
+            Err(Invalid::NotYetValid)
+        } else if self.expires.saturating_add(skew) <= now {
+            Err(Invalid::Expired)
+        } else if self.expires.saturating_sub(self.created) > max {
+            Err(Invalid::ValidityTooLong)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The configured agent the signature's covered `signature-agent` names. The drafts' form is
+/// `"signature-agent";key="<label>"` over a Dictionary header (`sig1="https://..."`, `type`
+/// absent or `directory`); the legacy form covers a bare String (or Token) `Signature-Agent`.
+fn covered_agent(
+    inner: &sfv::InnerList,
+    headers: &HeaderMap,
+    agents: &[SignatureAgent],
+) -> Result<usize, Invalid> {
+    let component = inner
+        .items
+        .iter()
+        .find(|item| {
+            item.bare_item
+                .as_string()
+                .is_some_and(|s| s.as_str() == "signature-agent")
+        })
+        .ok_or(Invalid::MissingComponent)?;
+    let header = combined(headers, "signature-agent").ok_or(Invalid::UnknownAgent)?;
+    let value = match component.params.get("key") {
+        Some(key) => {
+            let key = key.as_string().ok_or(Invalid::Malformed)?;
+            let dictionary = sfv::Parser::new(&header)
+                .parse_dictionary()
+                .map_err(|_| Invalid::Malformed)?;
+            let member = dictionary
+                .into_iter()
+                .find(|(k, _)| k.as_str() == key.as_str())
+                .map(|(_, v)| v)
+                .ok_or(Invalid::MissingComponent)?;
+            match member {
+                sfv::ListEntry::Item(item) if directory_type(&item.params) => item.bare_item,
+                _ => return Err(Invalid::UnknownAgent),
+            }
+        }
+        None => {
+            sfv::Parser::new(&header)
+                .parse_item()
+                .map_err(|_| Invalid::Malformed)?
+                .bare_item
+        }
+    };
+    let url = match &value {
+        sfv::BareItem::String(s) => s.as_str(),
+        sfv::BareItem::Token(t) => t.as_str(),
+        _ => return Err(Invalid::UnknownAgent),
+    };
+    let url = normalize_agent_url(url).ok_or(Invalid::UnknownAgent)?;
+    agents
+        .iter()
+        .position(|a| a.url == url)
+        .ok_or(Invalid::UnknownAgent)
+}
+
+/// Whether a `Signature-Agent` member resolves through the well-known directory (its `type`
+/// absent or `directory`): the only discovery robogate's configuration describes.
+fn directory_type(params: &sfv::Parameters) -> bool {
+    params.get("type").is_none_or(|t| {
+        t.as_token()
+            .is_some_and(|t| t.as_str().eq_ignore_ascii_case("directory"))
+    })
+}
+
+/// All values of a header, combined as RFC 9110 §5.3 says (joined by ", "); `None` when absent
+/// or not visible ASCII.
+fn combined(headers: &HeaderMap, name: &str) -> Option<String> {
+    let mut values = headers.get_all(name).iter().peekable();
+    values.peek()?;
+    let parts: Option<Vec<&str>> = values.map(|v| v.to_str().ok()).collect();
+    Some(parts?.join(", "))
+}
+
+/// The request as the `web-bot-auth` crate reads it: derived components and header values.
+struct Request<'a> {
+    method: &'a Method,
+    uri: &'a Uri,
+    authority: Option<&'a str>,
+    headers: &'a HeaderMap,
+}
+
+impl Request<'_> {
+    /// RFC 9421 §2.2.3: the target's authority, host lower-cased.
+    fn authority(&self) -> Option<String> {
+        self.authority
+            .or_else(|| self.uri.authority().map(|a| a.as_str()))
+            .or_else(|| {
+                self.headers
+                    .get(http::header::HOST)
+                    .and_then(|h| h.to_str().ok())
+            })
+            .map(str::to_ascii_lowercase)
+    }
+
+    /// The scheme the client used: the URI's, else `https` (robogate usually sits behind the
+    /// TLS terminator of a public site, and Web Bot Auth clients speak https).
+    fn scheme(&self) -> &str {
+        self.uri.scheme_str().unwrap_or("https")
+    }
+
+    fn path(&self) -> &str {
+        match self.uri.path() {
+            "" => "/",
+            p => p,
+        }
+    }
+
+    fn derived(&self, component: &DerivedComponent) -> Option<String> {
+        match component {
+            DerivedComponent::Authority { req: false } => self.authority(),
+            DerivedComponent::Method { req: false } => Some(self.method.as_str().to_owned()),
+            DerivedComponent::Path { req: false } => Some(self.path().to_owned()),
+            DerivedComponent::Scheme { req: false } => Some(self.scheme().to_ascii_lowercase()),
+            DerivedComponent::Query { req: false } => {
+                Some(format!("?{}", self.uri.query().unwrap_or("")))
+            }
+            DerivedComponent::RequestTarget { req: false } => Some(
+                self.uri
+                    .path_and_query()
+                    .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned()),
+            ),
+            DerivedComponent::TargetUri { req: false } => {
+                let query = self
+                    .uri
+                    .query()
+                    .map(|q| format!("?{q}"))
+                    .unwrap_or_default();
+                Some(format!(
+                    "{}://{}{}{query}",
+                    self.scheme().to_ascii_lowercase(),
+                    self.authority()?,
+                    self.path()
+                ))
+            }
+            _ => None, // `req`, `@status`, `@query-param`: not supported, the base fails
+        }
+    }
+
+    /// A header field's value(s); with `key`, the serialized Dictionary member (RFC 9421
+    /// §2.1.2). Other component parameters (`sf`, `bs`, `tr`, `req`) are not supported.
+    fn field(&self, field: &HTTPField) -> Vec<String> {
+        let values = || {
+            self.headers
+                .get_all(field.name.as_str())
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_owned))
+                .collect()
+        };
+        match field.parameters.0.as_slice() {
+            [] => values(),
+            [HTTPFieldParameters::Key(key)] => combined(self.headers, &field.name)
+                .and_then(|v| sfv::Parser::new(&v).parse_dictionary().ok())
+                .and_then(|d| d.into_iter().find(|(k, _)| k.as_str() == key))
+                .and_then(|(_, member)| match member {
+                    sfv::ListEntry::Item(item) => Some(item.serialize_value()),
+                    inner => vec![inner].serialize_value(),
+                })
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl SignedMessage for Request<'_> {
+    fn lookup_component(&self, name: &CoveredComponent) -> Vec<String> {
+        match name {
+            CoveredComponent::HTTP(field) => self.field(field),
+            CoveredComponent::Derived(derived) => self.derived(derived).into_iter().collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn agents() -> Vec<SignatureAgent> {
+        vec![
+            SignatureAgent::new("other", "https://other.example", None).unwrap(),
+            SignatureAgent::new("ExampleBot", "https://bot.example", None).unwrap(),
+        ]
+    }
+
+    const NOW: u64 = 1_700_000_000;
+
+    fn claim(headers: &[(&str, &str)], now: u64) -> Result<Option<usize>, Invalid> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.append(
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                http::HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        let uri: Uri = "/page".parse().unwrap();
+        let request = Request {
+            method: &Method::GET,
+            uri: &uri,
+            authority: Some("Site.Example"),
+            headers: &map,
+        };
+        let now = UNIX_EPOCH + Duration::from_secs(now);
+        Claim::parse(&agents(), &request, now, &SignatureSettings::default())
+            .map(|c| c.map(|c| c.agent))
+    }
+
+    fn input(components: &str, params: &str) -> String {
+        format!(
+            "sig1=({components});created={NOW};expires={};keyid=\"k\";tag=\"web-bot-auth\"{params}",
+            NOW + 60
+        )
+    }
+
+    /// Headers, the time of the check, the expected attribution.
+    type Case<'a> = (
+        &'a [(&'a str, &'a str)],
+        u64,
+        Result<Option<usize>, Invalid>,
+    );
+
+    const SIG: (&str, &str) = ("signature", "sig1=:AAAA:");
+    const COVERED: &str = r#""@authority" "signature-agent";key="sig1""#;
+
+    #[test]
+    fn claims_are_attributed_and_refused_for_the_right_reason() {
+        let dict_agent = ("signature-agent", r#"sig1="https://BOT.example""#);
+        let ok = input(COVERED, "");
+        assert_eq!(
+            claim(&[("signature-input", &ok), SIG, dict_agent], NOW),
+            Ok(Some(1))
+        );
+        // Legacy: a bare String (or Token) Signature-Agent, covered without key.
+        let legacy = input(r#""@authority" "signature-agent""#, "");
+        for agent in [r#""https://bot.example""#, "https://bot.example/"] {
+            let got = claim(
+                &[
+                    ("signature-input", &legacy),
+                    SIG,
+                    ("signature-agent", agent),
+                ],
+                NOW,
+            );
+            assert_eq!(got, Ok(Some(1)), "{agent}");
+        }
+        let cases: &[Case] = &[
+            (&[], NOW, Ok(None)),
+            (
+                &[
+                    ("signature-input", "sig1=(\"@authority\");tag=\"other\""),
+                    SIG,
+                ],
+                NOW,
+                Ok(None),
+            ),
+            (
+                &[("signature-input", "((("), SIG],
+                NOW,
+                Err(Invalid::Malformed),
+            ),
+            (
+                &[
+                    ("signature-input", &ok),
+                    SIG,
+                    ("signature-agent", r#"sig1="https://evil.example""#),
+                ],
+                NOW,
+                Err(Invalid::UnknownAgent),
+            ),
+            (
+                &[("signature-input", &ok), SIG],
+                NOW,
+                Err(Invalid::UnknownAgent),
+            ),
+            (
+                &[
+                    ("signature-input", &ok),
+                    SIG,
+                    ("signature-agent", r#"sig2="https://bot.example""#),
+                ],
+                NOW,
+                Err(Invalid::MissingComponent),
+            ),
+            (
+                &[
+                    ("signature-input", &ok),
+                    SIG,
+                    ("signature-agent", r#"sig1="https://bot.example";type=cimd"#),
+                ],
+                NOW,
+                Err(Invalid::UnknownAgent),
+            ),
+            (
+                &[
+                    (
+                        "signature-input",
+                        &input(r#""signature-agent";key="sig1""#, ""),
+                    ),
+                    SIG,
+                    dict_agent,
+                ],
+                NOW,
+                Err(Invalid::MissingComponent),
+            ),
+            (
+                &[
+                    ("signature-input", &input(r#""@authority""#, "")),
+                    SIG,
+                    dict_agent,
+                ],
+                NOW,
+                Err(Invalid::MissingComponent),
+            ),
+            (
+                &[("signature-input", &ok), SIG, dict_agent],
+                NOW + 60 + 60,
+                Err(Invalid::Expired),
+            ),
+            (
+                &[("signature-input", &ok), SIG, dict_agent],
+                NOW + 60 + 59,
+                Ok(Some(1)),
+            ),
+            (
+                &[("signature-input", &ok), SIG, dict_agent],
+                NOW - 61,
+                Err(Invalid::NotYetValid),
+            ),
+            (
+                &[
+                    ("signature-input", &ok),
+                    ("signature", "sig2=:AAAA:"),
+                    dict_agent,
+                ],
+                NOW,
+                Err(Invalid::Malformed),
+            ),
+            (
+                &[("signature-input", &ok), dict_agent],
+                NOW,
+                Err(Invalid::Malformed),
+            ),
+            (
+                &[
+                    (
+                        "signature-input",
+                        r#"sig1=("@authority" "signature-agent";key="sig1");keyid="k";tag="web-bot-auth""#,
+                    ),
+                    SIG,
+                    dict_agent,
+                ],
+                NOW,
+                Err(Invalid::Malformed),
+            ),
+        ];
+        for (headers, now, want) in cases {
+            assert_eq!(&claim(headers, *now), want, "{headers:?} at {now}");
+        }
+        let long = format!(
+            "sig1=({COVERED});created={NOW};expires={};keyid=\"k\";tag=\"web-bot-auth\"",
+            NOW + 25 * 3600
+        );
+        assert_eq!(
+            claim(&[("signature-input", &long), SIG, dict_agent], NOW),
+            Err(Invalid::ValidityTooLong)
+        );
+    }
+
+    #[test]
+    fn directory_lifetimes_are_clamped() {
+        let s = SignatureSettings::default();
+        let ttl = |v: &[&str]| directory_ttl(v.iter().copied(), &s);
+        assert_eq!(ttl(&[]), Duration::from_secs(3600));
+        assert_eq!(ttl(&["public, max-age=86400"]), Duration::from_secs(86400));
+        assert_eq!(ttl(&["Max-Age=5"]), Duration::from_secs(60));
+        assert_eq!(ttl(&["max-age=9999999"]), Duration::from_secs(86400));
+        assert_eq!(ttl(&["max-age=600", "no-store"]), Duration::from_secs(60));
+        assert_eq!(ttl(&["max-age=junk"]), Duration::from_secs(3600));
+    }
+
+    #[test]
+    fn directories_keep_thumbprinted_ed25519_keys_only() {
+        let x = "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs";
+        let thumb = "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";
+        let body = format!(
+            r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{x}","kid":"{thumb}"}},
+            {{"kty":"OKP","crv":"Ed25519","x":"{x}","kid":"wrong"}},
+            {{"kty":"RSA","n":"AQAB","e":"AQAB"}},{{"kty":"weird"}}]}}"#
+        );
+        let ring = read_directory(body.as_bytes(), 32).unwrap();
+        assert!(ring.get(&thumb.to_owned()).is_some());
+        assert!(matches!(
+            read_directory(b"<html>", 32),
+            Err(Unfinished::Garbage)
+        ));
+        assert!(matches!(
+            read_directory(body.as_bytes(), 3),
+            Err(Unfinished::Garbage)
+        ));
+        assert!(read_directory(br#"{"keys":[]}"#, 32).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn no_header_content_panics(
+            raw in "[ -~]{0,120}",
+            signature in "[ -~]{0,80}",
+            agent in "[ -~]{0,60}",
+            params in "(;[a-z]{1,7}=(\"[ -~&&[^\"\\\\]]{0,9}\"|-?[0-9]{1,16}|\\?[01]|[a-z]{1,4}))*",
+        ) {
+            let structured = input(COVERED, &params);
+            for value in [raw.as_str(), structured.as_str()] {
+                let headers = [("signature-input", value), ("signature", signature.as_str()), ("signature-agent", agent.as_str())];
+                let headers: Vec<_> = headers.into_iter().filter(|(_, v)| http::HeaderValue::from_str(v).is_ok()).collect();
+                let _ = claim(&headers, NOW);
+            }
+        }
+    }
+}

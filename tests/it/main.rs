@@ -13,4 +13,5 @@ mod proxy;
 mod reload;
 mod robots_conformance;
 mod robots_props;
+mod signature;
 mod sources;
