@@ -192,6 +192,51 @@ impl Catalog {
         &self.file
     }
 
+    /// The catalog with a robots.txt-only agent for each `(name, signature_agent)` signer that
+    /// it does not name already (robogate.toml's `[[verify.signature_agent]]`): such a robot is
+    /// known by its Web Bot Auth signature alone, never by its User-Agent, and its robots.txt
+    /// token is its name, lower-cased. A name that cannot be a robots.txt token is an error.
+    pub fn with_signers(mut self, signers: &[(&str, &str)]) -> Result<Catalog, Vec<String>> {
+        let mut problems = Vec::new();
+        for &(name, url) in signers {
+            if self.agents.iter().any(|a| a.name.eq_ignore_ascii_case(name)) {
+                continue;
+            }
+            let token = name.to_ascii_lowercase();
+            if token.is_empty()
+                || !token
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+            {
+                problems.push(format!(
+                    "{name:?} is not in the crawler catalog, so it names its robots.txt group \
+                     and must be a robots.txt token ([A-Za-z_-], robots-spec §2); or add it to \
+                     the catalog"
+                ));
+                continue;
+            }
+            self.agents.push(Agent {
+                name: name.to_owned(),
+                category: Category::Other,
+                operator: url.to_owned(),
+                tokens: vec![token],
+                ignores_star: false,
+                matches: Vec::new(),
+                regex: None,
+                checked: false,
+                ranges: Vec::new(),
+                rdns: Vec::new(),
+                signature_agent: Some(url.to_owned()),
+                line: 0,
+            });
+        }
+        if problems.is_empty() {
+            Ok(self)
+        } else {
+            Err(problems)
+        }
+    }
+
     pub(crate) fn into_agents(self) -> Vec<Agent> {
         self.agents
     }

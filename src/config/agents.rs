@@ -42,12 +42,40 @@ pub(super) fn load_agents(
             }
         }
     };
-    let fp = fingerprint(&[text.as_bytes(), file_name.as_bytes()]);
+    // `[[verify.signature_agent]]` signers the catalog does not name join it (see
+    // `Catalog::with_signers`), so they are part of what the classifier is built from.
+    let signers: Vec<(&str, &str, std::ops::Range<usize>)> = match raw.read("verify") {
+        true => raw
+            .verify
+            .signature_agent
+            .iter()
+            .map(|s| {
+                let s = s.get_ref();
+                (s.name.get_ref().as_str(), s.url.get_ref().as_str(), s.name.span())
+            })
+            .collect(),
+        false => Vec::new(),
+    };
+    let mut parts: Vec<&[u8]> = vec![text.as_bytes(), file_name.as_bytes()];
+    for (name, url, _) in &signers {
+        parts.extend([name.as_bytes(), url.as_bytes()]);
+    }
+    let fp = fingerprint(&parts);
     let reused = previous
         .and_then(|memo| memo.catalog.clone())
         .filter(|(catalog_fp, _)| *catalog_fp == fp);
     let compiled = reused.or_else(|| {
         let catalog = catalog_or_errors(Catalog::parse(&text, &file_name), errors)?;
+        let pairs: Vec<(&str, &str)> = signers.iter().map(|(n, u, _)| (*n, *u)).collect();
+        let catalog = match catalog.with_signers(&pairs) {
+            Ok(catalog) => catalog,
+            Err(problems) => {
+                for (problem, (_, _, span)) in problems.into_iter().zip(&signers) {
+                    errors.push(Some(span.clone()), "verify.signature_agent.name", problem);
+                }
+                return None;
+            }
+        };
         let classifier = catalog_or_errors(Classifier::build(catalog), errors)?;
         Some((fp, Arc::new(classifier)))
     });
