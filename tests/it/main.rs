@@ -1,5 +1,6 @@
 //! robogate's one integration test binary: the real server, real origins, real clients.
 
+mod dns;
 mod support;
 
 mod classify_corpus;
@@ -14,3 +15,4 @@ mod reload;
 mod robots_conformance;
 mod robots_props;
 mod sources;
+mod verify_dns;
