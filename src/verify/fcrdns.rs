@@ -190,7 +190,8 @@ impl ReverseDns {
 
     /// Checks that `ip` forward-confirms to a host under one of `suffixes` (lower case, no
     /// leading dot, as the catalog validates them). Waits at most `timeout`; a cached answer
-    /// returns at once. With no suffixes nothing can confirm and no lookup is made.
+    /// returns at once. With no suffixes nothing can confirm and no lookup is made. Must run
+    /// inside a tokio runtime (a lookup is a spawned task).
     pub async fn confirm(&self, ip: IpAddr, suffixes: &[String]) -> RdnsAnswer {
         if suffixes.is_empty() {
             return RdnsAnswer::NotConfirmed {
