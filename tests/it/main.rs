@@ -1,5 +1,6 @@
 //! robogate's one integration test binary: the real server, real origins, real clients.
 
+mod dns;
 mod support;
 
 mod classify_corpus;
@@ -15,3 +16,4 @@ mod robots_conformance;
 mod robots_props;
 mod signature;
 mod sources;
+mod verify_dns;
