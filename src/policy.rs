@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use crate::classify::{Category, Class, Classifier};
-use crate::identity::{Identity, SpoofedAction};
+use crate::identity::{Identity, SignatureAgent, SpoofedAction};
 use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
 
@@ -243,6 +243,18 @@ pub struct Verification {
     pub spoofed: SpoofedAction,
     /// Longest a request waits for a check (`verify.timeout`): later it is `unverified`.
     pub timeout: Duration,
+    /// Signers whose Web Bot Auth signatures are checked: the catalog's (`signature_agent`)
+    /// and robogate.toml's (`[[verify.signature_agent]]`).
+    pub signature_agents: Vec<SignatureAgent>,
+    /// The catalog agent each of `signature_agents` proves (same order).
+    pub signers: Vec<usize>,
+}
+
+impl Verification {
+    /// Whether `ip` is in a published list that proves catalog agent `agent`.
+    pub fn in_ranges(&self, _agent: usize, _ip: std::net::IpAddr) -> bool {
+        false // the prefix table lands with identity::ranges
+    }
 }
 
 impl Default for Verification {
@@ -250,7 +262,9 @@ impl Default for Verification {
         Verification {
             enabled: true,
             spoofed: SpoofedAction::Block,
-            timeout: Duration::from_secs(1),
+            timeout: Duration::from_millis(500),
+            signature_agents: Vec::new(),
+            signers: Vec::new(),
         }
     }
 }
@@ -553,7 +567,7 @@ impl Policy {
 
     /// Class and catalog agent index. robots-spec §7: a User-Agent that names a group in the
     /// live robots.txt is a robot.
-    fn classify(&self, user_agent: Option<&str>) -> (Class, Option<usize>) {
+    pub fn classify(&self, user_agent: Option<&str>) -> (Class, Option<usize>) {
         let ua = user_agent.unwrap_or("");
         let c = self.classifier.classify(ua);
         if c.agent_index.is_some() {

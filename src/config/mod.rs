@@ -271,10 +271,8 @@ fn compile(
         .read("tarpit")
         .then(|| compile_tarpit(&raw.tarpit, errors))
         .flatten();
-    let verify = raw
-        .read("verify")
-        .then(|| verify::compile_verify(&raw.verify, errors))
-        .flatten();
+    let verify =
+        classifier_for("verify").and_then(|(_, c)| verify::compile_verify(&raw.verify, c, errors));
     if !raw.unread.is_empty() {
         return None;
     }

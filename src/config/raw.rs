@@ -303,7 +303,7 @@ impl Default for RawVerify {
         RawVerify {
             enabled: true,
             spoofed: Spanned::new(0..0, "block".into()),
-            timeout: unwritten(Duration::from_secs(1)),
+            timeout: unwritten(Duration::from_millis(500)),
             resolver: None,
             ranges: None,
             cache_entries: Spanned::new(0..0, 10_000),

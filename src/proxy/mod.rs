@@ -26,6 +26,7 @@ use crate::config::Settings;
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
 use crate::state::LiveState;
+use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
 use in_flight::InFlight;
 
@@ -34,6 +35,8 @@ pub struct Gate {
     live: Arc<ArcSwap<Policy>>,
     settings: Arc<Settings>,
     state: LiveState,
+    /// Checks claimed identities; its caches outlive reloads.
+    verifier: Verifier,
     origins: Arc<OriginPool>,
 }
 
@@ -42,6 +45,7 @@ impl Gate {
         Gate {
             live,
             state: LiveState::new(settings.crawl_delay_max_entries),
+            verifier: Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             settings,
             origins: Arc::default(),
         }
@@ -252,12 +256,22 @@ impl ProxyHttp for Gate {
         let client = ctx.client;
         let decision = match user_agent(req) {
             Ok(ua) => {
+                let claim = Claim {
+                    user_agent: ua.as_deref(),
+                    client,
+                    method: &req.method,
+                    uri: &req.uri,
+                    authority: req.headers.get(header::HOST).and_then(|h| h.to_str().ok()),
+                    headers: &req.headers,
+                };
+                let proof = self.verifier.identify(&policy, claim).await;
                 let facts = RequestFacts {
                     target: target(req),
                     user_agent: ua.as_deref(),
                     is_get_or_head: req.method == http::Method::GET
                         || req.method == http::Method::HEAD,
-                    ..RequestFacts::default()
+                    identity: proof.identity,
+                    signed_agent: proof.signed_agent,
                 };
                 let mut decision = policy.decide(&facts);
                 let tarpit = (self.state)
@@ -395,6 +409,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let agent = policy.agent_name(d);
     let agent_label = agent.unwrap_or(metrics::OTHER_AGENT);
     METRICS.count_request(d.class, action, elapsed.as_secs_f64());
+    METRICS.count_identity_check(d.identity);
     if let Some(kind) = ctx.upstream_error {
         METRICS.count_upstream_error(kind);
     }

@@ -117,6 +117,16 @@ pub enum NotConfirmedWhy {
     ForwardMismatch,
 }
 
+impl NotConfirmedWhy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotConfirmedWhy::NoPtr => "no PTR record",
+            NotConfirmedWhy::SuffixMismatch => "PTR name outside the agent's domains",
+            NotConfirmedWhy::ForwardMismatch => "PTR name does not resolve back to the address",
+        }
+    }
+}
+
 /// Why a check could not finish.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unfinished {
@@ -126,6 +136,16 @@ pub enum Unfinished {
     ServerError,
     /// Too many lookups were running already.
     Busy,
+}
+
+impl Unfinished {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unfinished::Timeout => "DNS timeout",
+            Unfinished::ServerError => "DNS server error",
+            Unfinished::Busy => "too many lookups under way",
+        }
+    }
 }
 
 /// Forward-confirmed reverse DNS with a bounded cache. Cheap to clone (one `Arc`).

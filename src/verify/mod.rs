@@ -1,9 +1,323 @@
 //! Claimed identities, checked against their operators' published proof (layer 3, beside
 //! `state/`): published IP ranges (the pure prefix table [`crate::identity::ranges`] the policy
-//! holds), forward-confirmed reverse DNS ([`fcrdns`], async, cached) and Web Bot Auth signatures ([`signature`], key directories
-//! fetched and cached). What they establish reaches `Policy::decide` as an
-//! [`crate::identity::Identity`]. Never blocks a request beyond `verify.timeout`: an unfinished
-//! check is `unverified` (fail open, counted).
+//! holds, so the lists reload with `conf/`), forward-confirmed reverse DNS ([`fcrdns`], async,
+//! cached) and Web Bot Auth signatures ([`signature`], key directories fetched and cached). What
+//! they establish reaches `Policy::decide` as facts ([`Proof`]). A request never waits longer
+//! than `verify.timeout` for them: an unfinished check is `unverified` (fail open, counted) and
+//! goes on in the background, for the next request.
+//!
+//! Which proof decides, for a robot that claims a catalog agent:
+//! 1. a Web Bot Auth signature from a known signer (valid: verified; invalid: spoofed);
+//! 2. the client at a loopback or private address: `unverified` (no proof can hold there; warned
+//!    once, since a missing `server.trusted_proxies` is the usual cause);
+//! 3. the agent's published IP ranges: inside, verified;
+//! 4. its reverse-DNS suffixes: confirmed, verified; disproved, spoofed; unfinished, unverified —
+//!    unless the agent also publishes ranges the address is outside of, which then disprove it
+//!    (a reverse zone is its owner's to make slow, so it cannot rescue an address the
+//!    operator's own list leaves out);
+//! 5. ranges alone, outside: spoofed. No method at all: `unverified` (`no-method`).
 
 pub mod fcrdns;
 pub mod signature;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use crate::classify::Class;
+use crate::identity::{Identity, Method, Unverified};
+use crate::policy::Policy;
+use fcrdns::{DnsSettings, RdnsAnswer, ReverseDns};
+use signature::{Invalid, SignatureOutcome, SignatureSettings, SignatureVerifier};
+
+/// What verification establishes for one request: the facts `decide` reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Proof {
+    pub identity: Identity,
+    /// The catalog agent a Web Bot Auth signature names, verified (or spoofed).
+    pub signed_agent: Option<usize>,
+}
+
+/// The parts of a request verification reads.
+#[derive(Clone, Copy)]
+pub struct Claim<'a> {
+    pub user_agent: Option<&'a str>,
+    /// The client's address, after trusted proxies (`None`: not known).
+    pub client: Option<IpAddr>,
+    pub method: &'a http::Method,
+    pub uri: &'a http::Uri,
+    /// The authority the client addressed (`Host`, or the URI's).
+    pub authority: Option<&'a str>,
+    pub headers: &'a http::HeaderMap,
+}
+
+/// The verifier of one process: its caches outlive policy reloads.
+pub struct Verifier {
+    /// `None` when no resolver could be set up (logged at start): reverse-DNS claims then stay
+    /// `unverified` (`unavailable`).
+    rdns: Option<ReverseDns>,
+    signatures: SignatureVerifier,
+    warned_private: AtomicBool,
+}
+
+/// What one proof method said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Tried and what it gave, with a detail for `robogate verify`.
+    Tried(Method, Identity, &'static str),
+    /// Not tried, and why.
+    Skipped(Method, &'static str),
+}
+
+impl Verifier {
+    /// `resolver`: `verify.resolver` (`None`: the system's); `cache_entries`: the bound of
+    /// each cache (`verify.cache_entries`).
+    pub fn new(resolver: Option<SocketAddr>, cache_entries: usize) -> Verifier {
+        let dns = DnsSettings {
+            resolver,
+            // `verify.timeout` (live) bounds the wait; this is only the resolver's own bound.
+            timeout: Duration::from_secs(10),
+            cache_entries,
+            ..DnsSettings::default()
+        };
+        let rdns = match ReverseDns::new(&dns) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                tracing::error!(target: "verify", "reverse DNS is off, its claims stay unverified: {e}");
+                None
+            }
+        };
+        let signatures = SignatureVerifier::new(SignatureSettings {
+            max_directories: cache_entries.clamp(1, 4096),
+            ..SignatureSettings::default()
+        });
+        Verifier {
+            rdns,
+            signatures,
+            warned_private: AtomicBool::new(false),
+        }
+    }
+
+    /// The identity facts of one request (see the module docs for the order of proofs).
+    pub async fn identify(&self, policy: &Policy, claim: Claim<'_>) -> Proof {
+        self.explain(policy, claim, &mut |_| {}).await
+    }
+
+    /// [`Verifier::identify`], telling `step` what each method said (for `robogate verify`).
+    pub async fn explain(
+        &self,
+        policy: &Policy,
+        claim: Claim<'_>,
+        step: &mut (dyn FnMut(Step) + Send),
+    ) -> Proof {
+        let v = &policy.verify;
+        if !v.enabled {
+            let (class, _) = policy.classify(claim.user_agent);
+            let identity = match class {
+                Class::Robot => Identity::Unverified(Unverified::Off),
+                _ => Identity::None,
+            };
+            return Proof {
+                identity,
+                signed_agent: None,
+            };
+        }
+        if let Some(proof) = self.signature(policy, claim, step).await {
+            return proof;
+        }
+        let (class, agent) = policy.classify(claim.user_agent);
+        if class != Class::Robot {
+            return Proof::default();
+        }
+        let identity = match agent {
+            Some(agent) => self.check_agent(policy, agent, claim.client, step).await,
+            None => Identity::Unverified(Unverified::NoMethod),
+        };
+        Proof {
+            identity,
+            signed_agent: None,
+        }
+    }
+
+    /// Step 1: a Web Bot Auth signature. `None` when it settles nothing (no signature, an
+    /// unknown signer, a check that could not finish): the User-Agent's claim is checked next.
+    async fn signature(
+        &self,
+        policy: &Policy,
+        claim: Claim<'_>,
+        step: &mut (dyn FnMut(Step) + Send),
+    ) -> Option<Proof> {
+        let v = &policy.verify;
+        if v.signature_agents.is_empty() {
+            return None;
+        }
+        let check = self.signatures.verify(
+            &v.signature_agents,
+            claim.method,
+            claim.uri,
+            claim.authority,
+            claim.headers,
+            SystemTime::now(),
+        );
+        let outcome = match tokio::time::timeout(v.timeout, check).await {
+            Ok(outcome) => outcome,
+            Err(_) => SignatureOutcome::Unfinished(signature::Unfinished::Timeout),
+        };
+        let m = Method::Signature;
+        match outcome {
+            SignatureOutcome::Absent => {
+                step(Step::Skipped(m, "no Web Bot Auth signature"));
+                None
+            }
+            SignatureOutcome::Verified { agent } => {
+                let identity = Identity::Verified(m);
+                step(Step::Tried(m, identity, "valid signature"));
+                Some(Proof {
+                    identity,
+                    signed_agent: v.signers.get(agent).copied(),
+                })
+            }
+            SignatureOutcome::Invalid(Invalid::UnknownAgent) => {
+                step(Step::Skipped(
+                    m,
+                    "signed by a Signature-Agent robogate does not know",
+                ));
+                None
+            }
+            SignatureOutcome::Invalid(why) => {
+                // Refused as the signer it names; a signature naming no known signer claims
+                // nobody in particular.
+                let Some(signer) = signature::claimed_agent(&v.signature_agents, claim.headers)
+                else {
+                    step(Step::Skipped(
+                        m,
+                        "an invalid signature naming no known signer",
+                    ));
+                    return None;
+                };
+                let identity = Identity::Spoofed(m);
+                step(Step::Tried(m, identity, why.as_str()));
+                Some(Proof {
+                    identity,
+                    signed_agent: v.signers.get(signer).copied(),
+                })
+            }
+            SignatureOutcome::Unfinished(why) => {
+                let reason = match why {
+                    signature::Unfinished::Timeout => Unverified::Timeout,
+                    _ => Unverified::Unavailable,
+                };
+                step(Step::Tried(m, Identity::Unverified(reason), why.as_str()));
+                None
+            }
+        }
+    }
+
+    /// Steps 2–5 for a User-Agent that claims catalog agent `agent`.
+    async fn check_agent(
+        &self,
+        policy: &Policy,
+        agent: usize,
+        client: Option<IpAddr>,
+        step: &mut (dyn FnMut(Step) + Send),
+    ) -> Identity {
+        let a = &policy.classifier.agents()[agent];
+        let has_ranges = !a.ranges.is_empty();
+        if !has_ranges && a.rdns.is_empty() {
+            return Identity::Unverified(Unverified::NoMethod);
+        }
+        let Some(ip) = client.map(canonical_ip) else {
+            return Identity::Unverified(Unverified::NoMethod);
+        };
+        if !is_public(ip) {
+            self.warn_private(ip);
+            return Identity::Unverified(Unverified::PrivateClient);
+        }
+        if has_ranges {
+            let inside = policy.verify.in_ranges(agent, ip);
+            let identity = match inside {
+                true => Identity::Verified(Method::IpRanges),
+                false => Identity::Spoofed(Method::IpRanges),
+            };
+            let detail = if inside { "inside" } else { "outside" };
+            step(Step::Tried(Method::IpRanges, identity, detail));
+            if inside {
+                return identity;
+            }
+        }
+        if a.rdns.is_empty() {
+            return Identity::Spoofed(Method::IpRanges);
+        }
+        let m = Method::ReverseDns;
+        let Some(rdns) = &self.rdns else {
+            step(Step::Skipped(m, "no resolver"));
+            return match has_ranges {
+                true => Identity::Spoofed(Method::IpRanges),
+                false => Identity::Unverified(Unverified::Unavailable),
+            };
+        };
+        let answer = tokio::time::timeout(policy.verify.timeout, rdns.confirm(ip, &a.rdns))
+            .await
+            .unwrap_or(RdnsAnswer::Unfinished(fcrdns::Unfinished::Timeout));
+        let (identity, detail) = match answer {
+            RdnsAnswer::Confirmed { .. } => (Identity::Verified(m), "confirmed"),
+            RdnsAnswer::NotConfirmed { why, .. } => (Identity::Spoofed(m), why.as_str()),
+            RdnsAnswer::Unfinished(why) => {
+                let reason = match why {
+                    fcrdns::Unfinished::Timeout => Unverified::Timeout,
+                    _ => Unverified::Unavailable,
+                };
+                (Identity::Unverified(reason), why.as_str())
+            }
+        };
+        step(Step::Tried(m, identity, detail));
+        match identity {
+            Identity::Unverified(_) if has_ranges => Identity::Spoofed(Method::IpRanges),
+            other => other,
+        }
+    }
+
+    /// Logs once that clients at private addresses are seen: their claims cannot be proved.
+    fn warn_private(&self, ip: IpAddr) {
+        if !self.warned_private.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                target: "verify",
+                client = %ip,
+                "a robot's claim comes from a loopback or private address, where no published \
+                 proof can hold: it stays unverified (never spoofed). If robogate is behind a \
+                 load balancer or TLS terminator, list it in server.trusted_proxies so the real \
+                 client address is used (logged once)"
+            );
+        }
+    }
+}
+
+/// An IPv4-mapped IPv6 address as the IPv4 address it is.
+fn canonical_ip(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// An address a crawler's published proof could name: not loopback, private, link-local,
+/// unique-local, unspecified or documentation-reserved-for-local use.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64) // 100.64/10 CGNAT
+        }
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || (first & 0xfe00) == 0xfc00 // fc00::/7 unique local
+                || (first & 0xffc0) == 0xfe80) // fe80::/10 link local
+        }
+    }
+}

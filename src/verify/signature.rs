@@ -605,6 +605,33 @@ fn covered_agent(
         .ok_or(Invalid::UnknownAgent)
 }
 
+/// The configured agent a request's `Signature-Agent` names, read leniently (any Dictionary
+/// member, or a bare String or Token), whatever its signature: who an invalid signature claims
+/// to be, so the claim can be refused as that robot's.
+pub fn claimed_agent(agents: &[SignatureAgent], headers: &HeaderMap) -> Option<usize> {
+    let header = combined(headers, "signature-agent")?;
+    let named = |item: &sfv::BareItem| {
+        let url = match item {
+            sfv::BareItem::String(s) => s.as_str(),
+            sfv::BareItem::Token(t) => t.as_str(),
+            _ => return None,
+        };
+        let url = normalize_agent_url(url)?;
+        agents.iter().position(|a| a.url == url)
+    };
+    if let Ok(dictionary) = sfv::Parser::new(&header).parse_dictionary() {
+        let found = dictionary.into_iter().find_map(|(_, member)| match member {
+            sfv::ListEntry::Item(item) => named(&item.bare_item),
+            sfv::ListEntry::InnerList(_) => None,
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    let item = sfv::Parser::new(&header).parse_item().ok()?;
+    named(&item.bare_item)
+}
+
 /// Whether a `Signature-Agent` member resolves through the well-known directory (its `type`
 /// absent or `directory`): the only discovery robogate's configuration describes.
 fn directory_type(params: &sfv::Parameters) -> bool {

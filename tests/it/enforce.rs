@@ -219,7 +219,7 @@ fn shadow_mode_passes_everything_and_counts_it() {
         (b == 1.0 && t == 1.0).then_some(())
     });
     assert_eq!(
-        rg.metric("robogate_robot_requests_total{agent=\"GPTBot\",category=\"ai-training\",verdict=\"disallow\"}"),
+        rg.metric("robogate_robot_requests_total{agent=\"GPTBot\",category=\"ai-training\",identity=\"unverified\",verdict=\"disallow\"}"),
         1.0
     );
 }

@@ -40,7 +40,7 @@ fn counts_known_traffic_exactly() {
         1.0
     );
     assert_eq!(
-        rg.metric("robogate_robot_requests_total{agent=\"GPTBot\",category=\"ai-training\",verdict=\"disallow\"}"),
+        rg.metric("robogate_robot_requests_total{agent=\"GPTBot\",category=\"ai-training\",identity=\"unverified\",verdict=\"disallow\"}"),
         2.0
     );
     assert_eq!(rg.metric("robogate_config_generation"), 1.0);
@@ -174,7 +174,7 @@ fn access_log_has_one_json_line_per_request() {
     );
 }
 
-/// `robogate_actions_total{agent, category, action}` counts what robogate did to each catalog
+/// `robogate_actions_total{agent, category, identity, action}` counts what robogate did to each catalog
 /// agent ("other" for the rest): block, tarpit, limit, and in shadow mode what it would have
 /// done. Passed requests are not counted there.
 #[test]
@@ -198,7 +198,7 @@ fn actions_are_counted_by_agent() {
     }
     let series = |action: &str, agent: &str, category: &str| {
         format!(
-            "robogate_actions_total{{action=\"{action}\",agent=\"{agent}\",category=\"{category}\"}}"
+            "robogate_actions_total{{action=\"{action}\",agent=\"{agent}\",category=\"{category}\",identity=\"unverified\"}}"
         )
     };
     eventually("the tarpit to end and be counted", || {
@@ -329,8 +329,9 @@ fn every_closed_label_set_is_exported_from_the_start() {
         "robogate_requests_total{action=\"bad_request\",class=\"unknown\"} 0",
         "robogate_request_duration_seconds_count{action=\"tarpit\",class=\"robot\"} 0",
         "robogate_config_reloads_total{result=\"error\"} 0",
-        "robogate_robot_requests_total{agent=\"other\",category=\"other\",verdict=\"disallow\"} 0",
-        "robogate_actions_total{action=\"limit\",agent=\"other\",category=\"other\"} 0",
+        "robogate_robot_requests_total{agent=\"other\",category=\"other\",identity=\"spoofed\",verdict=\"disallow\"} 0",
+        "robogate_actions_total{action=\"limit\",agent=\"other\",category=\"other\",identity=\"verified\"} 0",
+        "robogate_identity_checks_total{method=\"reverse-dns\",result=\"spoofed\"} 0",
         "robogate_robots_txt_fetches_total{agent=\"other\"} 0",
     ] {
         assert!(
