@@ -18,6 +18,10 @@ pub(crate) enum Strength {
     ToolProduct,
     /// An HTTP library or tool named as a top-level product (`okhttp/4`, `Go-http-client/2.0`).
     HttpTool,
+    /// A browser-automation driver or page-test harness named anywhere (`HeadlessChrome/120`,
+    /// `Selenium`, `PhantomJS`, `Chrome-Lighthouse`, `PTST/2112`): the browser is real, the
+    /// person is not. Outranks the in-app-browser exemption: no app ships one of these.
+    Automation,
     /// A robot, whatever else the string claims.
     Strong,
 }
@@ -27,7 +31,7 @@ const ROBOT_SUFFIXES: [&[u8]; 3] = [b"bot", b"crawler", b"spider"];
 /// Word parts that mark a robot anywhere in a word (`webcrawl`, `Baiduspider+`, `SpiderLing`).
 const ROBOT_INFIXES: [&[u8]; 2] = [b"crawl", b"spider"];
 /// Word endings of tools and services: weak markers (`SwifteqLinkChecker`, `kagi-fetcher`).
-const TOOL_SUFFIXES: [&[u8]; 23] = [
+const TOOL_SUFFIXES: [&[u8]; 30] = [
     b"scraper",
     b"fetcher",
     b"checker",
@@ -51,6 +55,28 @@ const TOOL_SUFFIXES: [&[u8]; 23] = [
     b"synthetic",
     b"synthetics",
     b"headless",
+    b"inspector",
+    b"verify",
+    b"verifier",
+    b"audit",
+    b"auditor",
+    b"favicon",
+    b"agent",
+];
+/// Word parts of browser-automation drivers and page-test harnesses, anywhere in a word and at
+/// any depth: [`Strength::Automation`]. No browser, app shell or in-app browser names these.
+const AUTOMATION: [&[u8]; 11] = [
+    b"headless",
+    b"selenium",
+    b"webdriver",
+    b"phantomjs",
+    b"slimerjs",
+    b"puppeteer",
+    b"playwright",
+    b"cypress",
+    b"lighthouse",
+    b"ptst",
+    b"pingdom",
 ];
 /// Whole words of tools and scripting runtimes: weak markers.
 const TOOL_WORDS: [&[u8]; 9] = [
@@ -78,6 +104,8 @@ struct Place {
     depth: u32,
     /// Inside a comment that has a `compatible` item, i.e. the product list of a robot.
     compatible: bool,
+    /// Inside a comment that is not the first top-level comment (the platform's).
+    later_comment: bool,
     prev: Option<u8>,
     prev2: Option<u8>,
     next: Option<u8>,
@@ -99,8 +127,13 @@ struct Facts {
     /// A contact in a top-level product or a `compatible` comment, not in a device comment
     /// (`Android 4.2.2; Telekom.de` names a carrier).
     product_contact: bool,
+    /// A URL or a domain name outside the first comment (`Safari/537.36 Criticalcss.com/2.0`,
+    /// `Safari/537.36 SeoSiteCheckup (https://...)`): in a browser-shaped string, a service.
+    service_contact: bool,
     /// An HTTP library named as a top-level product.
     http_tool: bool,
+    /// A browser-automation driver or page-test harness, anywhere.
+    automation: bool,
     /// Any other weak marker.
     weak: bool,
 }
@@ -111,9 +144,11 @@ impl Facts {
     fn strength(self, claims_mozilla: bool) -> Strength {
         if self.strong || ((self.robot_word || self.top_tool_word) && self.contact) {
             Strength::Strong
+        } else if self.automation {
+            Strength::Automation
         } else if self.http_tool && !claims_mozilla {
             Strength::HttpTool
-        } else if self.top_tool_product {
+        } else if self.top_tool_product || (self.service_contact && claims_mozilla) {
             Strength::ToolProduct
         } else if self.weak || self.robot_word || self.top_tool_word || self.product_contact {
             Strength::Weak
@@ -131,6 +166,7 @@ pub(crate) fn vocabulary() -> Vec<Vec<u8>> {
         &ROBOT_INFIXES,
         &TOOL_SUFFIXES,
         &TOOL_WORDS,
+        &AUTOMATION,
     ]
     .concat();
     let mut fragments: Vec<Vec<u8>> = words.into_iter().map(<[u8]>::to_vec).collect();
@@ -184,7 +220,7 @@ impl MarkerScan {
         let word = &bytes[start..end];
         let scheme = word.eq_ignore_ascii_case(b"http") || word.eq_ignore_ascii_case(b"https");
         self.facts.strong |= scheme && start > 0 && bytes[start - 1] == b'+';
-        judge_word(word, place, &bytes[end..], &mut self.facts);
+        judge_word(word, place, &bytes[..start], &bytes[end..], &mut self.facts);
         self.facts.weak |= place.depth > 0 && modern_compatible(word, bytes);
     }
 
@@ -218,6 +254,8 @@ struct Nesting {
     depth: u32,
     /// The comment open at `pos` has had a `compatible` item.
     compatible: bool,
+    /// Top-level comments opened before `pos`.
+    comments: u32,
 }
 
 impl Nesting {
@@ -231,7 +269,10 @@ impl Nesting {
         }
         for i in self.pos..start {
             match bytes[i] {
-                b'(' | b'[' => self.depth += 1,
+                b'(' | b'[' => {
+                    self.comments += u32::from(self.depth == 0);
+                    self.depth += 1;
+                }
                 b')' | b']' => {
                     self.depth = self.depth.saturating_sub(1);
                     self.compatible &= self.depth > 0;
@@ -252,6 +293,7 @@ impl Nesting {
         Place {
             depth: self.depth,
             compatible: self.compatible,
+            later_comment: self.depth > 0 && self.comments > 1,
             prev: start.checked_sub(1).map(|p| bytes[p]),
             prev2: start.checked_sub(2).map(|p| bytes[p]),
             next: bytes.get(end).copied(),
@@ -266,8 +308,10 @@ fn modern_compatible(word: &[u8], ua: &[u8]) -> bool {
 }
 
 /// Records what one alphanumeric word says.
-fn judge_word(word: &[u8], place: Place, rest: &[u8], facts: &mut Facts) {
+fn judge_word(word: &[u8], place: Place, before: &[u8], rest: &[u8], facts: &mut Facts) {
     let stem = trim_version(word);
+    let automation = AUTOMATION.iter().any(|a| contains_ci(word, a));
+    facts.automation |= automation;
     if is_robot_word(stem) {
         let product = place.depth == 0 || place.compatible || place.next == Some(b'/');
         facts.strong |= product;
@@ -276,18 +320,38 @@ fn judge_word(word: &[u8], place: Place, rest: &[u8], facts: &mut Facts) {
         judge_http_word(word, place, rest, facts);
     } else if TOOL_SUFFIXES.iter().any(|s| ends_with_ci(stem, s))
         || TOOL_WORDS.iter().any(|w| stem.eq_ignore_ascii_case(w))
+        || automation
     {
+        // `User-Agent:` or `User Agent String` pasted in front of a header value names nothing.
+        let label = word.eq_ignore_ascii_case(b"agent")
+            && before.len() >= 5
+            && before[before.len() - 5..before.len() - 1].eq_ignore_ascii_case(b"user");
+        if place.next == Some(b':') || label {
+            return;
+        }
         facts.top_tool_word |= place.depth == 0;
-        // A tool's own name (`DatadogSynthetics`), not a library a browser is built on
-        // (`Lynx/2.8 libwww-FM/2.14`) nor a browser's preview build (`DeveloperPreview`).
-        facts.top_tool_product |= place.depth == 0
+        facts.top_tool_product |= service_place(place)
             && TOOL_SUFFIXES.iter().any(|s| ends_with_ci(stem, s))
-            && !ends_with_ci(stem, b"preview");
+            && !contains_ci(stem, b"developerpreview");
         facts.weak = true;
-    } else if is_site(word, place, rest) {
+    } else if is_site(word, place, before, rest) {
         facts.contact = true;
         facts.product_contact |= place.depth == 0 || place.compatible;
+        // A top-level site name in a browser string (`Firefox/103.0 abuse.xmco.fr`); inside
+        // comments it is as often an app's carrier (`[FBAN/FBIOS;FBCR/Telekom.de]`).
+        facts.service_contact |= place.depth == 0;
     }
+}
+
+/// Where a tool word names a service rather than a library or a device: a top-level product
+/// (`Safari/537.36 Ghost Inspector`), a product of a `compatible` comment, a versioned product
+/// inside a comment (`Trident/7.0; BingPreview/1.0b`), or a comment after the first one
+/// (`Safari/537.36 (Dotcom-Monitor)`). Not a library a browser is built on
+/// (`Lynx/2.8 libwww-FM/2.14`: a tool *word*, not a tool suffix), nor a word of the first
+/// comment (`Android 9; QRScanner Build/X`: a device), nor a browser's preview build
+/// (`MozillaDeveloperPreview/3.7a1`).
+fn service_place(place: Place) -> bool {
+    place.depth == 0 || place.compatible || place.next == Some(b'/') || place.later_comment
 }
 
 /// `http`: a URL scheme is a contact; `okhttp`, `Go-http-client`, `HttpClient` as a top-level
@@ -299,6 +363,7 @@ fn judge_http_word(word: &[u8], place: Place, rest: &[u8], facts: &mut Facts) {
         facts.strong |= place.compatible;
         facts.contact = true;
         facts.product_contact = true;
+        facts.service_contact |= service_place(place);
     } else if !(bare && rest.starts_with(b"/1.")) && place.depth == 0 {
         facts.http_tool = true;
     }
@@ -319,19 +384,31 @@ fn is_robot_word(stem: &[u8]) -> bool {
         || ROBOT_INFIXES.iter().any(|s| contains_ci(stem, s))
 }
 
-/// `www.` or `example.com`: a TLD right after `<alnum>.`, not followed by more of the name or
-/// by a version (`radio.de/1.1` is an app's product name; `bit.ly/3eZN` is a link).
-fn is_site(word: &[u8], place: Place, rest: &[u8]) -> bool {
+/// `www.` or `example.com`: a TLD right after `<label>.`, not followed by more of the name or
+/// by a version (`radio.de/1.1.19`, `Wetter.de/1.7` are apps' product names; `bit.ly/3eZN` is
+/// a link). The label must hold a letter: `NintendoBrowser/1.5.0.8047.US` and `GNBR/1.7.1.ai`
+/// end a version with a region or build tag.
+fn is_site(word: &[u8], place: Place, before: &[u8], rest: &[u8]) -> bool {
     if word.eq_ignore_ascii_case(b"www") {
         return place.next == Some(b'.');
     }
     place.prev == Some(b'.')
-        && place.prev2.is_some_and(|b| b.is_ascii_alphanumeric())
+        && label_has_letter(before.strip_suffix(b".").unwrap_or(before))
         && place
             .next
             .is_none_or(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_')))
         && TLDS.iter().any(|t| word.eq_ignore_ascii_case(t))
         && !rest.strip_prefix(b"/").is_some_and(is_version)
+}
+
+/// The last label of `before` (alphanumerics and `-` up to its end) holds a letter. Reads only
+/// that label, which no other site name shares.
+fn label_has_letter(before: &[u8]) -> bool {
+    before
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+        .any(u8::is_ascii_alphabetic)
 }
 
 /// `1.1.19` up to the next space, `;`, `(` or `)`; not `3eZNDnO` (a short link's path).
@@ -473,6 +550,21 @@ mod tests {
         plain_browser_is_nothing: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36" => None;
         digits_after_bot: "centurybot9" => Strong;
         bottle_is_nothing: "openSUSE 13.1 (Bottle)" => None;
+        headless_prefix_is_automation: "Mozilla/5.0 (X11) AppleWebKit/537.36 HeadlessChrome/120.0 Safari/537.36" => Automation;
+        automation_in_a_comment: "Mozilla/5.0 (X11; Selenium) Gecko/20100101 Firefox/120.0" => Automation;
+        automation_beats_http_tool: "okhttp/4.9 Puppeteer" => Automation;
+        versioned_tool_in_comment: "Mozilla/5.0 (Windows NT 6.3; Trident/7.0; BingPreview/1.0b) like Gecko" => ToolProduct;
+        tool_in_later_comment: "Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/83.0 Safari/537.36 (Dotcom-Monitor)" => ToolProduct;
+        agent_product: "Mozilla/5.0 (X11) AppleWebKit/537.36 Chrome/62.0 Safari/537.36 Nitro-Optimizer-Agent" => ToolProduct;
+        pasted_user_agent_header: "User-Agent: Foo/1.0" => None;
+        pasted_user_agent_label: "User Agent String BlackBerry7780/4.0.0 Profile/MIDP-2.0" => None;
+        top_site_in_mozilla_string: "Mozilla/5.0 (X11; rv:103.0) Gecko/20100101 Firefox/103.0 abuse.xmco.fr" => ToolProduct;
+        url_in_later_comment: "Mozilla/5.0 (X11) AppleWebKit/537.36 Chrome/78.0 Safari/537.36 Foo (https://foo.example)" => ToolProduct;
+        site_in_first_comment_is_weak: "Mozilla/5.0 (Windows NT 6.1; WOW64; https://top.mail.ru/passremind) AppleWebKit/537.22" => Weak;
+        site_in_brackets_is_nothing: "Mozilla/5.0 (iPhone) AppleWebKit/537.51.1 Mobile/11B651 [FBAN/FBIOS;FBCR/Telekom.de]" => None;
+        region_tag_is_no_site: "Mozilla/5.0 (Nintendo WiiU) AppleWebKit/536.28 NintendoBrowser/2.0.0.9362.EU" => None;
+        build_tag_is_no_site: "Mozilla/5.0 (Linux) Safari/534.30 GNBR/1.7.1.ai" => None;
+        domain_app_product_is_nothing: "Mozilla/5.0 (Linux; U; Android 4.1.2) AppleWebKit/534.30 Mobile Safari/534.30 Wetter.de/1.7" => None;
     }
 
     /// The placement before it was made incremental, kept as the reference: rescans the
@@ -480,9 +572,13 @@ mod tests {
     fn place_of(bytes: &[u8], start: usize, end: usize) -> Place {
         let mut depth = 0u32;
         let mut compatible = false;
+        let mut comments = 0u32;
         for (i, &b) in bytes[..start].iter().enumerate() {
             match b {
-                b'(' | b'[' => depth += 1,
+                b'(' | b'[' => {
+                    comments += u32::from(depth == 0);
+                    depth += 1;
+                }
                 b')' | b']' => {
                     depth = depth.saturating_sub(1);
                     compatible &= depth > 0;
@@ -498,6 +594,7 @@ mod tests {
         Place {
             depth,
             compatible,
+            later_comment: depth > 0 && comments > 1,
             prev: start.checked_sub(1).map(|p| bytes[p]),
             prev2: start.checked_sub(2).map(|p| bytes[p]),
             next: bytes.get(end).copied(),
@@ -531,7 +628,7 @@ mod tests {
             let word = &bytes[start..end];
             let scheme = word.eq_ignore_ascii_case(b"http") || word.eq_ignore_ascii_case(b"https");
             self.facts.strong |= scheme && start > 0 && bytes[start - 1] == b'+';
-            judge_word(word, place, &bytes[end..], &mut self.facts);
+            judge_word(word, place, &bytes[..start], &bytes[end..], &mut self.facts);
             self.facts.weak |= place.depth > 0 && modern_compatible(word, bytes);
         }
     }

@@ -11,18 +11,26 @@
 //!    comment (`Android 10; Nitro 5 Build/...`): a device model name is not a robot;
 //! 3. strong robot markers (`bot`/`crawl`/`spider` in a product name, a `+http` contact URL, an
 //!    e-mail address) → robot;
-//! 4. a tool or service word in a top-level product of a browser-shaped string
-//!    (`... Safari/537.36 DatadogSynthetics`) → robot ([`Shape::ServiceProduct`]); otherwise a
+//! 4. a browser-automation driver or page-test harness named anywhere (`HeadlessChrome`,
+//!    `Selenium`, `PhantomJS`, `Chrome-Lighthouse`, `PTST`, `PingdomTMS`) → robot
+//!    ([`Shape::Automation`]), even inside an app shell;
+//! 5. a service in a browser-shaped string: a tool word (checker, monitor, inspector, preview,
+//!    agent, ...) in a top-level product, a versioned product of a comment, or a comment after
+//!    the platform's (`Safari/537.36 (Dotcom-Monitor)`), or a URL or site name outside the
+//!    platform comment (`Firefox/103.0 abuse.xmco.fr`) → robot ([`Shape::ServiceProduct`]),
+//!    unless the string has an app-shell or in-app-browser shape ([`APP_SHELLS`]); otherwise a
 //!    browser signature (a real engine with a version) → browser;
-//! 5. an HTTP-library product name (`okhttp`, `Go-http-client`) → robot;
-//! 6. weak markers (the same words inside a device comment, bare URLs, site names, tool words)
+//! 6. an HTTP-library product name (`okhttp`, `Go-http-client`) → robot;
+//! 7. weak markers (the same words inside a device comment, bare URLs, site names, tool words)
 //!    → robot;
-//! 7. a structural rule ([`Shape`]: an injection payload, a lone `Product/version`, free text,
-//!    `Mozilla/x (compatible; ...)` with no engine, none naming a platform) → robot;
-//! 8. otherwise unknown.
+//! 8. a structural rule ([`Shape`]: an injection payload, a lone `Product/version`, products or
+//!    free text naming no platform, `Mozilla/x` with no engine) → robot;
+//! 9. otherwise unknown: what names a platform, a device or a desktop OS without an engine
+//!    (an app: `Dalvik/2.1.0 (Linux; U; Android 11)` is Android's default HTTP stack, sent by
+//!    apps a person uses, so it stays unknown, as `CFNetwork`/`Darwin` apps on iOS do).
 //!
-//! Step 3 before step 4 keeps Googlebot-smartphone (a full Chrome string plus `Googlebot/2.1`) a
-//! robot; step 4 before step 5 keeps a Cubot phone (`Android 9; CUBOT X19`) a browser.
+//! Step 3 before step 5 keeps Googlebot-smartphone (a full Chrome string plus `Googlebot/2.1`) a
+//! robot; step 5 before step 6 keeps a Cubot phone (`Android 9; CUBOT X19`) a browser.
 
 mod browser;
 mod catalog;
@@ -36,7 +44,7 @@ use std::fmt;
 
 pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
 pub use kind::{Category, Class};
-pub use shape::Shape;
+pub use shape::{Shape, APP_SHELLS};
 
 use known::KnownAgents;
 use markers::Strength;
@@ -250,7 +258,10 @@ impl Classifier {
         }
         match (scan.markers, scan.browser) {
             (Strength::Strong, _) => Classification::new(Class::Robot, None, Reason::Marker),
-            (Strength::ToolProduct, true) if !shape::is_webview(ua) => {
+            (Strength::Automation, _) => {
+                Classification::new(Class::Robot, None, Reason::Shape(Shape::Automation))
+            }
+            (Strength::ToolProduct, true) if !shape::is_app_shell(ua) => {
                 Classification::new(Class::Robot, None, Reason::Shape(Shape::ServiceProduct))
             }
             (_, true) => Classification::new(Class::Browser, None, Reason::Browser),

@@ -11,16 +11,22 @@
 //! nothing of the kind: `axios/0.19.0`, `newspaper/0.2.8`, `Zapier`, `${jndi:ldap://x/a}`.
 //!
 //! The rules, in order:
-//! 1. `injection`: an injection payload (`${`, `<script`, `() {`, `../`, ...) anywhere;
-//! 2. with a platform word: no rule (stays `unknown`);
+//! 1. `injection`: an injection payload (`${`, `<script`, `() {`, `../`, `' or `, ...) anywhere;
+//! 2. with a platform word: no rule (stays `unknown`); a desktop OS counts as one except in a
+//!    `Mozilla/x` string;
 //! 3. `mozilla-no-engine`: `Mozilla/x (compatible; ...)` with no engine and no platform word
-//!    besides a desktop OS (`Mozilla/3.0 (compatible; Indy Library)`);
+//!    besides a desktop OS (`Mozilla/3.0 (compatible; Indy Library)`), or a `Mozilla/5.0` that
+//!    names nothing else at all (`Mozilla/5.0 zgrab/0.x`); `Mozilla/1-4` without `compatible`
+//!    is a Netscape-era browser or device (`Mozilla/3.0 (DreamPassport/3.0)`);
 //! 4. `lone-product`: one or two words, the first a `Product/version`, no comment
 //!    (`colly/2.1.0`, `AHC/2.0`);
-//! 5. `free-text`: words without a digit or a `/` (`Catchpoint`, `anonymous`, `robots`).
+//! 5. `product-no-platform`: products and comments, none naming a platform
+//!    (`Jersey/2.25.1 (HttpUrlConnection 1.8.0_141)`, `Xenu Link Sleuth/1.3.8`,
+//!    `Foo/1.0 (compatible; bar)`);
+//! 6. `free-text`: words with no `/version` (`Catchpoint`, `anonymous`, `Panopta v1.1`).
 //!
-//! Anything else (a product with a comment, free text with digits) stays `unknown`: that is
-//! where apps that name no platform live.
+//! The two structural rules found by the marker scan instead (they need the browser engine's
+//! position) are `service-product` and `automation`; see the classifier's order in `mod.rs`.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -35,11 +41,17 @@ pub enum Shape {
     MozillaNoEngine,
     /// A lone `Product/version`: a library, runtime or tool.
     LoneProduct,
-    /// Free text with no product token and no platform.
+    /// Products and comments, none naming a platform (`Jersey/2.25.1 (HttpUrlConnection 1.8)`,
+    /// `Xenu Link Sleuth/1.3.8`, `Foo/1.0 (compatible; bar)`): a tool or service.
+    ProductNoPlatform,
+    /// Free text (perhaps with a version number) with no product token and no platform.
     FreeText,
     /// A browser-shaped string with a tool or service product after the engine
     /// (`... Safari/537.36 DatadogSynthetics`, `HeadlessChrome/120`); found by the marker scan.
     ServiceProduct,
+    /// A browser-automation driver or page-test harness (`HeadlessChrome`, `Selenium`,
+    /// `PhantomJS`, `Chrome-Lighthouse`, `PTST`, `PingdomTMS`); found by the marker scan.
+    Automation,
 }
 
 impl Shape {
@@ -49,8 +61,10 @@ impl Shape {
             Shape::Injection => "injection",
             Shape::MozillaNoEngine => "mozilla-no-engine",
             Shape::LoneProduct => "lone-product",
+            Shape::ProductNoPlatform => "product-no-platform",
             Shape::FreeText => "free-text",
             Shape::ServiceProduct => "service-product",
+            Shape::Automation => "automation",
         }
     }
 
@@ -58,8 +72,10 @@ impl Shape {
     pub fn category(self) -> Category {
         match self {
             Shape::Injection => Category::Scanner,
-            Shape::MozillaNoEngine | Shape::LoneProduct => Category::HttpLibrary,
-            Shape::FreeText => Category::Other,
+            Shape::MozillaNoEngine | Shape::LoneProduct | Shape::ProductNoPlatform => {
+                Category::HttpLibrary
+            }
+            Shape::FreeText | Shape::Automation => Category::Other,
             Shape::ServiceProduct => Category::Monitoring,
         }
     }
@@ -74,9 +90,15 @@ impl Shape {
             Shape::LoneProduct => {
                 "a lone Product/version with no platform, device or browser: a library or tool"
             }
-            Shape::FreeText => "free text with no product, version, platform or device: a script",
+            Shape::ProductNoPlatform => {
+                "products and comments naming no engine, platform, device or browser: a tool or service"
+            }
+            Shape::FreeText => "free text with no product token, platform or device: a script",
             Shape::ServiceProduct => {
-                "a browser string carrying a tool or service product (checker, monitor, synthetics, headless, ...): an automated browser"
+                "a browser string carrying a tool or service product (checker, monitor, inspector, preview, agent, ...): an automated browser"
+            }
+            Shape::Automation => {
+                "names a browser-automation driver or page-test harness (headless, selenium, phantomjs, lighthouse, ptst, ...)"
             }
         }
     }
@@ -96,6 +118,9 @@ const INJECTIONS: &[&str] = &[
     "\\x",
     "%0",
     "union select",
+    "' or ",
+    "') or ",
+    "sleep(",
 ];
 
 /// Desktop operating systems: a platform word, except in a `Mozilla/x (compatible; ...)` string
@@ -115,6 +140,8 @@ const DESKTOP: &[&str] = &[
     "sunos",
     "freebsd",
     "os/2",
+    "win",
+    "x64",
 ];
 
 /// Platforms, device makers and kinds, architectures and engine-less browsers: a string that
@@ -132,6 +159,7 @@ const PLATFORM: &[&str] = &[
     "dalvik",
     "mobile",
     "symbian",
+    "epoc",
     "series",
     "s60",
     "midp",
@@ -209,6 +237,10 @@ const PLATFORM: &[&str] = &[
     "vodafone",
     "docomo",
     "kddi",
+    "psion",
+    "hiptop",
+    "ddipocket",
+    "willcom",
     // televisions, set-top boxes, consoles
     "hbbtv",
     "ce-html",
@@ -280,6 +312,9 @@ const PLATFORM: &[&str] = &[
     "vimprobable",
     "mozac",
     "nx/",
+    "opr/",
+    "avantgo",
+    "microsoft office",
     // the early web's browsers and editors (WhichBrowser keeps their strings)
     "linemode",
     "webexplorer",
@@ -335,23 +370,81 @@ impl Shapes {
             return None;
         }
         if mozilla {
-            return contains_ci(ua, "compatible").then_some(Shape::MozillaNoEngine);
+            // Without `compatible`, only a modern `Mozilla/5.0` that names nothing at all is a
+            // tool (`Mozilla/5.0 zgrab/0.x`): Netscape-era browsers and devices send
+            // `Mozilla/1-4` with their own product (`Mozilla/3.0 (DreamPassport/3.0)`,
+            // `Mozilla/4.7 [en] (WinNT; I)`).
+            let modern = ua.as_bytes().get(8) == Some(&b'5');
+            let compatible = contains_ci(ua, "compatible");
+            return (compatible || (modern && !desktop)).then_some(Shape::MozillaNoEngine);
         }
         let mut words = ua.split_ascii_whitespace();
         let first = words.next()?;
-        if is_product_version(first) {
-            let short = words.nth(1).is_none();
-            return (short && !ua.contains('(')).then_some(Shape::LoneProduct);
+        if is_product_version(first) && words.nth(1).is_none() && !ua.contains('(') {
+            return Some(Shape::LoneProduct);
         }
-        let free = !ua.bytes().any(|b| b.is_ascii_digit() || b == b'/');
-        free.then_some(Shape::FreeText)
+        if has_version_after_slash(ua) {
+            return Some(Shape::ProductNoPlatform);
+        }
+        Some(Shape::FreeText)
     }
 }
 
-/// An Android WebView (`; wv)`): an app's in-app browser, whatever product the app adds
-/// (`CamScanner/4.5`); never decided by [`Shape::ServiceProduct`].
-pub(crate) fn is_webview(ua: &str) -> bool {
-    ua.contains("; wv)")
+/// App shells and in-app browsers: a real engine inside an app, driven by a person. Each adds
+/// its own product to the engine's string, and that product may contain a word the marker scan
+/// reads as a service (`CamScanner/4.5` in a WebView, a carrier's site name), so a string with
+/// one of these shapes is never decided by [`Shape::ServiceProduct`]. Robot markers, catalog
+/// agents and [`Shape::Automation`] still decide: no app ships `HeadlessChrome` or `Selenium`,
+/// and `PingdomTMS` runs in Electron.
+///
+/// `(substring, why it is a person's browser)`, matched case-sensitively as the apps send them.
+pub const APP_SHELLS: &[(&str, &str)] = &[
+    ("; wv)", "Android WebView: any app showing web content"),
+    (
+        "Electron/",
+        "Electron desktop apps (VS Code, Slack, WhatsApp desktop)",
+    ),
+    (
+        "QtWebEngine/",
+        "Qt desktop apps embedding Chromium (Viber desktop)",
+    ),
+    ("FBAN/", "Facebook's in-app browser (iOS)"),
+    ("FBAV/", "Facebook's in-app browser (Android)"),
+    ("FB_IAB/", "Facebook's in-app browser"),
+    ("MetaIAB", "Meta's in-app browser"),
+    ("Instagram ", "Instagram's in-app browser"),
+    ("Line/", "LINE's in-app browser"),
+    ("MicroMessenger/", "WeChat's in-app browser"),
+    ("WindowsWechat", "WeChat for Windows"),
+    ("Snapchat", "Snapchat's in-app browser"),
+    ("Twitter", "X/Twitter's in-app browser"),
+    ("musical_ly", "TikTok's in-app browser"),
+    ("BytedanceWebview", "TikTok/Douyin's in-app browser"),
+    ("KAKAOTALK", "KakaoTalk's in-app browser"),
+    ("NAVER(inapp", "Naver's in-app browser"),
+    ("GSA/", "the Google app's in-app browser"),
+    ("Pinterest", "Pinterest's in-app browser"),
+    ("LinkedInApp", "LinkedIn's in-app browser"),
+    ("Zalo", "Zalo's in-app browser"),
+    ("Weibo", "Weibo's in-app browser"),
+    ("WKWebView", "iOS apps' WKWebView"),
+];
+
+/// One of the [`APP_SHELLS`] shapes: an app's browser, never decided by
+/// [`Shape::ServiceProduct`]. Runs only for browser strings that carry a service word.
+pub(crate) fn is_app_shell(ua: &str) -> bool {
+    APP_SHELLS.iter().any(|(shape, _)| ua.contains(shape))
+}
+
+/// A `/` followed by a version (`Foo/1.0`, `Feeder / 1.10.8`, `SiteLock (AccMan)/1.0`).
+fn has_version_after_slash(ua: &str) -> bool {
+    ua.split('/').skip(1).any(|after| {
+        after
+            .trim_start()
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_digit())
+    })
 }
 
 /// `name/1...`: a product token and a version starting with a digit.
@@ -416,7 +509,7 @@ mod tests {
         ios_app: "Spotify/8.9.10 iOS/17.4 (iPhone15,2)" => None;
         android_app: "Bible 4.3.7 (samsung GT-P5200 santos103gxx;Android 4.2.2;de_DE;gzip)" => None;
         app_with_comment: "Groupon/2.10 (Android 4.2.2; Telekom.de)" => None;
-        product_with_comment: "SiteLock (AccMan Connector)/1.0" => None;
+
         hbbtv: "HbbTV/1.1.1 (;Metz;MMS;;;) CE-HTML/1.0" => None;
         hbbtv_profile_is_not_injection: "HbbTV/1.1.1 (;Kathrein;UFS-925;;) CE-HTML/1.0 (<profilelist><ui_profile name=x>)" => None;
         ladybird: "Mozilla/5.0 (Linux; x86_64) LibWeb+LibJS/1.0 Ladybird/1.0" => None;
@@ -430,7 +523,27 @@ mod tests {
         iphone_mozilla: "Mozilla/5.0 (iPhone; U; CPU iPhone OS 7_0 like Mac OS X; tr_TR)" => None;
         desktop_app: "SiteSucker for macOS/6.1.5" => None;
         mobile_qq: "MQQBrowser/Mini2.2 (Nokia5610 XpressMusic/0)" => None;
-        free_text_with_digits: "Sora POS 1" => None;
+        // issue 18: products and free text naming no platform
+        product_with_comment: "SiteLock (AccMan Connector)/1.0" => Some("product-no-platform");
+        product_with_plain_comment: "Brandwatch/1.0 (varies)" => Some("product-no-platform");
+        spaced_slash: "Feeder / 1.10.8(88)" => Some("product-no-platform");
+        named_product: "Datadog Agent/7.69.2" => Some("product-no-platform");
+        compatible_comment: "Foo/1.2 (compatible; bar)" => Some("product-no-platform");
+        free_text_with_digits: "Sora POS 1" => Some("free-text");
+        free_text_version: "NetAPI v1" => Some("free-text");
+        bare_mozilla: "Mozilla/5.0 (Google-PhysicalWeb)" => Some("mozilla-no-engine");
+        sql_payload: "1' or '1'='1" => Some("injection");
+        // and what still names a platform, a desktop OS or an old Mozilla
+        desktop_tool_stays_unknown: "ModularConnector/1.0 (Linux)" => None;
+        netscape_names_its_os: "Mozilla/4.7 [en] (WinNT; I)" => None;
+        mozilla5_with_desktop_os: "Mozilla/5.0 [en] (X11, U; OpenVAS)" => None;
+        old_mozilla_device: "Mozilla/3.0 (DreamPassport/3.0; SEGA/SAKURA-DP3)" => None;
+        win10_app: "GOGGalaxyClient/2.0.62 (GOG Galaxy) (win10 x64)" => None;
+        psion: "Psion Cpw/1.00f(S5) War/1.00f" => None;
+        epoc: "EPOC32-WTL/2.2 Crystal/6.0 STNC-WTL/6.0(611)" => None;
+        dalvik: "Dalvik/2.1.0 (Linux; U; Android 11; SM-A515F Build/RP1A.200720.012)" => None;
+        opera_tv: "OPR/19.0.1325.0 OMI/4.1.4.54, KreaTV/0.19090.0.0 (ARRIS, VMS1100, wired)" => None;
+        danger_hiptop: "Mozilla/5.0 (Danger hiptop 2.0; U; AvantGo 3.2)" => None;
         java_feature_phone: "Mozilla/5.0 (Java; U; en-us; samsung c5212) UCBrowser8.3.0.154/69/352/UCWEB Mobile" => None;
     }
 }

@@ -299,7 +299,10 @@ fn hostile_regex_gates_run_their_regex_once() {
     // `Java` gates the regex `(^|[\s(])Java/[0-9]`, which used to run over the whole header at
     // each of 210,000 gates.
     let ua = hostile("Foo/1.0 ", "Java ");
-    assert_eq!(outcome(&ua), (Class::Unknown, "-", Reason::Nothing));
+    assert_eq!(
+        outcome(&ua),
+        (Class::Robot, "-", Reason::Shape(Shape::ProductNoPlatform))
+    );
     let ua = hostile("Foo/1.0 ", "Java ") + "Java/17";
     assert_eq!(outcome(&ua), (Class::Robot, "Java", Reason::HttpTool));
 }
@@ -327,7 +330,88 @@ fn regexes_run_once_still_pick_the_first_gate_that_matches() {
     // Two regexes that match: the first gate decides, as before.
     assert_eq!(name("Rx199q/1 Rx150q/1 Rx3q/1"), Some("Rx199q".into()));
     assert_eq!(name("Rx3q/1 Rx199q/1"), Some("Rx3q".into()));
-    // 1 MiB of gates of regexes that do not match.
+    // 1 MiB of gates of regexes that do not match: no agent, free text by shape.
     let ua = hostile("", "Rx150q Rx3q ");
-    assert_eq!(c.classify(&ua).class, Class::Unknown);
+    let got = c.classify(&ua);
+    assert_eq!((got.class, got.agent.is_none()), (Class::Robot, true));
+    assert_eq!(got.reason, Reason::Shape(Shape::FreeText));
+}
+
+/// The classifier with an empty catalog: what structure alone decides.
+fn structure_only() -> &'static Classifier {
+    static CLASSIFIER: OnceLock<Classifier> = OnceLock::new();
+    CLASSIFIER.get_or_init(|| {
+        Classifier::build(Catalog::parse("", "empty").expect("parses")).expect("compiles")
+    })
+}
+
+/// `name: user agent => class, reason;` for the rules of issue 18 with no catalog (many of
+/// these agents are also catalogued), borderline cases on both sides: automation drivers and
+/// services in browser strings against app shells, in-app browsers, WebViews, Electron apps
+/// and device names.
+macro_rules! decided_by {
+    ($($name:ident: $ua:expr => $class:ident, $reason:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let got = structure_only().classify($ua);
+            assert_eq!((got.class, got.reason.as_str()), (Class::$class, $reason), "{:?}", $ua);
+        }
+    )*};
+}
+
+decided_by! {
+    // automation: drivers and page-test harnesses, even in an app shell
+    headless_chrome_automation: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.6099.0 Safari/537.36" => Robot, "automation";
+    selenium_suffix: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36; Selenium" => Robot, "automation";
+    lighthouse: "Mozilla/5.0 (Linux; Android 7.0; Moto G (4)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/98.0.4695.0 Mobile Safari/537.36 Chrome-Lighthouse" => Robot, "automation";
+    webpagetest_ptst: "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:94.0) Gecko/20100101 Firefox/94.0 PTST/211202.211915" => Robot, "automation";
+    pingdom_in_electron: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) renderer/2020.2.0 Chrome/78.0.3904.130 Electron/7.1.7 Safari/537.36 PingdomTMS/2020.2" => Robot, "automation";
+    phantomjs: "Mozilla/5.0 (Unknown; Linux x86_64) AppleWebKit/538.1 (KHTML, like Gecko) PhantomJS/2.1.1 Safari/538.1" => Robot, "automation";
+    slimerjs: "Mozilla/5.0 (X11; Linux x86_64; rv:60.0) Gecko/20100101 SlimerJS/1.0.0" => Robot, "automation";
+    cypress: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Cypress/13.6.0 Chrome/118.0.5993.159 Electron/27.1.3 Safari/537.36" => Robot, "automation";
+    phantom_wallet_is_no_driver: "Mozilla/5.0 (Linux; Android 13; 23106RN0DA Build/TP1A.220624.014; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/122.0.6261.120 Mobile Safari/537.36 Phantom/android/24.4.0.15916" => Browser, "browser";
+    // service-product: tool words and contacts outside the platform comment
+    bing_preview_in_comment: "Mozilla/5.0 (Windows NT 6.3; WOW64; Trident/7.0; rv:11.0; BingPreview/1.0b) like Gecko" => Robot, "service-product";
+    ghost_inspector: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/107.0 Safari/537.36 Ghost Inspector (63c85ddbde52d6697f57c623)" => Robot, "service-product";
+    monitor_in_later_comment: "Mozilla/5.0 (Windows NT 10.0; WOW64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/83.0.4103.97 Safari/537.36 (Dotcom-Monitor)" => Robot, "service-product";
+    agent_in_later_comment: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_14_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/97.0.4692.71 Safari/537.36 (ThousandEyes Agent)" => Robot, "service-product";
+    google_favicon: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/49.0.2623.75 Safari/537.36 Google Favicon" => Robot, "service-product";
+    google_web_preview: "Mozilla/5.0 (Linux; Android 4.4.4; Nexus 5 Build/KTU84P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/38.0.2125.102 Mobile Safari/537.36 Google Web Preview" => Robot, "service-product";
+    site_name_after_engine: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:103.0) Gecko/20100101 Firefox/103.0 abuse.xmco.fr" => Robot, "service-product";
+    url_in_later_comment: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/78.0.3904.108 Safari/537.36 SeoSiteCheckup (https://seositecheckup.com)" => Robot, "service-product";
+    scanner_app_in_webview: "Mozilla/5.0 (Linux; Android 10; SM-A505F Build/QP1A.190711.020; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/88.0.4324.93 Mobile Safari/537.36 CamScanner/4.5" => Browser, "browser";
+    qr_scanner_device_name: "Mozilla/5.0 (Linux; Android 9; QRScanner Build/X) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/80.0 Mobile Safari/537.36" => Browser, "browser";
+    facebook_carrier_site: "Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_6 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) Mobile/11B651 [FBAN/FBIOS;FBAV/7.0.0.17.1;FBCR/Telekom.de;FBDV/iPhone6,2]" => Browser, "browser";
+    app_named_by_its_domain: "Mozilla/5.0 (Linux; U; Android 4.1.2; GT-I9300 Build/JZO54K) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30 Wetter.de/1.7" => Browser, "browser";
+    region_tag_is_no_site: "Mozilla/5.0 (Nintendo WiiU) AppleWebKit/536.28 (KHTML, like Gecko) NX/3.0.3.12.6 NintendoBrowser/2.0.0.9362.EU" => Browser, "browser";
+    developer_preview_build: "Mozilla/5.0 (Windows NT 6.1; rv:1.9.3a1) Gecko/20100208 MozillaDeveloperPreview/3.7a1" => Browser, "browser";
+    pasted_header_name: "User-Agent: Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0 Safari/537.36" => Browser, "browser";
+    // app shells and in-app browsers stay browsers
+    electron_app: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.33.90 Chrome/114.0.5735.134 Electron/25.2.0 Safari/537.36" => Browser, "browser";
+    instagram_in_app: "Mozilla/5.0 (Linux; Android 12; SM-G991B Build/SP1A.210812.016; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/110.0.5481.65 Mobile Safari/537.36 Instagram 270.0.0.13.83 Android (31/12; 420dpi; 1080x2181; samsung; SM-G991B; o1s; exynos2100; en_US; 446838215)" => Browser, "browser";
+    wechat_in_app: "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.30(0x18001e31) NetType/WIFI Language/zh_CN" => Browser, "browser";
+    line_in_app: "Mozilla/5.0 (iPhone; CPU iPhone OS 16_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Safari Line/13.8.0" => Browser, "browser";
+    snapchat_in_app: "Mozilla/5.0 (iPhone; CPU iPhone OS 16_3 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Snapchat/12.20.0.35 (like Safari/8614.4.6.0.0, panda)" => Browser, "browser";
+    // structure without an engine
+    product_with_comment_no_platform: "Jersey/2.25.1 (HttpUrlConnection 1.8.0_141)" => Robot, "product-no-platform";
+    multi_word_product: "Xenu Link Sleuth/1.3.8" => Robot, "product-no-platform";
+    compatible_without_mozilla: "Foo/1.0 (compatible; bar)" => Robot, "product-no-platform";
+    versioned_free_text: "Panopta v1.1" => Robot, "free-text";
+    bare_mozilla5: "Mozilla/5.0 zgrab/0.x" => Robot, "mozilla-no-engine";
+    sql_injection: "x') OR 1=(SELECT 1 FROM PG_SLEEP(15))--" => Robot, "injection";
+    dalvik_is_an_app: "Dalvik/2.1.0 (Linux; U; Android 11; SM-A515F Build/RP1A.200720.012)" => Unknown, "nothing";
+    okhttp_naming_android: "okhttp/4.9.0 (Linux; Android 11)" => Robot, "http-tool";
+    desktop_app_with_os: "GOGGalaxyClient/2.0.62.26 (GOG Galaxy) 83b6745cff679691b69876bc7ee33e05e5d90bda (win10 x64)" => Unknown, "nothing";
+    office_app: "Microsoft Office/16.0 (Microsoft Outlook Mail 16.0.8008; Pro)" => Unknown, "nothing";
+    netscape_era_device: "Mozilla/3.0 (DreamPassport/3.0; SEGA/SAKURA-DP3)" => Unknown, "nothing";
+    netscape_win16: "Mozilla/4.01 [en] (Win16; I)" => Unknown, "nothing";
+    opera_tv_box: "OPR/19.0.1325.0 OMI/4.1.4.54, KreaTV/0.19090.0.0 (ARRIS, VMS1100, wired)" => Unknown, "nothing";
+    psion_organiser: "Psion Cpw/1.00f(S5) War/1.00f" => Unknown, "nothing";
+}
+
+#[test]
+fn every_app_shell_has_a_reason() {
+    for (shape, why) in APP_SHELLS {
+        assert!(!shape.is_empty() && !why.is_empty(), "{shape:?}");
+    }
 }
