@@ -654,3 +654,90 @@ fn at_most_64_x_robots_tags() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn verify_keys_are_checked_each_on_its_line() {
+    assert_one_error("[verify]\nspoofed = \"ban\"\n", 6, "verify.spoofed");
+    assert_one_error("[verify]\ntimeout = \"0s\"\n", 6, "verify.timeout");
+    assert_one_error("[verify]\ntimeout = \"30s\"\n", 6, "verify.timeout");
+    assert_one_error(
+        "[verify]\nresolver = \"dns.example\"\n",
+        6,
+        "verify.resolver",
+    );
+    assert_one_error("[verify]\ncache_entries = 0\n", 6, "verify.cache_entries");
+    let loaded = load_with(
+        "[verify]\nspoofed = \"STAR\"\ntimeout = \"250ms\"\nresolver = \"127.0.0.1:5353\"\n",
+    )
+    .expect("loads");
+    let v = &loaded.policy.verify;
+    assert_eq!(
+        (v.spoofed, v.timeout),
+        (
+            crate::identity::SpoofedAction::Star,
+            Duration::from_millis(250)
+        )
+    );
+    assert_eq!(
+        loaded.settings.verify_resolver,
+        Some("127.0.0.1:5353".parse().unwrap())
+    );
+}
+
+#[test]
+fn a_signature_agent_names_a_catalog_robot_or_a_new_one() {
+    let signer = |name: &str, url: &str| {
+        format!("[[verify.signature_agent]]\nname = \"{name}\"\nurl = \"{url}\"\n")
+    };
+    // A catalog agent: its index is the signer's.
+    let loaded = load_with(&signer("frobbot", "https://frob.example")).expect("loads");
+    let v = &loaded.policy.verify;
+    assert_eq!(v.signature_agents[0].name, "FrobBot");
+    assert_eq!(
+        v.signature_agents[0].directory,
+        "https://frob.example/.well-known/http-message-signatures-directory"
+    );
+    assert_eq!(
+        loaded.policy.classifier.agents()[v.signers[0]].name,
+        "FrobBot"
+    );
+    // A new robot: known by its signature only, its token is its name.
+    let loaded = load_with(&signer("Signy", "https://signy.example")).expect("loads");
+    let v = &loaded.policy.verify;
+    let agent = &loaded.policy.classifier.agents()[v.signers[0]];
+    assert_eq!(
+        (agent.name.as_str(), agent.tokens.as_slice()),
+        ("Signy", &["signy".to_string()][..])
+    );
+    assert!(agent.is_token_only());
+    // Bad ones, each on its key.
+    assert_one_error(
+        &signer("Signy Bot", "https://s.example"),
+        6,
+        "verify.signature_agent.name",
+    );
+    assert_one_error(
+        &signer("Signy", "http://s.example"),
+        7,
+        "verify.signature_agent.url",
+    );
+    assert_one_error(
+        &signer("Signy", "https://s.example/path"),
+        7,
+        "verify.signature_agent.url",
+    );
+    let twice = format!(
+        "{}{}",
+        signer("FrobBot", "https://s.example"),
+        signer("Signy", "https://S.example")
+    );
+    let errors = errors_of(&twice);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("one signer proves one robot")),
+        "{errors:#?}"
+    );
+    // http:// is for loopback signers (tests, local agents) only.
+    load_with(&signer("Signy", "http://127.0.0.1:9")).expect("loopback http is allowed");
+}
