@@ -31,6 +31,10 @@ pub struct CheckArgs {
     /// enforce (both readings must disallow), rfc9309, or 1994.
     #[arg(long, default_value = "enforce", value_parser = parse_reading)]
     pub reading: Reading,
+    /// With --config: the client's address, whose claimed identity is checked first (published
+    /// ranges, reverse DNS) as the proxy would; without it no identity is checked.
+    #[arg(long, requires = "config")]
+    pub client_ip: Option<std::net::IpAddr>,
     /// One JSON object per line instead of text.
     #[arg(long)]
     pub json: bool,
@@ -60,22 +64,38 @@ fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy
 }
 
 pub fn run(args: &CheckArgs) -> ExitCode {
-    let (policy, full) = match (&args.robots, &args.config) {
-        (Some(robots), _) => (standalone_policy(robots, args.agents.as_deref()), false),
+    let (loaded, full) = match (&args.robots, &args.config) {
+        (Some(robots), _) => (
+            standalone_policy(robots, args.agents.as_deref()).map(|p| (p, None)),
+            false,
+        ),
         (None, Some(config)) => (
             crate::config::load(config, 1)
-                .map(|l| l.policy)
+                .map(|l| (l.policy, Some(l.settings)))
                 .map_err(|e| e.to_string()),
             true,
         ),
         (None, None) => unreachable!("clap requires --robots or --config"),
     };
-    let policy = match policy {
+    let (policy, settings) = match loaded {
         Ok(p) => p,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
+    };
+    let proof = match (args.client_ip, &settings) {
+        (Some(ip), Some(settings)) => {
+            let headers = http::HeaderMap::new();
+            match super::verify::identify(&policy, settings, ip, &args.user_agent, "/", &headers) {
+                Ok(v) => v.proof,
+                Err(message) => {
+                    eprintln!("robogate check: {message}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        _ => crate::verify::Proof::default(),
     };
     let mut out = std::io::stdout().lock();
     for path in &args.paths {
@@ -83,7 +103,8 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             target: path,
             user_agent: Some(&args.user_agent),
             is_get_or_head: true,
-            ..RequestFacts::default()
+            identity: proof.identity,
+            signed_agent: proof.signed_agent,
         };
         let (decision, robots) = policy.explain(&facts, args.reading, !full);
         let line = if args.json {
@@ -138,6 +159,13 @@ fn text_line(
             policy.agent_name(d).unwrap_or("-"),
             d.outcome.as_str()
         ));
+        if d.identity != crate::identity::Identity::None {
+            s.push_str(&format!(
+                " identity {} ({})",
+                d.identity.label(),
+                d.identity.detail()
+            ));
+        }
         if let Some(action) = d.action {
             match d.action_rule_line {
                 Some(l) => s.push_str(&format!(" action {action} (enforce.rule at line {l})")),
@@ -172,6 +200,8 @@ fn json_line(
         v["outcome"] = d.outcome.as_str().into();
         v["action"] = d.action.map(|a| a.as_str()).into();
         v["action_rule_line"] = d.action_rule_line.into();
+        v["identity"] = d.identity.label().into();
+        v["proof"] = d.identity.detail().into();
     }
     v.to_string()
 }

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod classify;
 mod inputs;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,6 +42,8 @@ pub enum Command {
     Lint(LintArgs),
     /// Classify User-Agent strings (one per line) as browser, robot or unknown.
     Classify(classify::ClassifyArgs),
+    /// Check a client's claimed identity: which published proof is tried and what it says.
+    Verify(verify::VerifyArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,6 +81,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve::serve(&args.config, args.log_format),
         Command::Config(ConfigCommand::Check { config }) => config_check(&config),
         Command::Check(args) => check::run(&args),
+        Command::Verify(args) => verify::run(&args),
         Command::Lint(args) => lint(&args.file),
         Command::Classify(args) => {
             match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
