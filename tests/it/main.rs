@@ -16,4 +16,5 @@ mod robots_conformance;
 mod robots_props;
 mod signature;
 mod sources;
+mod verify;
 mod verify_dns;

@@ -1,0 +1,385 @@
+//! Claimed identities through the real proxy: published IP ranges (the shipped snapshot),
+//! forward-confirmed reverse DNS against a DNS server on loopback, and Web Bot Auth signatures
+//! checked against a key directory on loopback; client addresses chosen through
+//! `server.trusted_proxies` and `X-Forwarded-For`.
+
+use std::time::{Duration, Instant};
+
+use crate::dns::{DnsServer, Mode, Zone};
+use crate::signature::{sign, unix_now, KeyDirectory, Signer};
+use crate::support::*;
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const GOOGLE_ROBOTS: &str =
+    "User-agent: Googlebot\nDisallow: /nogoogle/\n\nUser-agent: *\nDisallow: /private/\n";
+const BEHIND_A_PROXY: Launch = Launch {
+    args: &[],
+    env: &[],
+    origin: "",
+    server: "trusted_proxies = [\"127.0.0.1\"]\n",
+    config: None,
+};
+
+/// `GET path` as the client at `client` (through robogate's trusted proxy, loopback).
+fn get_from(rg: &Robogate, client: &str, path: &str, ua: &str) -> Response {
+    request(
+        rg.addr,
+        "GET",
+        path,
+        Some(ua),
+        &[("X-Forwarded-For", client)],
+    )
+    .unwrap()
+}
+
+/// The access-log line (JSON) of the request for `path` from `client`.
+fn log_line(rg: &Robogate, client: &str, path: &str) -> serde_json::Value {
+    eventually("the access-log line", || {
+        rg.output().lines().find_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            (v["target"] == "access" && v["client"] == client && v["path"] == path).then_some(v)
+        })
+    })
+}
+
+fn start(origin: &Origin, robots: &str, extra: &str, launch: Launch) -> Robogate {
+    let launch = Launch {
+        args: &["--log-format", "json"],
+        env: &[("RUST_LOG", "info")],
+        ..launch
+    };
+    Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        robots,
+        extra,
+        launch,
+    )
+}
+
+#[test]
+fn a_spoofed_googlebot_is_refused_and_the_real_one_served() {
+    let origin = Origin::start();
+    let dns = DnsServer::start(Zone::new()); // NXDOMAIN for every PTR
+    let extra = format!("[verify]\nresolver = \"{}\"\n", dns.addr);
+    let rg = start(&origin, GOOGLE_ROBOTS, &extra, BEHIND_A_PROXY);
+
+    // 203.0.113.9 is in no list of Google's and has no PTR: the claim is spoofed, and a
+    // spoofer gets nothing of Googlebot's, nor of `*`'s: refused everywhere but /robots.txt.
+    for path in ["/private/report.html", "/", "/nogoogle/x"] {
+        let r = get_from(&rg, "203.0.113.9", path, GOOGLEBOT);
+        assert_eq!(r.status, 403, "{path}");
+        assert!(r.text().contains("claims to be Googlebot"), "{}", r.text());
+    }
+    assert_eq!(
+        get_from(&rg, "203.0.113.9", "/robots.txt", GOOGLEBOT).status,
+        200
+    );
+    let line = log_line(&rg, "203.0.113.9", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["agent"].as_str()),
+        (Some("spoofed"), Some("Googlebot"))
+    );
+
+    // 66.249.66.1 is in Google's published googlebot list: Googlebot's own group applies.
+    assert_eq!(
+        get_from(&rg, "66.249.66.1", "/private/report.html", GOOGLEBOT).status,
+        200
+    );
+    assert_eq!(
+        get_from(&rg, "66.249.66.1", "/nogoogle/x", GOOGLEBOT).status,
+        403
+    );
+    let line = log_line(&rg, "66.249.66.1", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["proof"].as_str()),
+        (Some("verified"), Some("ip-ranges"))
+    );
+
+    // A browser from anywhere is not a claim to check.
+    assert_eq!(
+        get_from(&rg, "203.0.113.9", "/nogoogle/x", FIREFOX).status,
+        200
+    );
+    assert!(
+        rg.metric("robogate_identity_checks_total{method=\"ip-ranges\",result=\"verified\"}")
+            >= 2.0
+    );
+    assert!(
+        rg.metric("robogate_identity_checks_total{method=\"reverse-dns\",result=\"spoofed\"}")
+            >= 3.0
+    );
+}
+
+#[test]
+fn a_dns_server_that_never_answers_cannot_rescue_an_address_outside_the_published_ranges() {
+    let origin = Origin::start();
+    let dns = DnsServer::start(Zone::new());
+    dns.set_mode(Mode::Silent);
+    let extra = format!(
+        "[verify]\nresolver = \"{}\"\ntimeout = \"300ms\"\n",
+        dns.addr
+    );
+    let rg = start(&origin, GOOGLE_ROBOTS, &extra, BEHIND_A_PROXY);
+    let began = Instant::now();
+    let r = get_from(&rg, "203.0.113.10", "/private/report.html", GOOGLEBOT);
+    assert_eq!(r.status, 403);
+    // Waited for the lookup no longer than verify.timeout (plus a debug build's slack).
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+    let line = log_line(&rg, "203.0.113.10", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["proof"].as_str()),
+        (Some("spoofed"), Some("ip-ranges"))
+    );
+}
+
+/// A catalog whose robot proves itself by reverse DNS only.
+const RDNS_CATALOG: &str = "[[agent]]\nname = \"YandexBot\"\ncategory = \"search\"\noperator = \"Yandex\"\ntokens = [\"yandex\"]\nrdns = [\"yandex.ru\", \"yandex.net\", \"yandex.com\"]\n";
+const YANDEX: &str = "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)";
+
+#[test]
+fn reverse_dns_confirms_refutes_or_leaves_a_claim_unverified() {
+    let origin = Origin::start();
+    let zone = Zone::new()
+        .ptr("203.0.113.20", "spider-203-0-113-20.spider.yandex.com")
+        .addr("spider-203-0-113-20.spider.yandex.com", "203.0.113.20")
+        // A PTR the address's owner points at a name it does not own.
+        .ptr("203.0.113.21", "fake.yandex.com")
+        .addr("fake.yandex.com", "198.51.100.1")
+        .ptr("203.0.113.22", "crawler.evil.example")
+        .addr("crawler.evil.example", "203.0.113.22");
+    let dns = DnsServer::start(zone);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agents.toml"), RDNS_CATALOG).unwrap();
+    let extra = format!(
+        "[agents]\nfile = \"agents.toml\"\n\n[verify]\nresolver = \"{}\"\ntimeout = \"300ms\"\n",
+        dns.addr
+    );
+    let robots = "User-agent: yandex\nAllow: /private/\n\nUser-agent: *\nDisallow: /private/\n";
+    let launch = Launch {
+        args: &["--log-format", "json"],
+        env: &[("RUST_LOG", "info")],
+        ..BEHIND_A_PROXY
+    };
+    let rg = Robogate::launch(dir, origin.addr, robots, &extra, launch);
+
+    assert_eq!(
+        get_from(&rg, "203.0.113.20", "/private/report.html", YANDEX).status,
+        200
+    );
+    let line = log_line(&rg, "203.0.113.20", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["proof"].as_str()),
+        (Some("verified"), Some("reverse-dns"))
+    );
+    for spoofer in ["203.0.113.21", "203.0.113.22", "203.0.113.23"] {
+        let r = get_from(&rg, spoofer, "/", YANDEX);
+        assert_eq!(r.status, 403, "{spoofer}");
+        let line = log_line(&rg, spoofer, "/");
+        assert_eq!(line["identity"].as_str(), Some("spoofed"), "{spoofer}");
+    }
+    // A DNS that does not answer in time: no proof either way, so the claim is served as made
+    // (fail open) and counted unverified.
+    dns.set_mode(Mode::Silent);
+    let began = Instant::now();
+    assert_eq!(
+        get_from(&rg, "203.0.113.30", "/private/report.html", YANDEX).status,
+        200
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+    let line = log_line(&rg, "203.0.113.30", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["proof"].as_str()),
+        (Some("unverified"), Some("timeout"))
+    );
+    // The answer already cached still holds while the DNS is silent.
+    assert_eq!(
+        get_from(&rg, "203.0.113.20", "/private/press/release.html", YANDEX).status,
+        200
+    );
+}
+
+#[test]
+fn a_signed_robot_behind_a_browser_user_agent_is_that_robot() {
+    let origin = Origin::start();
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let extra = format!(
+        "[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{}\"\n",
+        directory.url
+    );
+    let robots = "User-agent: signy\nDisallow: /nosigny/\n\nUser-agent: *\nDisallow: /private/\n";
+    let rg = start(&origin, robots, &extra, Launch::default());
+    let authority = rg.addr.to_string();
+    let now = unix_now();
+    let signed = sign(&signer, &authority, &directory.url, now, now + 300);
+    let headers = signed.headers();
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let fetch = |path: &str, headers: &[(&str, &str)]| {
+        request(rg.addr, "GET", path, Some(CHROME), headers).unwrap()
+    };
+    // Signy's group applies to it, whatever its User-Agent says.
+    assert_eq!(fetch("/nosigny/x", &headers).status, 403);
+    assert_eq!(fetch("/private/report.html", &headers).status, 200);
+    // The same browser User-Agent without the signature is a person's browser.
+    assert_eq!(fetch("/nosigny/x", &[]).status, 404, "the origin's answer");
+    let line = log_line(&rg, "127.0.0.1", "/private/report.html");
+    assert_eq!(
+        (
+            line["identity"].as_str(),
+            line["proof"].as_str(),
+            line["agent"].as_str()
+        ),
+        (Some("verified"), Some("signature"), Some("Signy"))
+    );
+    // An expired signature claims Signy and fails: refused everywhere but /robots.txt.
+    let stale = sign(&signer, &authority, &directory.url, now - 600, now - 300);
+    let stale = stale.headers();
+    let stale: Vec<(&str, &str)> = stale.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = fetch("/anything", &stale);
+    assert_eq!(r.status, 403);
+    assert!(r.text().contains("claims to be Signy"), "{}", r.text());
+    assert_eq!(fetch("/robots.txt", &stale).status, 200);
+    // A signature over another authority (replayed from elsewhere) fails the same way.
+    let elsewhere = sign(&signer, "other.example", &directory.url, now, now + 300);
+    let elsewhere = elsewhere.headers();
+    let elsewhere: Vec<(&str, &str)> = elsewhere.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(fetch("/", &elsewhere).status, 403);
+    assert_eq!(
+        directory.hits(),
+        1,
+        "the directory is fetched once and cached"
+    );
+}
+
+#[test]
+fn a_client_at_a_private_address_is_unverified_never_spoofed() {
+    let origin = Origin::start();
+    let dns = DnsServer::start(Zone::new());
+    let extra = format!("[verify]\nresolver = \"{}\"\n", dns.addr);
+    // No trusted proxy: every client is 127.0.0.1, where no published proof can hold.
+    let rg = start(&origin, GOOGLE_ROBOTS, &extra, Launch::default());
+    assert_eq!(
+        get(rg.addr, "/private/report.html", Some(GOOGLEBOT)).unwrap().status,
+        200
+    );
+    assert_eq!(
+        get(rg.addr, "/private/press/release.html", Some(GOOGLEBOT)).unwrap().status,
+        200
+    );
+    let line = log_line(&rg, "127.0.0.1", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["proof"].as_str()),
+        (Some("unverified"), Some("private-client"))
+    );
+    let warned = rg
+        .output()
+        .matches("server.trusted_proxies so the real")
+        .count();
+    assert_eq!(warned, 1, "warned once: {}", rg.output());
+    assert_eq!(dns.queries(hickory_resolver::proto::rr::RecordType::PTR), 0);
+}
+
+#[test]
+fn verify_and_check_explain_a_claim_from_the_command_line() {
+    let dns = DnsServer::start(Zone::new());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), GOOGLE_ROBOTS).unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        format!(
+            "[origin]\naddress = \"127.0.0.1:1\"\n\n[verify]\nresolver = \"{}\"\n",
+            dns.addr
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = robogate_cmd().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let conf = conf.to_str().unwrap();
+    let real = run(&[
+        "verify",
+        "--config",
+        conf,
+        "--client-ip",
+        "66.249.66.1",
+        "-A",
+        GOOGLEBOT,
+    ]);
+    assert!(real.contains("claim: Googlebot"), "{real}");
+    assert!(real.contains("identity: verified (ip-ranges)"), "{real}");
+    let fake = run(&[
+        "verify",
+        "--config",
+        conf,
+        "--client-ip",
+        "203.0.113.9",
+        "-A",
+        GOOGLEBOT,
+    ]);
+    assert!(fake.contains("ip-ranges: spoofed"), "{fake}");
+    assert!(
+        fake.contains("reverse-dns: spoofed — no PTR record"),
+        "{fake}"
+    );
+    assert!(fake.contains("identity: spoofed"), "{fake}");
+    let json = run(&[
+        "verify",
+        "--config",
+        conf,
+        "--client-ip",
+        "10.0.0.1",
+        "-A",
+        GOOGLEBOT,
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v["identity"].as_str(), v["proof"].as_str()),
+        (Some("unverified"), Some("private-client"))
+    );
+
+    let check = run(&[
+        "check",
+        "--config",
+        conf,
+        "--client-ip",
+        "203.0.113.9",
+        "-A",
+        GOOGLEBOT,
+        "/private/report.html",
+    ]);
+    assert!(
+        check.contains("outcome block") && check.contains("identity spoofed"),
+        "{check}"
+    );
+    let check = run(&[
+        "check",
+        "--config",
+        conf,
+        "--client-ip",
+        "66.249.66.1",
+        "-A",
+        GOOGLEBOT,
+        "/private/report.html",
+    ]);
+    assert!(
+        check.contains("outcome pass") && check.contains("identity verified (ip-ranges)"),
+        "{check}"
+    );
+}
