@@ -1,9 +1,11 @@
-//! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`.
+//! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`,
+//! `ranges update`.
 //! robogate owns argv; pingora never parses it.
 
 pub mod check;
 pub mod classify;
 mod inputs;
+pub mod ranges;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,6 +43,8 @@ pub enum Command {
     Lint(LintArgs),
     /// Classify User-Agent strings (one per line) as browser, robot or unknown.
     Classify(classify::ClassifyArgs),
+    /// Work with the published IP-range lists that prove crawler identities.
+    Ranges(ranges::RangesArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,6 +83,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Config(ConfigCommand::Check { config }) => config_check(&config),
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint(&args.file),
+        Command::Ranges(args) => ranges::run(&args),
         Command::Classify(args) => {
             match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
                 Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {

@@ -96,7 +96,10 @@ mod tests {
     fn labels_are_closed_and_methods_survive() {
         assert_eq!(Identity::default().label(), "none");
         let v = Identity::Verified(Method::ReverseDns);
-        assert_eq!((v.label(), v.method()), ("verified", Some(Method::ReverseDns)));
+        assert_eq!(
+            (v.label(), v.method()),
+            ("verified", Some(Method::ReverseDns))
+        );
         let s = Identity::Spoofed(Method::IpRanges);
         assert!(s.is_spoofed() && s.method() == Some(Method::IpRanges));
         let u = Identity::Unverified(Unverified::Timeout);
