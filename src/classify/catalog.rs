@@ -318,14 +318,20 @@ fn compile_range_names(name: &str, names: &[String], problems: &mut Vec<Problem>
 /// Host-name suffixes: lower-cased, a leading dot dropped, at least two labels of
 /// `[a-z0-9-]`, so `googlebot.com` proves `crawl-66-249-66-1.googlebot.com` and never
 /// `evilgooglebot.com`.
-fn compile_rdns_suffixes(name: &str, suffixes: &[String], problems: &mut Vec<Problem>) -> Vec<String> {
+fn compile_rdns_suffixes(
+    name: &str,
+    suffixes: &[String],
+    problems: &mut Vec<Problem>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(suffixes.len());
     for suffix in suffixes {
         let lower = suffix.trim_start_matches('.').to_ascii_lowercase();
         let labels_ok = lower.split('.').all(|label| {
             !label.is_empty()
                 && !label.starts_with('-')
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         });
         if !labels_ok || !lower.contains('.') {
             problems.push(Problem::new(

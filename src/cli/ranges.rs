@@ -222,7 +222,12 @@ fn fetch(url: &str, timeout: Duration) -> Result<String, String> {
         ))
         .build()
         .into();
-    let response = agent.get(url).call().map_err(|e| format!("{url}: {e}"))?;
+    let response = agent.get(url).call().map_err(|e| match e {
+        ureq::Error::Timeout(_) => {
+            format!("{url}: no complete answer within {}s", timeout.as_secs())
+        }
+        e => format!("{url}: {e}"),
+    })?;
     let status = response.status();
     if !status.is_success() {
         return Err(format!("{url}: status {}", status.as_u16()));
