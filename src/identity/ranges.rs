@@ -5,7 +5,8 @@
 //! The shape is the one every operator uses and the IETF draft "A JSON-Based Format for
 //! Publishing IP Ranges of Automated HTTP Clients" (draft-illyes-webbotauth-jafar) codifies:
 //! `{"creationTime": "...", "prefixes": [{"ipv4Prefix": "66.249.64.0/27"}, {"ipv6Prefix": ...}]}`.
-//! Other keys (the draft's extensions, a mirror's `_source`, Google's `syncToken`) are ignored.
+//! `formatVersion` (the draft's, absent from every list today) must be 1.x; other keys (the
+//! draft's extensions, a mirror's `_source`, `syncToken`) are ignored.
 //!
 //! Nothing here does I/O except [`load_dir`] and [`read_list`], which only read files; the
 //! parser and the table take strings and lists.
@@ -75,11 +76,14 @@ pub fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-/// Parses one list. Strict: the document must be a JSON object with a non-empty `prefixes`
-/// array whose every entry is an object holding an `ipv4Prefix` and/or `ipv6Prefix` string in
-/// CIDR notation (a bare address is refused: operators always write the length), of the right
-/// family, no broader than [`MIN_IPV4_LEN`]/[`MIN_IPV6_LEN`]. Host bits are cleared rather than
-/// refused (`66.249.64.1/27` is `66.249.64.0/27`): the intent is unambiguous.
+/// Parses one list. Strict: the document must be a JSON object (with `formatVersion` 1.x if it
+/// has one) whose `prefixes` array holds objects; each `ipv4Prefix`/`ipv6Prefix` must be a CIDR
+/// string (a bare address is refused: operators always write the length) of its family, no
+/// broader than [`MIN_IPV4_LEN`]/[`MIN_IPV6_LEN`]. Host bits are cleared rather than refused
+/// (`66.249.64.1/27` is `66.249.64.0/27`): the intent is unambiguous. As the draft requires, an
+/// entry naming both prefixes or neither is ignored. Unlike the draft, a list with no prefix is
+/// refused: an empty list would turn every real crawler of that operator into a spoofer, so a
+/// refresh that returns one keeps the old file instead.
 pub fn parse_list(name: &str, json: &str) -> Result<PublishedList, RangeError> {
     let err = |key: &str, message: String| RangeError {
         file: name.to_string(),
@@ -94,6 +98,7 @@ pub fn parse_list(name: &str, json: &str) -> Result<PublishedList, RangeError> {
             "expected a JSON object with \"prefixes\"".into(),
         ));
     };
+    check_format_version(doc.get("formatVersion")).map_err(|m| err("formatVersion", m))?;
     let creation_time = match doc.get("creationTime") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -135,20 +140,27 @@ pub fn parse_list(name: &str, json: &str) -> Result<PublishedList, RangeError> {
                 ),
             ));
         };
-        let mut found = false;
-        for family in [Family::V4, Family::V6] {
-            if let Some(value) = entry.get(family.key()) {
-                let key = format!("prefixes[{i}].{}", family.key());
-                prefixes.push(parse_prefix(value, family).map_err(|m| err(&key, m))?);
-                found = true;
-            }
+        // The draft: an object with both or neither prefix "is invalid and MUST be ignored".
+        match (entry.get("ipv4Prefix"), entry.get("ipv6Prefix")) {
+            (Some(value), None) => prefixes.push(
+                parse_prefix(value, Family::V4)
+                    .map_err(|m| err(&format!("prefixes[{i}].ipv4Prefix"), m))?,
+            ),
+            (None, Some(value)) => prefixes.push(
+                parse_prefix(value, Family::V6)
+                    .map_err(|m| err(&format!("prefixes[{i}].ipv6Prefix"), m))?,
+            ),
+            _ => {}
         }
-        if !found {
-            return Err(err(
-                &format!("prefixes[{i}]"),
-                "names neither \"ipv4Prefix\" nor \"ipv6Prefix\"".into(),
-            ));
-        }
+    }
+    if prefixes.is_empty() {
+        return Err(err(
+            "prefixes",
+            format!(
+                "none of the {} entries names exactly one of \"ipv4Prefix\" and \"ipv6Prefix\"",
+                entries.len()
+            ),
+        ));
     }
     Ok(PublishedList {
         name: name.to_string(),
@@ -157,19 +169,35 @@ pub fn parse_list(name: &str, json: &str) -> Result<PublishedList, RangeError> {
     })
 }
 
+/// The draft's `formatVersion` ("major.minor"): a consumer "MUST NOT attempt to parse" a major
+/// version it does not know. Absent is version 1 (every operator's list today omits it).
+fn check_format_version(value: Option<&Value>) -> Result<(), String> {
+    let text = match value {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(format!(
+                "expected a string like \"1.0\", found {}",
+                kind(other)
+            ))
+        }
+    };
+    let major = text
+        .split_once('.')
+        .and_then(|(major, minor)| minor.parse::<u32>().ok().and(major.parse::<u32>().ok()))
+        .ok_or_else(|| format!("{text:?} is not a version like \"1.0\""))?;
+    if major != 1 {
+        return Err(format!(
+            "version {text}: robogate reads version 1 of the format"
+        ));
+    }
+    Ok(())
+}
+
 #[derive(Clone, Copy)]
 enum Family {
     V4,
     V6,
-}
-
-impl Family {
-    fn key(self) -> &'static str {
-        match self {
-            Family::V4 => "ipv4Prefix",
-            Family::V6 => "ipv6Prefix",
-        }
-    }
 }
 
 fn parse_prefix(value: &Value, family: Family) -> Result<IpNet, String> {

@@ -21,7 +21,8 @@ fn parses_the_published_shape_normalising_deduplicating_and_merging() {
     let json = r#"{"creationTime": "2026-08-21T14:45:42.000000", "syncToken": "1",
         "prefixes": [{"ipv4Prefix": "66.249.64.1/27"}, {"ipv4Prefix": "66.249.64.32/27"},
                      {"ipv4Prefix": "66.249.64.0/27"}, {"ipv6Prefix": "2001:4860:4801:10::/64"},
-                     {"ipv4Prefix": "10.1.0.0/16", "ipv6Prefix": "2001:db8::/48", "note": "x"}]}"#;
+                     {"ipv4Prefix": "10.1.0.0/16", "note": "x"}, {"ipv6Prefix": "2001:db8::/48"},
+                     {"ipv4Prefix": "10.9.0.0/16", "ipv6Prefix": "2001:db9::/48"}, {"other": 1}]}"#;
     let l = parse_list("googlebot", json).unwrap();
     assert_eq!(l.name, "googlebot");
     assert_eq!(
@@ -39,7 +40,11 @@ fn parses_the_published_shape_normalising_deduplicating_and_merging() {
         ]
     );
     // The draft's minimal document: no creationTime.
-    let bare = parse_list("x", r#"{"prefixes":[{"ipv4Prefix":"1.2.3.4/32"}]}"#).unwrap();
+    let bare = parse_list(
+        "x",
+        r#"{"formatVersion": "1.1", "prefixes":[{"ipv4Prefix":"1.2.3.4/32"}]}"#,
+    )
+    .unwrap();
     assert_eq!(bare.creation_time, None);
 }
 
@@ -66,8 +71,24 @@ fn refuses_bad_input_naming_file_key_and_entry() {
             "x: prefixes[0]: expected an object",
         ),
         (
-            r#"{"prefixes": [{"ipv4Prefix": "1.2.3.0/24"}, {}]}"#,
-            "x: prefixes[1]: names neither",
+            r#"{"prefixes": [{}, {"x": 1}]}"#,
+            "x: prefixes: none of the 2 entries names exactly one",
+        ),
+        (
+            r#"{"prefixes": [{"ipv4Prefix": "1.2.3.0/24", "ipv6Prefix": "2001:db8::/48"}]}"#,
+            "x: prefixes: none of the 1 entries",
+        ),
+        (
+            r#"{"formatVersion": "2.0", "prefixes": []}"#,
+            "x: formatVersion: version 2.0: robogate reads version 1",
+        ),
+        (
+            r#"{"formatVersion": "1", "prefixes": []}"#,
+            "x: formatVersion: \"1\" is not a version like",
+        ),
+        (
+            r#"{"formatVersion": 1.0, "prefixes": []}"#,
+            "x: formatVersion: expected a string",
         ),
         (
             r#"{"prefixes": [{"ipv4Prefix": "1.2.3.0/24"}, {"ipv4Prefix": "1.2.3.999/24"}]}"#,
