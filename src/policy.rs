@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use crate::classify::{Category, Class, Classifier};
+use crate::identity::ranges::{ListSet, RangeTable};
 use crate::identity::{Identity, SignatureAgent, SpoofedAction};
 use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
@@ -248,12 +249,23 @@ pub struct Verification {
     pub signature_agents: Vec<SignatureAgent>,
     /// The catalog agent each of `signature_agents` proves (same order).
     pub signers: Vec<usize>,
+    /// The published IP-range lists (`verify.ranges`, or the snapshot built in).
+    pub ranges: Arc<RangeTable>,
+    /// The lists that prove each catalog agent (by agent index; empty: none).
+    pub agent_lists: Vec<ListSet>,
 }
 
 impl Verification {
+    /// The published lists that prove catalog agent `agent` (empty when it has none).
+    pub fn lists_of(&self, agent: usize) -> ListSet {
+        self.agent_lists.get(agent).copied().unwrap_or_default()
+    }
+
     /// Whether `ip` is in a published list that proves catalog agent `agent`.
-    pub fn in_ranges(&self, _agent: usize, _ip: std::net::IpAddr) -> bool {
-        false // the prefix table lands with identity::ranges
+    pub fn in_ranges(&self, agent: usize, ip: std::net::IpAddr) -> bool {
+        self.ranges
+            .lists_containing(ip)
+            .contains_any(self.lists_of(agent))
     }
 }
 
@@ -265,6 +277,8 @@ impl Default for Verification {
             timeout: Duration::from_millis(500),
             signature_agents: Vec::new(),
             signers: Vec::new(),
+            ranges: Arc::default(),
+            agent_lists: Vec::new(),
         }
     }
 }

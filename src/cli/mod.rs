@@ -1,9 +1,11 @@
-//! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`.
+//! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`,
+//! `ranges update`.
 //! robogate owns argv; pingora never parses it.
 
 pub mod check;
 pub mod classify;
 mod inputs;
+pub mod ranges;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +46,8 @@ pub enum Command {
     Classify(classify::ClassifyArgs),
     /// Check a client's claimed identity: which published proof is tried and what it says.
     Verify(verify::VerifyArgs),
+    /// Work with the published IP-range lists that prove crawler identities.
+    Ranges(ranges::RangesArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -83,6 +87,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Lint(args) => lint(&args.file),
+        Command::Ranges(args) => ranges::run(&args),
         Command::Classify(args) => {
             match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
                 Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {

@@ -98,12 +98,14 @@ pub fn load_after(
             let mut files = vec![config_path.to_path_buf()];
             files.extend(parts.files.iter().cloned());
             let status = parts.robots.status.to_le_bytes();
+            let lists = parts.verify_fingerprint.to_le_bytes();
             let origin = parts.upstream.socket.to_string();
             let mut inputs: Vec<&[u8]> = vec![
                 text.as_bytes(),
                 &parts.robots.body,
                 &status,
                 origin.as_bytes(),
+                &lists,
             ];
             if let Some(a) = &parts.agents_text {
                 inputs.push(a.as_bytes());
@@ -198,6 +200,8 @@ struct Parts {
     tarpit: Tarpit,
     crawl_delay: CrawlDelay,
     verify: Verification,
+    /// The published lists' contents (see `verify::Compiled::fingerprint`).
+    verify_fingerprint: u64,
     upstream: Upstream,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
@@ -271,8 +275,8 @@ fn compile(
         .read("tarpit")
         .then(|| compile_tarpit(&raw.tarpit, errors))
         .flatten();
-    let verify =
-        classifier_for("verify").and_then(|(_, c)| verify::compile_verify(&raw.verify, c, errors));
+    let verify = classifier_for("verify")
+        .and_then(|(_, c)| verify::compile_verify(&raw.verify, base, c, errors));
     if !raw.unread.is_empty() {
         return None;
     }
@@ -290,6 +294,11 @@ fn compile(
     };
     let mut files = robots.files;
     files.extend(agents_file);
+    let verify_fingerprint = verify.as_ref().map_or(0, |v| v.fingerprint);
+    let verify = verify.map(|v| {
+        files.extend(v.files);
+        v.verification
+    });
     Some((
         settings?,
         Parts {
@@ -302,6 +311,7 @@ fn compile(
             tarpit: tarpit?,
             crawl_delay,
             verify: verify?,
+            verify_fingerprint,
             upstream: upstream?,
             files,
             robots_fetch_failure: robots.fetch_failure,

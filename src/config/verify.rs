@@ -2,22 +2,36 @@
 //! [`Verification`] (reloads live); the resolver and the cache bound are restart settings (see
 //! `settings.rs`).
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::errors::Errors;
+use super::raw::resolve;
 use super::raw::RawVerify;
 use crate::classify::Classifier;
+use crate::identity::ranges::{self, ListSet, RangeTable};
 use crate::identity::{SignatureAgent, SpoofedAction};
 use crate::policy::Verification;
 
 /// A request never waits longer than this for a check, whatever `verify.timeout` says.
 const TIMEOUT_MAX: Duration = Duration::from_secs(10);
 
+/// `[verify]` compiled.
+pub(super) struct Compiled {
+    pub verification: Verification,
+    /// The list files read (watched for reloads).
+    pub files: Vec<PathBuf>,
+    /// A fingerprint of the lists' contents, so an edited list is a changed input.
+    pub fingerprint: u64,
+}
+
 pub(super) fn compile_verify(
     raw: &RawVerify,
+    base: &Path,
     classifier: &Classifier,
     errors: &mut Errors<'_>,
-) -> Option<Verification> {
+) -> Option<Compiled> {
     let spoofed = errors.parse::<SpoofedAction>(&raw.spoofed, "verify.spoofed");
     let timeout = errors.nonzero(
         &raw.timeout,
@@ -35,13 +49,111 @@ pub(super) fn compile_verify(
         return None;
     }
     let (signature_agents, signers) = compile_signers(raw, classifier, errors)?;
-    Some(Verification {
-        enabled: raw.enabled,
-        spoofed: spoofed?,
-        timeout: timeout?,
-        signature_agents,
-        signers,
+    let (table, files, fingerprint) = compile_ranges(raw, base, errors)?;
+    let agent_lists = agent_lists(&table, classifier, raw, errors);
+    Some(Compiled {
+        verification: Verification {
+            enabled: raw.enabled,
+            spoofed: spoofed?,
+            timeout: timeout?,
+            signature_agents,
+            signers,
+            ranges: Arc::new(table),
+            agent_lists,
+        },
+        files,
+        fingerprint,
     })
+}
+
+/// `verify.ranges`: every `<name>.json` of the folder, or the snapshot built in.
+fn compile_ranges(
+    raw: &RawVerify,
+    base: &Path,
+    errors: &mut Errors<'_>,
+) -> Option<(RangeTable, Vec<PathBuf>, u64)> {
+    let Some(dir) = &raw.ranges else {
+        return Some((RangeTable::builtin(), Vec::new(), 0));
+    };
+    let path = resolve(base, dir.get_ref());
+    let lists = match ranges::load_dir(&path) {
+        Ok(lists) => lists,
+        Err(problems) => {
+            for p in problems {
+                errors.push(Some(dir.span()), "verify.ranges", p.to_string());
+            }
+            return None;
+        }
+    };
+    let files = lists
+        .iter()
+        .map(|l| path.join(format!("{}.json", l.name)))
+        .collect();
+    let texts: Vec<String> = lists
+        .iter()
+        .map(|l| {
+            let prefixes: Vec<String> = l.prefixes.iter().map(ToString::to_string).collect();
+            format!("{} {:?} {}", l.name, l.creation_time, prefixes.join(" "))
+        })
+        .collect();
+    let fingerprint =
+        crate::policy::fingerprint(&texts.iter().map(|t| t.as_bytes()).collect::<Vec<_>>());
+    match RangeTable::new(lists) {
+        Ok(table) => Some((table, files, fingerprint)),
+        Err(e) => {
+            errors.push(Some(dir.span()), "verify.ranges", e.to_string());
+            None
+        }
+    }
+}
+
+/// The lists proving each catalog agent. A list the catalog names that the table lacks is
+/// warned about: that agent is then proved by reverse DNS alone, or not at all.
+fn agent_lists(
+    table: &RangeTable,
+    classifier: &Classifier,
+    raw: &RawVerify,
+    errors: &mut Errors<'_>,
+) -> Vec<ListSet> {
+    let mut missing: Vec<(&str, &str)> = Vec::new();
+    let lists = classifier
+        .agents()
+        .iter()
+        .map(|agent| {
+            let mut set = ListSet::default();
+            for name in &agent.ranges {
+                match table.id(name) {
+                    Some(id) => set.insert(id),
+                    None => missing.push((agent.name.as_str(), name.as_str())),
+                }
+            }
+            set
+        })
+        .collect();
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing
+            .iter()
+            .take(5)
+            .map(|(agent, list)| format!("{agent} ({list})"))
+            .collect();
+        let more = missing.len().saturating_sub(shown.len());
+        errors.warn(
+            raw.ranges.as_ref().map(|d| d.span()),
+            "verify.ranges",
+            format!(
+                "{} catalog agent(s) name a published list that is not loaded, so their IP \
+                 ranges are not checked: {}{}",
+                missing.len(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+    }
+    lists
 }
 
 /// The signers: every catalog agent with a `signature_agent`, then `[[verify.signature_agent]]`

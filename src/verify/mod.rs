@@ -222,7 +222,7 @@ impl Verifier {
         step: &mut (dyn FnMut(Step) + Send),
     ) -> Identity {
         let a = &policy.classifier.agents()[agent];
-        let has_ranges = !a.ranges.is_empty();
+        let has_ranges = !policy.verify.lists_of(agent).is_empty();
         if !has_ranges && a.rdns.is_empty() {
             return Identity::Unverified(Unverified::NoMethod);
         }

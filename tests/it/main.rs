@@ -11,6 +11,7 @@ mod forward;
 mod generate_props;
 mod metrics;
 mod proxy;
+mod ranges;
 mod reload;
 mod robots_conformance;
 mod robots_props;

@@ -268,11 +268,15 @@ fn a_client_at_a_private_address_is_unverified_never_spoofed() {
     // No trusted proxy: every client is 127.0.0.1, where no published proof can hold.
     let rg = start(&origin, GOOGLE_ROBOTS, &extra, Launch::default());
     assert_eq!(
-        get(rg.addr, "/private/report.html", Some(GOOGLEBOT)).unwrap().status,
+        get(rg.addr, "/private/report.html", Some(GOOGLEBOT))
+            .unwrap()
+            .status,
         200
     );
     assert_eq!(
-        get(rg.addr, "/private/press/release.html", Some(GOOGLEBOT)).unwrap().status,
+        get(rg.addr, "/private/press/release.html", Some(GOOGLEBOT))
+            .unwrap()
+            .status,
         200
     );
     let line = log_line(&rg, "127.0.0.1", "/private/report.html");
