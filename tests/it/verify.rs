@@ -99,7 +99,8 @@ fn a_spoofed_googlebot_is_refused_and_the_real_one_served() {
     // A browser from anywhere is not a claim to check.
     assert_eq!(
         get_from(&rg, "203.0.113.9", "/nogoogle/x", FIREFOX).status,
-        200
+        404,
+        "the origin's answer"
     );
     assert!(
         rg.metric("robogate_identity_checks_total{method=\"ip-ranges\",result=\"verified\"}")
