@@ -36,6 +36,9 @@ pub(super) struct Sink {
     id: (u64, u64),
     /// Bytes in `file`, as far as this writer knows (appends only).
     size: u64,
+    /// `file` is a regular file: a FIFO or a device (`/dev/stdout`) is neither rotated nor
+    /// synced.
+    regular: bool,
     batch: Vec<u8>,
     batch_lines: u64,
     /// Written since the last sync.
@@ -47,7 +50,7 @@ pub(super) struct Sink {
 
 impl Sink {
     pub(super) fn open(options: &Options, shared: Arc<Shared>) -> io::Result<Sink> {
-        let (file, id, size) = open_append(&options.file)?;
+        let (file, id, size, regular) = open_append(&options.file)?;
         Ok(Sink {
             path: options.file.clone(),
             max_bytes: options.max_bytes.max(1),
@@ -56,6 +59,7 @@ impl Sink {
             file: Some(file),
             id,
             size,
+            regular,
             batch: Vec::with_capacity(BATCH_BYTES),
             batch_lines: 0,
             dirty: false,
@@ -126,7 +130,7 @@ impl Sink {
         }
         line.push(b'\n');
         let before = self.size + self.batch.len() as u64;
-        if before > 0 && before + line.len() as u64 > self.max_bytes {
+        if self.regular && before > 0 && before + line.len() as u64 > self.max_bytes {
             self.write_batch();
             self.rotate();
         }
@@ -165,7 +169,7 @@ impl Sink {
     /// Writes the batch and syncs the file's data to disk, if anything was written.
     fn sync(&mut self) {
         self.write_batch();
-        if let (true, Some(f)) = (self.dirty, &self.file) {
+        if let (true, true, Some(f)) = (self.dirty, self.regular, &self.file) {
             if let Err(e) = f.sync_data() {
                 self.complaints.complain(&self.path, "sync", &e, 0);
             }
@@ -190,10 +194,11 @@ impl Sink {
     fn reopen(&mut self) {
         self.sync();
         match open_append(&self.path) {
-            Ok((file, id, size)) => {
+            Ok((file, id, size, regular)) => {
                 self.file = Some(file);
                 self.id = id;
                 self.size = size;
+                self.regular = regular;
             }
             Err(e) => {
                 self.file = None;
@@ -236,12 +241,12 @@ fn numbered(path: &Path, n: usize) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Opens `path` for appending (created `0640`-ish by the umask), with its (device, inode) and
-/// size.
-fn open_append(path: &Path) -> io::Result<(File, (u64, u64), u64)> {
+/// Opens `path` for appending (created with the umask's permissions), with its (device,
+/// inode), its size, and whether it is a regular file.
+fn open_append(path: &Path) -> io::Result<(File, (u64, u64), u64, bool)> {
     let file = OpenOptions::new().create(true).append(true).open(path)?;
     let m = file.metadata()?;
-    Ok((file, (m.dev(), m.ino()), m.len()))
+    Ok((file, (m.dev(), m.ino()), m.len(), m.is_file()))
 }
 
 /// Rate-limited warnings about a failing file.
