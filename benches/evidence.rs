@@ -13,6 +13,10 @@ use robogate::evidence::{Evidence, EvidenceLog, Options, Reason, Sha256};
 use robogate::identity::Identity;
 use robogate::metrics::ActionLabel;
 
+/// robogate's allocator, as in the binary (`src/main.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const UA: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const PATH: &str = "/private/reports/2025/q1.html?page=2";
 const CHUNK: u64 = 8_192;
@@ -44,6 +48,24 @@ fn evidence(c: &mut Criterion) {
     let mut group = c.benchmark_group("evidence");
     group.bench_function("build a record (4 strings)", |b| {
         b.iter(|| black_box(build(black_box(sha))))
+    });
+    group.bench_function("record a built record (send side)", |b| {
+        b.iter_custom(|iters| {
+            let mut timed = Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                let n = left.min(CHUNK - 1);
+                let mut built: Vec<Evidence> = (0..n).map(|_| build(sha)).collect();
+                let start = Instant::now();
+                for e in built.drain(..) {
+                    log.record(e);
+                }
+                timed += start.elapsed();
+                log.flush();
+                left -= n;
+            }
+            timed
+        })
     });
     group.bench_function("build + record (send side)", |b| {
         b.iter_custom(|iters| {
