@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod classify;
 pub mod cli;
 pub mod config;
+pub mod evidence;
 pub mod forwarded;
 pub mod identity;
 pub mod keyword;

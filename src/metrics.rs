@@ -72,6 +72,12 @@ keyword_enum! {
     pub enum ReloadResult("result") { Ok = "ok", Error = "error", Unchanged = "unchanged" }
 }
 
+keyword_enum! {
+    /// The `result` label of `robogate_evidence_lines_total`: `written` (handed to the kernel),
+    /// `dropped` (the writer's queue was full, or the log closed), `error` (a write failed).
+    pub enum EvidenceResult("result") { Written = "written", Dropped = "dropped", Error = "error" }
+}
+
 /// The label value used for robots the catalog does not name.
 pub const OTHER_AGENT: &str = "other";
 
@@ -91,6 +97,7 @@ pub struct Metrics {
     pub tarpit_overflow: IntCounter,
     pub crawl_delay_untracked: IntCounter,
     config_reloads: IntCounterVec,
+    evidence_lines: IntCounterVec,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
 }
@@ -213,6 +220,12 @@ impl Metrics {
             "Configuration reload attempts, by result (ok, error, unchanged).",
             &["result"],
         );
+        let evidence_lines = counter_vec(
+            &r,
+            "robogate_evidence_lines_total",
+            "Evidence log lines (one per refusal), by result: written, dropped (the writer's queue was full), error (a write failed).",
+            &["result"],
+        );
         let config_generation = register(
             &r,
             IntGauge::new(
@@ -244,6 +257,7 @@ impl Metrics {
             tarpit_overflow,
             crawl_delay_untracked,
             config_reloads,
+            evidence_lines,
             config_generation,
             config_last_success,
         };
@@ -265,6 +279,9 @@ impl Metrics {
         }
         for result in ReloadResult::ALL {
             self.config_reloads.with_label_values(&[result.as_str()]);
+        }
+        for result in EvidenceResult::ALL {
+            self.evidence_lines.with_label_values(&[result.as_str()]);
         }
         let other = [OTHER_AGENT, Category::Other.as_str()];
         for identity in &IDENTITY_LABELS[1..] {
@@ -365,6 +382,13 @@ impl Metrics {
         self.config_reloads
             .with_label_values(&[result.as_str()])
             .inc();
+    }
+
+    /// Counts `lines` evidence lines by what became of them.
+    pub fn count_evidence(&self, result: EvidenceResult, lines: u64) {
+        self.evidence_lines
+            .with_label_values(&[result.as_str()])
+            .inc_by(lines);
     }
 
     /// The Prometheus text exposition of every metric.

@@ -84,6 +84,8 @@ pub struct RobotsFile {
     pub body: Bytes,
     /// Strong validator of `body`, quoted.
     pub etag: String,
+    /// SHA-256 of `body`: which robots.txt a decision was made under (evidence, versions).
+    pub sha256: [u8; 32],
     /// `Last-Modified` of the file, already formatted as an HTTP date.
     pub last_modified: String,
 }
@@ -94,6 +96,8 @@ impl RobotsFile {
             robots: Robots::parse(&body),
             status: 200,
             etag: format!("\"{:016x}\"", fingerprint(&[&body])),
+            sha256: sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&body))
+                .into(),
             last_modified: httpdate::fmt_http_date(modified),
             body,
         }

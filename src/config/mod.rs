@@ -5,6 +5,7 @@
 mod agents;
 mod enforcement;
 mod errors;
+mod evidence;
 mod memo;
 pub mod origin;
 pub mod raw;
@@ -14,6 +15,7 @@ mod upstream;
 mod verify;
 
 pub use errors::{ConfigError, ConfigErrors};
+pub use evidence::EvidenceSettings;
 pub use memo::{Memo, OriginMemo, OriginState};
 pub use origin::ROBOTS_MAX_BYTES;
 pub use settings::Settings;

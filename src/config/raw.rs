@@ -325,6 +325,31 @@ pub struct RawSignatureAgent {
     pub directory: Option<Spanned<String>>,
 }
 
+/// `[evidence]`: the evidence log, one JSON line per refusal. Needs a restart.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawEvidence {
+    /// The log file, relative to the config file's folder; without it, no evidence log.
+    pub file: Option<Spanned<String>>,
+    /// Size past which the file is rotated.
+    pub max_bytes: Spanned<u64>,
+    /// Rotated files kept.
+    pub keep: Spanned<usize>,
+    /// Records that may wait for the writer; beyond, they are dropped and counted.
+    pub queue: Spanned<usize>,
+}
+
+impl Default for RawEvidence {
+    fn default() -> Self {
+        RawEvidence {
+            file: None,
+            max_bytes: Spanned::new(0..0, 100 * 1024 * 1024),
+            keep: Spanned::new(0..0, 5),
+            queue: Spanned::new(0..0, 10_000),
+        }
+    }
+}
+
 /// The sections of `robogate.toml`, each read independently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
@@ -338,6 +363,7 @@ pub struct RawConfig {
     pub crawl_delay: RawCrawlDelay,
     pub x_robots_tag: Vec<RawXRobotsTag>,
     pub verify: RawVerify,
+    pub evidence: RawEvidence,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -423,6 +449,7 @@ const SECTIONS: &[&str] = &[
     "crawl_delay",
     "x_robots_tag",
     "verify",
+    "evidence",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -640,6 +667,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let crawl_delay = read_section!(text, &doc, e, crawl_delay: RawCrawlDelay);
     let x_robots_tag = read_section!(text, &doc, e, x_robots_tag: Vec<RawXRobotsTag>);
     let verify = read_section!(text, &doc, e, verify: RawVerify);
+    let evidence = read_section!(text, &doc, e, evidence: RawEvidence);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -660,6 +688,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let crawl_delay = take(&mut unread, "crawl_delay", crawl_delay).unwrap_or_default();
     let x_robots_tag = take(&mut unread, "x_robots_tag", x_robots_tag).unwrap_or_default();
     let verify = take(&mut unread, "verify", verify).unwrap_or_default();
+    let evidence = take(&mut unread, "evidence", evidence).unwrap_or_default();
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -678,6 +707,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             crawl_delay,
             x_robots_tag,
             verify,
+            evidence,
             unread,
         },
         errors,

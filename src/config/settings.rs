@@ -1,5 +1,6 @@
-//! `[server]`, `[admin]` and `[crawl_delay] max_entries`: the settings fixed for the life of the
-//! process (a change is logged as "needs a restart").
+//! `[server]`, `[admin]`, `[crawl_delay] max_entries`, the restart keys of `[verify]` and
+//! `[evidence]`: the settings fixed for the life of the process (a change is logged as "needs a
+//! restart").
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use ipnet::IpNet;
 use toml::Spanned;
 
 use super::errors::Errors;
+use super::evidence::{compile_evidence, EvidenceSettings};
 use super::raw::resolve;
 use super::raw::{self, RawConfig};
 use crate::forwarded::TrustedProxies;
@@ -35,6 +37,8 @@ pub struct Settings {
     pub verify_resolver: Option<SocketAddr>,
     /// Bound of each verification cache (reverse DNS, key directories).
     pub verify_cache_entries: usize,
+    /// `[evidence]`: the evidence log (opened once, at start).
+    pub evidence: EvidenceSettings,
 }
 
 impl Settings {
@@ -55,7 +59,14 @@ impl Settings {
             crawl_delay_max_entries,
             verify_resolver,
             verify_cache_entries,
+            evidence,
         } = self;
+        let EvidenceSettings {
+            file,
+            max_bytes,
+            keep,
+            queue,
+        } = evidence;
         [
             ("server.listen", *listen != new.listen),
             ("admin.listen", *admin_listen != new.admin_listen),
@@ -87,6 +98,10 @@ impl Settings {
                 "verify.cache_entries",
                 *verify_cache_entries != new.verify_cache_entries,
             ),
+            ("evidence.file", *file != new.evidence.file),
+            ("evidence.max_bytes", *max_bytes != new.evidence.max_bytes),
+            ("evidence.keep", *keep != new.evidence.keep),
+            ("evidence.queue", *queue != new.evidence.queue),
         ]
         .into_iter()
         .filter_map(|(key, differs)| differs.then_some(key))
@@ -167,6 +182,10 @@ pub(super) fn compile_settings(
             "must be above zero: every check would be repeated for every request".to_string(),
         );
     }
+    let evidence = raw
+        .read("evidence")
+        .then(|| compile_evidence(&raw.evidence, base, errors))
+        .flatten();
     Some(Settings {
         listen: listen?,
         admin_listen: admin_listen?,
@@ -183,6 +202,7 @@ pub(super) fn compile_settings(
             None => None,
         },
         verify_cache_entries: (cache_entries > 0).then_some(cache_entries)?,
+        evidence: evidence?,
     })
 }
 

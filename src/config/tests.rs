@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::forwarded::TrustedProxies;
+use evidence::EvidenceSettings;
 use settings::listeners_clash;
 
 /// A one-agent catalog: loading it is quick, unlike the 1,500 agents built in.
@@ -515,6 +516,12 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         crawl_delay_max_entries: a.crawl_delay_max_entries + 1,
         verify_resolver: Some("127.0.0.1:53".parse().unwrap()),
         verify_cache_entries: a.verify_cache_entries + 1,
+        evidence: EvidenceSettings {
+            file: Some(PathBuf::from("other.jsonl")),
+            max_bytes: a.evidence.max_bytes + 1,
+            keep: a.evidence.keep + 1,
+            queue: a.evidence.queue + 1,
+        },
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();
@@ -740,4 +747,73 @@ fn a_signature_agent_names_a_catalog_robot_or_a_new_one() {
     );
     // http:// is for loopback signers (tests, local agents) only.
     load_with(&signer("Signy", "http://127.0.0.1:9")).expect("loopback http is allowed");
+}
+
+#[test]
+fn evidence_is_off_by_default_and_its_file_is_relative_to_the_config() {
+    let off = load_with("").map_err(|e| e.to_string()).unwrap().settings;
+    assert_eq!(
+        off.evidence,
+        EvidenceSettings {
+            file: None,
+            max_bytes: 100 * 1024 * 1024,
+            keep: 5,
+            queue: 10_000
+        }
+    );
+    let (dir, conf) = write_conf("[evidence]\nfile = \"evidence.jsonl\"\nkeep = 2\n");
+    let on = load(&conf, 1).map_err(|e| e.to_string()).unwrap().settings;
+    assert_eq!(on.evidence.file, Some(dir.path().join("evidence.jsonl")));
+    assert_eq!(on.evidence.keep, 2);
+    assert_eq!(off.changed_keys(&on), ["evidence.file", "evidence.keep"]);
+}
+
+#[test]
+fn evidence_errors_name_their_key_and_line_all_at_once() {
+    let errors = errors_of(
+        "[evidence]\nfile = \"no/such/folder/e.jsonl\"\nmax_bytes = 0\nkeep = 0\nqueue = 0\n",
+    );
+    assert_eq!(errors.len(), 4, "{errors:#?}");
+    assert!(
+        errors[0].starts_with("6: evidence.file: the folder ")
+            && errors[0].contains("no/such/folder"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[1].starts_with("7: evidence.max_bytes: 0 is under 65536"),
+        "{}",
+        errors[1]
+    );
+    assert!(
+        errors[2].starts_with("8: evidence.keep: 0 is under 1"),
+        "{}",
+        errors[2]
+    );
+    assert!(
+        errors[3].starts_with("9: evidence.queue: 0 is under 1"),
+        "{}",
+        errors[3]
+    );
+    assert_one_error("[evidence]\nfile = \".\"\n", 6, "evidence.file");
+    assert_one_error("[evidence]\nfile = \"\"\n", 6, "evidence.file");
+    assert_one_error(
+        "[evidence]\nfile = \"e.jsonl\"\nqueue = 2000000\n",
+        7,
+        "evidence.queue",
+    );
+}
+
+#[test]
+fn evidence_settings_without_a_file_warn() {
+    let loaded = load_with("[evidence]\nqueue = 5\n")
+        .map_err(|e| e.to_string())
+        .unwrap();
+    let warnings: Vec<String> = loaded
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.line.unwrap_or(0), w.key))
+        .collect();
+    assert_eq!(warnings, ["6: evidence.file"]);
+    assert_eq!(loaded.settings.evidence.file, None);
 }

@@ -25,6 +25,7 @@ use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 use crate::config::Settings;
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
+use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::state::LiveState;
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
@@ -37,13 +38,20 @@ pub struct Gate {
     state: LiveState,
     /// Checks claimed identities; its caches outlive reloads.
     verifier: Verifier,
+    /// One line per refusal (`[evidence] file`), when configured.
+    evidence: Option<Arc<EvidenceLog>>,
     origins: Arc<OriginPool>,
 }
 
 impl Gate {
-    pub fn new(live: Arc<ArcSwap<Policy>>, settings: Arc<Settings>) -> Self {
+    pub fn new(
+        live: Arc<ArcSwap<Policy>>,
+        settings: Arc<Settings>,
+        evidence: Option<Arc<EvidenceLog>>,
+    ) -> Self {
         Gate {
             live,
+            evidence,
             state: LiveState::new(settings.crawl_delay_max_entries),
             verifier: Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             settings,
@@ -282,6 +290,11 @@ impl ProxyHttp for Gate {
             Err(SeveralUserAgents) => (Decision::bad_request(), None),
         };
         let (decision, tarpit) = decision;
+        if let Some(log) = &self.evidence {
+            if let Some(e) = evidence_of(&policy, &decision, client, req) {
+                log.record(e);
+            }
+        }
         ctx.policy = Some(policy.clone());
         let decision = &*ctx.decision.insert(decision);
         if respond::act(session, &policy, decision, tarpit).await? {
@@ -369,6 +382,41 @@ impl ProxyHttp for Gate {
             record(ctx, &asked, End::Answered { status, error: e });
         }
     }
+}
+
+/// The evidence line of a refusal (block, tarpit, Crawl-delay limit, or what shadow mode would
+/// have refused); `None` for everything else.
+fn evidence_of(
+    policy: &Policy,
+    d: &Decision,
+    client: Option<IpAddr>,
+    req: &RequestHeader,
+) -> Option<Evidence> {
+    let action = ActionLabel::of(d.outcome);
+    if !action.is_taken_on_a_robot() {
+        return None;
+    }
+    let reason = match d.outcome {
+        Outcome::Limit { .. } => Reason::CrawlDelay,
+        _ if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
+        _ => Reason::Disallow,
+    };
+    let user_agent = req
+        .headers
+        .get(header::USER_AGENT)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    Some(Evidence {
+        client,
+        user_agent,
+        class: d.class,
+        agent: policy.agent_name(d).map(str::to_owned),
+        identity: d.identity,
+        robots_line: d.robots_line,
+        robots_text: d.robots_line.and_then(|l| policy.robots.line_text(l)),
+        robots_sha256: Some(Sha256(policy.robots.sha256)),
+        generation: policy.generation,
+        ..Evidence::now(reason, action, target(req).to_owned())
+    })
 }
 
 /// How a request ended, for its access-log line.

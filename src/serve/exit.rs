@@ -1,12 +1,14 @@
 //! The one way out of `robogate serve`. However the process ends — drained after SIGTERM, at the
 //! end of the grace period, on SIGINT, or because a service failed — it leaves through
-//! [`Exit::finish`] (or [`Exit::now`]), which removes the pid file and writes out the log lines
-//! still queued.
+//! [`Exit::finish`] (or [`Exit::now`]), which removes the pid file and writes out the log and
+//! evidence lines still queued.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tracing_appender::non_blocking::WorkerGuard;
+
+use crate::evidence::EvidenceLog;
 
 /// What has to happen before the process ends.
 pub struct Exit {
@@ -14,6 +16,8 @@ pub struct Exit {
     logs: Mutex<Option<WorkerGuard>>,
     /// The pid file this process wrote, to remove.
     pid_file: Mutex<Option<PathBuf>>,
+    /// The evidence log, whose queued lines are written out (and synced) before the end.
+    evidence: Mutex<Option<Arc<EvidenceLog>>>,
 }
 
 impl Exit {
@@ -21,7 +25,13 @@ impl Exit {
         Exit {
             logs: Mutex::new(Some(logs)),
             pid_file: Mutex::new(None),
+            evidence: Mutex::new(None),
         }
+    }
+
+    /// Closes `log` at the end: every line it accepted is written and synced first.
+    pub fn close_at_exit(&self, log: Arc<EvidenceLog>) {
+        *lock(&self.evidence) = Some(log);
     }
 
     /// Writes this process's id to `path` (replacing the file in one step, so a reader never
@@ -60,6 +70,9 @@ impl Exit {
                     tracing::warn!("cannot remove server.pid_file {}: {e}", path.display());
                 }
             }
+        }
+        if let Some(evidence) = lock(&self.evidence).take() {
+            evidence.close();
         }
         drop(lock(&self.logs).take());
     }

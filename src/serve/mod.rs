@@ -89,6 +89,24 @@ fn server_conf(settings: &Settings) -> ServerConf {
     }
 }
 
+/// Opens `[evidence] file`, if set: a log that cannot be opened stops the start.
+fn open_evidence(
+    settings: &config::EvidenceSettings,
+) -> Result<Option<Arc<crate::evidence::EvidenceLog>>, String> {
+    let Some(file) = &settings.file else {
+        return Ok(None);
+    };
+    let options = crate::evidence::Options {
+        max_bytes: settings.max_bytes,
+        keep: settings.keep,
+        queue: settings.queue,
+        ..crate::evidence::Options::new(file.clone())
+    };
+    crate::evidence::EvidenceLog::open(options)
+        .map(|log| Some(Arc::new(log)))
+        .map_err(|e| format!("cannot open evidence.file {}: {e}", file.display()))
+}
+
 /// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
 pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     let exit = Arc::new(Exit::new(init_logging(log_format)));
@@ -124,6 +142,17 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let evidence = match open_evidence(&settings.evidence) {
+        Ok(log) => log,
+        Err(message) => {
+            eprintln!("robogate: {message}");
+            exit.finish();
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(log) = &evidence {
+        exit.close_at_exit(log.clone());
+    }
     let failed: OnFailure = {
         let exit = exit.clone();
         Arc::new(move |why: String| {
@@ -142,7 +171,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     server.bootstrap();
 
     let shared = Arc::new(settings.clone());
-    let gate = Gate::new(live.clone(), shared);
+    let gate = Gate::new(live.clone(), shared, evidence);
     let sweeper = background_service(
         "robogate origin pool",
         PoolSweeper {

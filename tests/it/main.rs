@@ -7,6 +7,7 @@ mod classify_corpus;
 mod cli;
 mod clients;
 mod enforce;
+mod evidence;
 mod forward;
 mod generate_props;
 mod metrics;

@@ -1,0 +1,128 @@
+//! `[evidence]`: where the evidence log goes and how it is bounded. Every key needs a restart
+//! (the log is opened once, at start), so the values are [`super::Settings`].
+
+use std::path::{Path, PathBuf};
+
+use super::errors::Errors;
+use super::raw::{resolve, RawEvidence};
+
+/// Rotation below this would start a new file every few lines.
+const MAX_BYTES_MIN: u64 = 64 * 1024;
+/// Each rotation renames every kept file once.
+const KEEP_MAX: usize = 1000;
+/// A queued record holds up to about 2.3 KiB (`evidence::TEXT_MAX` twice, the rest): a million
+/// of them is about 2 GiB, past any sane bound.
+const QUEUE_MAX: usize = 1_000_000;
+
+/// The compiled `[evidence]` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceSettings {
+    /// The log file (`None`: no evidence log), resolved against the config file's folder.
+    pub file: Option<PathBuf>,
+    pub max_bytes: u64,
+    pub keep: usize,
+    pub queue: usize,
+}
+
+pub(super) fn compile_evidence(
+    raw: &RawEvidence,
+    base: &Path,
+    errors: &mut Errors<'_>,
+) -> Option<EvidenceSettings> {
+    // In file order: `file` is conventionally written first.
+    let file = match &raw.file {
+        Some(name) => log_file(name, base, errors).map(Some),
+        None => {
+            let written = [raw.max_bytes.span(), raw.keep.span(), raw.queue.span()];
+            if let Some(span) = written.into_iter().find(|s| s.end > 0) {
+                errors.warn(
+                    Some(span),
+                    "evidence.file",
+                    "[evidence] settings without `file`: no evidence log is written",
+                );
+            }
+            Some(None)
+        }
+    };
+    let max_bytes = at_least(
+        &raw.max_bytes,
+        MAX_BYTES_MIN,
+        u64::MAX,
+        "evidence.max_bytes",
+        "a smaller file would be rotated every few lines",
+        errors,
+    );
+    let keep = at_least(
+        &raw.keep,
+        1,
+        KEEP_MAX,
+        "evidence.keep",
+        "with no rotated file kept, a rotation would delete the lines it rotates",
+        errors,
+    );
+    let queue = at_least(
+        &raw.queue,
+        1,
+        QUEUE_MAX,
+        "evidence.queue",
+        "without a queue every line would be dropped",
+        errors,
+    );
+    Some(EvidenceSettings {
+        file: file?,
+        max_bytes: max_bytes?,
+        keep: keep?,
+        queue: queue?,
+    })
+}
+
+/// A whole number in `min..=max`; `None`, with an error naming `key` and its line, otherwise.
+/// `why` says what a value under `min` would break.
+fn at_least<T>(
+    value: &toml::Spanned<T>,
+    min: T,
+    max: T,
+    key: &str,
+    why: &str,
+    errors: &mut Errors<'_>,
+) -> Option<T>
+where
+    T: Copy + PartialOrd + std::fmt::Display,
+{
+    let v = *value.get_ref();
+    let message = if v < min {
+        format!("{v} is under {min}: {why}")
+    } else if v > max {
+        format!("{v} is over {max}")
+    } else {
+        return Some(v);
+    };
+    errors.push(Some(value.span()), key, message);
+    None
+}
+
+/// `evidence.file`: a file (not a folder) in a folder that exists.
+fn log_file(name: &toml::Spanned<String>, base: &Path, errors: &mut Errors<'_>) -> Option<PathBuf> {
+    let text = name.get_ref();
+    let path = resolve(base, text);
+    let problem = if text.trim().is_empty() {
+        Some("must name a file, such as \"evidence.jsonl\"".to_string())
+    } else if text.ends_with('/') || path.is_dir() {
+        Some(format!("{} is a folder; name a file in it", path.display()))
+    } else {
+        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(folder) if !folder.is_dir() => Some(format!(
+                "the folder {} does not exist: create it, or name a file in an existing folder",
+                folder.display()
+            )),
+            _ => None,
+        }
+    };
+    match problem {
+        Some(message) => {
+            errors.push(Some(name.span()), "evidence.file", message);
+            None
+        }
+        None => Some(path),
+    }
+}
