@@ -199,7 +199,11 @@ impl Catalog {
     pub fn with_signers(mut self, signers: &[(&str, &str)]) -> Result<Catalog, Vec<String>> {
         let mut problems = Vec::new();
         for &(name, url) in signers {
-            if self.agents.iter().any(|a| a.name.eq_ignore_ascii_case(name)) {
+            if self
+                .agents
+                .iter()
+                .any(|a| a.name.eq_ignore_ascii_case(name))
+            {
                 continue;
             }
             let token = name.to_ascii_lowercase();

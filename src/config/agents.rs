@@ -51,7 +51,11 @@ pub(super) fn load_agents(
             .iter()
             .map(|s| {
                 let s = s.get_ref();
-                (s.name.get_ref().as_str(), s.url.get_ref().as_str(), s.name.span())
+                (
+                    s.name.get_ref().as_str(),
+                    s.url.get_ref().as_str(),
+                    s.name.span(),
+                )
             })
             .collect(),
         false => Vec::new(),

@@ -10,6 +10,7 @@ pub mod origin;
 pub mod raw;
 mod robots;
 mod settings;
+mod trap;
 mod upstream;
 mod verify;
 
@@ -121,6 +122,8 @@ pub fn load_after(
                     crawl_delay: parts.crawl_delay,
                     verify: parts.verify,
                     upstream: parts.upstream,
+                    trap: parts.trap,
+                    rapid_fire: parts.rapid_fire,
                 },
                 memo: Memo {
                     catalog: Some(parts.classifier),
@@ -199,6 +202,8 @@ struct Parts {
     crawl_delay: CrawlDelay,
     verify: Verification,
     upstream: Upstream,
+    trap: crate::policy::Trap,
+    rapid_fire: crate::policy::RapidFire,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
@@ -251,11 +256,24 @@ fn compile(
         true => load_agents(raw, base, previous, errors),
         false => (None, None, None),
     };
+    let mut trap = raw
+        .read("trap")
+        .then(|| trap::compile_trap(&raw.trap, errors))
+        .flatten();
+    let rapid_fire = raw
+        .read("rapid_fire")
+        .then(|| trap::compile_rapid_fire(&raw.rapid_fire, errors))
+        .flatten();
+    let trap_paths: Vec<String> = trap
+        .iter()
+        .flat_map(|t| t.paths.iter().map(|p| p.written.clone()))
+        .collect();
     let sources = robots::Sources {
         base,
         previous,
         fetch_origin,
         upstream: upstream.as_ref(),
+        trap_paths: &trap_paths,
     };
     if raw.read("robots") {
         robots::keys_of_other_sources(&raw.robots, errors);
@@ -283,6 +301,9 @@ fn compile(
         override_delay: raw.crawl_delay.r#override,
     };
     let robots = robots?;
+    if let Some(trap) = &mut trap {
+        robots::check_trap_paths(&raw.robots, &robots.file, trap, errors);
+    }
     if let Some((_, classifier)) = &classifier {
         robots::disagreement_warnings(&raw.robots, &robots, classifier, errors);
     }
@@ -305,6 +326,8 @@ fn compile(
             crawl_delay,
             verify: verify?,
             upstream: upstream?,
+            trap: trap?,
+            rapid_fire: rapid_fire?,
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,
