@@ -1087,4 +1087,37 @@ mod tests {
         assert!(text.ends_with('…') && text.len() <= LINE_TEXT_MAX + '…'.len_utf8());
         assert_eq!(f.line_text(2).as_deref(), Some("x"));
     }
+
+    #[test]
+    fn trap_matches_the_canonical_path_in_either_spelling() {
+        let path = |written: &str| TrapPath {
+            written: written.into(),
+            pattern: robots::PathPattern::new(written.as_bytes()),
+            line: 1,
+        };
+        let trap = Trap {
+            paths: vec![path("/trap/"), path("/*.secret$")],
+            ..Trap::default()
+        };
+        let at = |target: &str| trap.matches(&robots::Canonical::new(target));
+        assert_eq!(at("/trap/x"), Some(0));
+        assert_eq!(
+            at("/%74rap/"),
+            Some(0),
+            "an escaped letter is the same path"
+        );
+        assert_eq!(
+            at("/trap%2Fx"),
+            Some(0),
+            "as an origin decoding %2F serves it"
+        );
+        assert_eq!(at("/a/b.secret"), Some(1));
+        assert_eq!(at("/a/b.secret?x"), None, "anchored");
+        assert_eq!(at("/trapdoor"), None);
+        assert_eq!(at("/robots.txt"), None);
+        assert_eq!(
+            Trap::default().matches(&robots::Canonical::new("/trap/")),
+            None
+        );
+    }
 }
