@@ -665,7 +665,7 @@ pub struct TrapPath {
 /// Most trap paths (their index is kept in a ban record as a `u16`).
 pub const MAX_TRAP_PATHS: usize = 256;
 
-/// Trap paths (`[trap]`, reloadable): paths robots.txt disallows to every robot and no page
+/// Trap paths (`[trap]`, reloadable; the catches table's bound is a restart setting): paths robots.txt disallows to every robot and no page
 /// shows a person, so that whoever fetches one ignores robots.txt, whatever its User-Agent.
 #[derive(Debug, Clone)]
 pub struct Trap {
@@ -677,9 +677,6 @@ pub struct Trap {
     pub ban: Duration,
     pub then: TrapThen,
     pub key: BanKey,
-    /// Bound of the catches table (read when the live state is built: a change needs a
-    /// restart).
-    pub max_entries: usize,
 }
 
 impl Default for Trap {
@@ -690,7 +687,6 @@ impl Default for Trap {
             ban: Duration::from_secs(3600),
             then: TrapThen::Block,
             key: BanKey::AddressAgent,
-            max_entries: 100_000,
         }
     }
 }
@@ -713,7 +709,7 @@ impl Trap {
     }
 }
 
-/// Rapid-fire pacing (`[rapid_fire]`, reloadable but for `max_entries`): a token bucket per
+/// Rapid-fire pacing (`[rapid_fire]`, reloadable; its table's bound is a restart setting): a token bucket per
 /// client address (IPv6: per /64), refilled at `rate` per second up to `burst`.
 #[derive(Debug, Clone)]
 pub struct RapidFire {
@@ -728,9 +724,6 @@ pub struct RapidFire {
     pub robot_for: Duration,
     /// Networks never paced (a big NAT, an office, a monitoring service).
     pub exempt: Vec<ipnet::IpNet>,
-    /// Bound of the bucket table (read when the live state is built: a change needs a
-    /// restart).
-    pub max_entries: usize,
 }
 
 impl Default for RapidFire {
@@ -742,7 +735,6 @@ impl Default for RapidFire {
             sustain: Duration::from_secs(30),
             robot_for: Duration::from_secs(600),
             exempt: Vec::new(),
-            max_entries: 100_000,
         }
     }
 }

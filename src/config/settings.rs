@@ -35,6 +35,10 @@ pub struct Settings {
     pub verify_resolver: Option<SocketAddr>,
     /// Bound of each verification cache (reverse DNS, key directories).
     pub verify_cache_entries: usize,
+    /// Bound of the caught clients held (`trap.max_entries`).
+    pub trap_max_entries: usize,
+    /// Bound of the rapid-fire buckets (`rapid_fire.max_entries`).
+    pub rapid_fire_max_entries: usize,
 }
 
 impl Settings {
@@ -55,6 +59,8 @@ impl Settings {
             crawl_delay_max_entries,
             verify_resolver,
             verify_cache_entries,
+            trap_max_entries,
+            rapid_fire_max_entries,
         } = self;
         [
             ("server.listen", *listen != new.listen),
@@ -86,6 +92,14 @@ impl Settings {
             (
                 "verify.cache_entries",
                 *verify_cache_entries != new.verify_cache_entries,
+            ),
+            (
+                "trap.max_entries",
+                *trap_max_entries != new.trap_max_entries,
+            ),
+            (
+                "rapid_fire.max_entries",
+                *rapid_fire_max_entries != new.rapid_fire_max_entries,
             ),
         ]
         .into_iter()
@@ -183,6 +197,9 @@ pub(super) fn compile_settings(
             None => None,
         },
         verify_cache_entries: (cache_entries > 0).then_some(cache_entries)?,
+        // Zero is reported by `config::trap`.
+        trap_max_entries: (*raw.trap.max_entries.get_ref()).max(1),
+        rapid_fire_max_entries: (*raw.rapid_fire.max_entries.get_ref()).max(1),
     })
 }
 

@@ -515,6 +515,8 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         crawl_delay_max_entries: a.crawl_delay_max_entries + 1,
         verify_resolver: Some("127.0.0.1:53".parse().unwrap()),
         verify_cache_entries: a.verify_cache_entries + 1,
+        trap_max_entries: a.trap_max_entries + 1,
+        rapid_fire_max_entries: a.rapid_fire_max_entries + 1,
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

@@ -62,7 +62,7 @@ pub(super) fn compile_trap(raw: &RawTrap, errors: &mut Errors<'_>) -> Option<Tra
             line: errors.line_of(&path.span()).unwrap_or(0) as u32,
         });
     }
-    let max_entries = positive(errors, &raw.max_entries, "trap.max_entries");
+    positive(errors, &raw.max_entries, "trap.max_entries");
     if errors.list.len() != before {
         return None;
     }
@@ -72,7 +72,6 @@ pub(super) fn compile_trap(raw: &RawTrap, errors: &mut Errors<'_>) -> Option<Tra
         ban: ban?,
         then: then?,
         key: key?,
-        max_entries: max_entries?,
     })
 }
 
@@ -163,7 +162,7 @@ pub(super) fn compile_rapid_fire(raw: &RawRapidFire, errors: &mut Errors<'_>) ->
             ),
         }
     }
-    let max_entries = positive(errors, &raw.max_entries, "rapid_fire.max_entries");
+    positive(errors, &raw.max_entries, "rapid_fire.max_entries");
     if errors.list.len() != before {
         return None;
     }
@@ -174,7 +173,6 @@ pub(super) fn compile_rapid_fire(raw: &RawRapidFire, errors: &mut Errors<'_>) ->
         sustain: sustain?,
         robot_for: robot_for?,
         exempt,
-        max_entries: max_entries?,
     })
 }
 
@@ -196,18 +194,15 @@ fn at_most(
     Some(d)
 }
 
-/// A table bound of at least 1.
-fn positive(errors: &mut Errors<'_>, value: &toml::Spanned<usize>, key: &str) -> Option<usize> {
-    let n = *value.get_ref();
-    if n == 0 {
+/// A table bound (a restart setting, kept in `Settings`) must be at least 1.
+fn positive(errors: &mut Errors<'_>, value: &toml::Spanned<usize>, key: &str) {
+    if *value.get_ref() == 0 {
         errors.push(
             Some(value.span()),
             key,
             "must be at least 1 (it bounds the memory the table may use)",
         );
-        return None;
     }
-    Some(n)
 }
 
 #[cfg(test)]
