@@ -313,6 +313,10 @@ pub struct Policy {
     pub crawl_delay: CrawlDelay,
     pub verify: Verification,
     pub upstream: Upstream,
+    /// Trap paths and what a client that fetches one gets (`[trap]`).
+    pub trap: Trap,
+    /// Pacing of rapid-fire clients, whatever their User-Agent (`[rapid_fire]`).
+    pub rapid_fire: RapidFire,
 }
 
 impl Policy {
@@ -337,6 +341,8 @@ impl Policy {
                 write_timeout: Duration::ZERO,
                 idle_timeout: Duration::ZERO,
             },
+            trap: Trap::default(),
+            rapid_fire: RapidFire::default(),
         }
     }
 }
@@ -657,6 +663,120 @@ pub fn fingerprint(parts: &[&[u8]]) -> u64 {
         }
     }
     h
+}
+
+keyword_enum! {
+    /// What a request for a trap path gets (`trap.action`).
+    pub enum TrapAction("trap action") { Block = "block", Tarpit = "tarpit" }
+}
+
+keyword_enum! {
+    /// What a caught client's further requests get while its ban lasts (`trap.then`): `block`
+    /// (every path but `/robots.txt`) or `robot` (enforced as a robot that no group names).
+    pub enum TrapThen("trap.then") { Block = "block", Robot = "robot" }
+}
+
+keyword_enum! {
+    /// What a ban is keyed by (`trap.key`): the client `address`, or `address+agent` (the
+    /// address and the exact User-Agent), which spares the other people behind a shared
+    /// address (NAT) whose browsers send another User-Agent.
+    pub enum BanKey("trap.key") { Address = "address", AddressAgent = "address+agent" }
+}
+
+/// One `trap.paths` entry: a robots.txt pattern that robots.txt disallows to every robot.
+#[derive(Debug, Clone)]
+pub struct TrapPath {
+    /// As written in robogate.toml (for logs and the evidence line).
+    pub written: String,
+    /// Matched against the canonical request path, like a robots.txt rule.
+    pub pattern: robots::PathPattern,
+    /// Line of the path in robogate.toml.
+    pub line: u32,
+}
+
+/// Most trap paths (their index is kept in a ban record as a `u16`).
+pub const MAX_TRAP_PATHS: usize = 256;
+
+/// Trap paths (`[trap]`, reloadable; the catches table's bound is a restart setting): paths robots.txt disallows to every robot and no page
+/// shows a person, so that whoever fetches one ignores robots.txt, whatever its User-Agent.
+#[derive(Debug, Clone)]
+pub struct Trap {
+    /// Active trap paths (none: no trap). With `robots.source = "origin"`, a path the origin's
+    /// robots.txt allows to some group is left out of this list (a warning says so).
+    pub paths: Vec<TrapPath>,
+    pub action: TrapAction,
+    /// How long a caught client stays caught (zero: no ban, only the trap path is refused).
+    pub ban: Duration,
+    pub then: TrapThen,
+    pub key: BanKey,
+}
+
+impl Default for Trap {
+    fn default() -> Self {
+        Trap {
+            paths: Vec::new(),
+            action: TrapAction::Block,
+            ban: Duration::from_secs(3600),
+            then: TrapThen::Block,
+            key: BanKey::AddressAgent,
+        }
+    }
+}
+
+impl Trap {
+    /// The index of the first trap path `path` (canonical) falls under, as robots.txt would
+    /// match it, also in the spelling an origin that decodes encoded separators serves
+    /// (robots-spec-notes §H1): `/trap%2Fx` is `/trap/x` there. `None` without a scan when no
+    /// trap is set. `/robots.txt` is never a trap (config refuses such paths).
+    pub fn matches(&self, path: &robots::Canonical<'_>) -> Option<usize> {
+        if self.paths.is_empty() || path.is_robots_txt() {
+            return None;
+        }
+        let hit = |p: &str| {
+            self.paths
+                .iter()
+                .position(|t| t.pattern.matches(p.as_bytes()))
+        };
+        hit(path.as_str()).or_else(|| path.separator_decoded().and_then(hit))
+    }
+}
+
+/// Rapid-fire pacing (`[rapid_fire]`, reloadable; its table's bound is a restart setting): a token bucket per
+/// client address (IPv6: per /64), refilled at `rate` per second up to `burst`.
+#[derive(Debug, Clone)]
+pub struct RapidFire {
+    pub enabled: bool,
+    /// Requests per second an address may keep up.
+    pub rate: f64,
+    /// Requests an address may make at once (a page and all its assets).
+    pub burst: u32,
+    /// How long an address must stay over the rate before it is treated as a robot.
+    pub sustain: Duration,
+    /// How long it is then treated as a robot (zero: never; it is only paced).
+    pub robot_for: Duration,
+    /// Networks never paced (a big NAT, an office, a monitoring service).
+    pub exempt: Vec<ipnet::IpNet>,
+}
+
+impl Default for RapidFire {
+    fn default() -> Self {
+        RapidFire {
+            enabled: true,
+            rate: 20.0,
+            burst: 200,
+            sustain: Duration::from_secs(30),
+            robot_for: Duration::from_secs(600),
+            exempt: Vec::new(),
+        }
+    }
+}
+
+impl RapidFire {
+    /// Whether requests from `ip` are never paced (`rapid_fire.exempt`).
+    pub fn exempts(&self, ip: std::net::IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.exempt.iter().any(|net| net.contains(&ip))
+    }
 }
 
 #[cfg(test)]
@@ -990,5 +1110,38 @@ mod tests {
         assert!(text.starts_with("Disallow: /a # é"), "{text}");
         assert!(text.ends_with('…') && text.len() <= LINE_TEXT_MAX + '…'.len_utf8());
         assert_eq!(f.line_text(2).as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn trap_matches_the_canonical_path_in_either_spelling() {
+        let path = |written: &str| TrapPath {
+            written: written.into(),
+            pattern: robots::PathPattern::new(written.as_bytes()),
+            line: 1,
+        };
+        let trap = Trap {
+            paths: vec![path("/trap/"), path("/*.secret$")],
+            ..Trap::default()
+        };
+        let at = |target: &str| trap.matches(&robots::Canonical::new(target));
+        assert_eq!(at("/trap/x"), Some(0));
+        assert_eq!(
+            at("/%74rap/"),
+            Some(0),
+            "an escaped letter is the same path"
+        );
+        assert_eq!(
+            at("/trap%2Fx"),
+            Some(0),
+            "as an origin decoding %2F serves it"
+        );
+        assert_eq!(at("/a/b.secret"), Some(1));
+        assert_eq!(at("/a/b.secret?x"), None, "anchored");
+        assert_eq!(at("/trapdoor"), None);
+        assert_eq!(at("/robots.txt"), None);
+        assert_eq!(
+            Trap::default().matches(&robots::Canonical::new("/trap/")),
+            None
+        );
     }
 }

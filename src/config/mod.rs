@@ -11,6 +11,7 @@ pub mod origin;
 pub mod raw;
 mod robots;
 mod settings;
+mod trap;
 mod upstream;
 mod verify;
 
@@ -125,6 +126,8 @@ pub fn load_after(
                     crawl_delay: parts.crawl_delay,
                     verify: parts.verify,
                     upstream: parts.upstream,
+                    trap: parts.trap,
+                    rapid_fire: parts.rapid_fire,
                 },
                 memo: Memo {
                     catalog: Some(parts.classifier),
@@ -205,6 +208,8 @@ struct Parts {
     /// The published lists' contents (see `verify::Compiled::fingerprint`).
     verify_fingerprint: u64,
     upstream: Upstream,
+    trap: crate::policy::Trap,
+    rapid_fire: crate::policy::RapidFire,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
@@ -257,11 +262,24 @@ fn compile(
         true => load_agents(raw, base, previous, errors),
         false => (None, None, None),
     };
+    let mut trap = raw
+        .read("trap")
+        .then(|| trap::compile_trap(&raw.trap, errors))
+        .flatten();
+    let rapid_fire = raw
+        .read("rapid_fire")
+        .then(|| trap::compile_rapid_fire(&raw.rapid_fire, errors))
+        .flatten();
+    let trap_paths: Vec<String> = trap
+        .iter()
+        .flat_map(|t| t.paths.iter().map(|p| p.written.clone()))
+        .collect();
     let sources = robots::Sources {
         base,
         previous,
         fetch_origin,
         upstream: upstream.as_ref(),
+        trap_paths: &trap_paths,
     };
     if raw.read("robots") {
         robots::keys_of_other_sources(&raw.robots, errors);
@@ -287,6 +305,9 @@ fn compile(
         override_delay: raw.crawl_delay.r#override,
     };
     let robots = robots?;
+    if let Some(trap) = &mut trap {
+        robots::check_trap_paths(&raw.robots, &robots.file, trap, errors);
+    }
     if let Some((_, classifier)) = &classifier {
         robots::disagreement_warnings(&raw.robots, &robots, classifier, errors);
     }
@@ -315,6 +336,8 @@ fn compile(
             verify: verify?,
             verify_fingerprint,
             upstream: upstream?,
+            trap: trap?,
+            rapid_fire: rapid_fire?,
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,

@@ -350,6 +350,72 @@ impl Default for RawEvidence {
     }
 }
 
+/// `[trap]`: paths robots.txt disallows to every robot, which only a client ignoring it fetches.
+/// Reloads live (but for `max_entries`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawTrap {
+    /// robots.txt patterns starting with `/`.
+    pub paths: Vec<Spanned<String>>,
+    /// What a request for a trap path gets: `block` or `tarpit`.
+    pub action: Spanned<String>,
+    /// How long a caught client stays caught (`"0s"`: no ban).
+    pub ban: SpannedDuration,
+    /// What a caught client's further requests get: `block` or `robot`.
+    pub then: Spanned<String>,
+    /// What a ban is keyed by: `address` or `address+agent`.
+    pub key: Spanned<String>,
+    /// Hard bound on caught clients held. Needs a restart.
+    pub max_entries: Spanned<usize>,
+}
+
+impl Default for RawTrap {
+    fn default() -> Self {
+        RawTrap {
+            paths: Vec::new(),
+            action: Spanned::new(0..0, "block".into()),
+            ban: unwritten(Duration::from_secs(3600)),
+            then: Spanned::new(0..0, "block".into()),
+            key: Spanned::new(0..0, "address+agent".into()),
+            max_entries: Spanned::new(0..0, 100_000),
+        }
+    }
+}
+
+/// `[rapid_fire]`: pacing clients that make requests faster than people do. Reloads live (but
+/// for `max_entries`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawRapidFire {
+    pub enabled: bool,
+    /// Requests per second one client address may keep up.
+    pub rate: Spanned<f64>,
+    /// Requests one client address may make at once.
+    pub burst: Spanned<u32>,
+    /// How long an address must stay over the rate before it is treated as a robot.
+    pub sustain: SpannedDuration,
+    /// How long it is then treated as a robot (`"0s"`: never).
+    pub robot_for: SpannedDuration,
+    /// Networks never paced (addresses or CIDR networks).
+    pub exempt: Vec<Spanned<String>>,
+    /// Hard bound on client addresses tracked. Needs a restart.
+    pub max_entries: Spanned<usize>,
+}
+
+impl Default for RawRapidFire {
+    fn default() -> Self {
+        RawRapidFire {
+            enabled: true,
+            rate: Spanned::new(0..0, 20.0),
+            burst: Spanned::new(0..0, 200),
+            sustain: unwritten(Duration::from_secs(30)),
+            robot_for: unwritten(Duration::from_secs(600)),
+            exempt: Vec::new(),
+            max_entries: Spanned::new(0..0, 100_000),
+        }
+    }
+}
+
 /// The sections of `robogate.toml`, each read independently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
@@ -364,6 +430,8 @@ pub struct RawConfig {
     pub x_robots_tag: Vec<RawXRobotsTag>,
     pub verify: RawVerify,
     pub evidence: RawEvidence,
+    pub trap: RawTrap,
+    pub rapid_fire: RawRapidFire,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -450,6 +518,8 @@ const SECTIONS: &[&str] = &[
     "x_robots_tag",
     "verify",
     "evidence",
+    "trap",
+    "rapid_fire",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -668,6 +738,8 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let x_robots_tag = read_section!(text, &doc, e, x_robots_tag: Vec<RawXRobotsTag>);
     let verify = read_section!(text, &doc, e, verify: RawVerify);
     let evidence = read_section!(text, &doc, e, evidence: RawEvidence);
+    let trap = read_section!(text, &doc, e, trap: RawTrap);
+    let rapid_fire = read_section!(text, &doc, e, rapid_fire: RawRapidFire);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -689,6 +761,8 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let x_robots_tag = take(&mut unread, "x_robots_tag", x_robots_tag).unwrap_or_default();
     let verify = take(&mut unread, "verify", verify).unwrap_or_default();
     let evidence = take(&mut unread, "evidence", evidence).unwrap_or_default();
+    let trap = take(&mut unread, "trap", trap).unwrap_or_default();
+    let rapid_fire = take(&mut unread, "rapid_fire", rapid_fire).unwrap_or_default();
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -708,6 +782,8 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             x_robots_tag,
             verify,
             evidence,
+            trap,
+            rapid_fire,
             unread,
         },
         errors,

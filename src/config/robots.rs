@@ -25,6 +25,9 @@ pub(super) struct Sources<'a> {
     pub previous: Option<&'a Memo>,
     pub fetch_origin: bool,
     pub upstream: Option<&'a Upstream>,
+    /// `trap.paths` as written (valid ones): a generated robots.txt disallows them to every
+    /// group.
+    pub trap_paths: &'a [String],
 }
 
 pub(super) struct CompiledRobots {
@@ -56,7 +59,7 @@ pub(super) fn compile(
                 fetch_failure: None,
             }
         }),
-        "generate" => generate(raw, classifier, sources.base, errors),
+        "generate" => generate(raw, classifier, sources, errors),
         "origin" => Some(from_origin(raw, sources, errors)),
         other => {
             errors.push(
@@ -372,9 +375,10 @@ fn from_file(
 fn generate(
     raw: &RawRobots,
     classifier: &Classifier,
-    base: &Path,
+    sources: &Sources<'_>,
     errors: &mut Errors<'_>,
 ) -> Option<CompiledRobots> {
+    let base = sources.base;
     let before = errors.list.len();
     let mut specs = Vec::new();
     let mut sitemaps = Vec::new();
@@ -403,6 +407,9 @@ fn generate(
     }
     if errors.list.len() != before {
         return None;
+    }
+    if let Some(traps) = trap_disallows(&specs, sources.trap_paths) {
+        specs.push(traps);
     }
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let text = render_groups(&specs, &sitemaps, &header);
@@ -659,6 +666,167 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
             }
         },
     }
+}
+
+/// `Disallow: <trap path>` for every agent key of `specs` and for `*` (created if absent), so
+/// that only a client ignoring robots.txt fetches a trap path; `None` without trap paths.
+fn trap_disallows(specs: &[GroupSpec], trap_paths: &[String]) -> Option<GroupSpec> {
+    if trap_paths.is_empty() {
+        return None;
+    }
+    let mut keys: Vec<String> = specs.iter().flat_map(|s| s.keys.iter().cloned()).collect();
+    keys.push("*".to_string());
+    keys.sort();
+    keys.dedup();
+    Some(GroupSpec {
+        keys,
+        rules: trap_paths
+            .iter()
+            .map(|path| RuleSpec {
+                allow: false,
+                pattern: path.clone(),
+            })
+            .collect(),
+        crawl_delay: None,
+    })
+}
+
+/// Checks that the served robots.txt disallows every trap path to every group — each named
+/// group and `*` — under robogate's enforce reading (disallowed only if both readings
+/// disallow), testing the path as written (`*` taken literally, a final `$` dropped). A trap
+/// path some group allows would catch robots that obey robots.txt.
+///
+/// With `source = "file"` or `"generate"` that is an error naming the group's `User-agent`
+/// line. With `source = "origin"` the origin's file can change at any refresh, without a
+/// reload: an error would make that refresh fail and keep serving the old copy of the origin's
+/// robots.txt (or, at start, refuse to start over a file another team edits), so it is a
+/// warning and the trap is off for that path (removed from `trap.paths`) until the origin's
+/// file disallows it everywhere.
+pub(super) fn check_trap_paths(
+    raw: &RawRobots,
+    served: &RobotsFile,
+    trap: &mut crate::policy::Trap,
+    errors: &mut Errors<'_>,
+) {
+    if trap.paths.is_empty() {
+        return;
+    }
+    let source = raw.source.get_ref().as_str();
+    let robots = &served.robots;
+    let mut keys: Vec<String> = robots.groups().into_iter().flat_map(|g| g.keys).collect();
+    keys.retain(|k| k != "*");
+    keys.sort();
+    keys.dedup();
+    let lines = user_agent_lines(&served.body);
+    let line_of = |key: &str| lines.iter().find(|(k, _)| k == key).map(|(_, l)| *l);
+    let star = robots.has_group("*");
+    let file = errors.file;
+    let mut kept = Vec::with_capacity(trap.paths.len());
+    for path in std::mem::take(&mut trap.paths) {
+        let test = path.pattern.canonical().body.clone();
+        let target = crate::robots::Canonical::new(&test);
+        let allows = |tokens: &[&str]| {
+            let d = robots
+                .select(None, tokens, false)
+                .decide(&target, crate::robots::Reading::Enforce);
+            (!d.verdict.is_disallowed()).then(|| d.rule.map(|r| (r.pattern.to_string(), r.line)))
+        };
+        let mut allowed: Vec<(String, Option<(String, u32)>)> = Vec::new();
+        if let Some(rule) = allows(&[]) {
+            allowed.push(("*".to_string(), rule));
+        }
+        for key in &keys {
+            if let Some(rule) = allows(&[key.as_str()]) {
+                allowed.push((key.clone(), rule));
+            }
+        }
+        let Some((key, rule)) = allowed.first() else {
+            kept.push(path);
+            continue;
+        };
+        let p = &path.written;
+        let by = rule
+            .as_ref()
+            .map(|(pattern, line)| format!(", by `Allow: {pattern}` on line {line}"))
+            .unwrap_or_default();
+        let more = match allowed.len() - 1 {
+            0 => String::new(),
+            1 => " and 1 more group".to_string(),
+            n => format!(" and {n} more groups"),
+        };
+        let who = match (key.as_str(), star) {
+            ("*", false) => format!(
+                "robots that no group names (robots.txt has no `User-agent: *` group){more}"
+            ),
+            _ => format!("`User-agent: {key}`{more}"),
+        };
+        let at = match line_of(key) {
+            Some(line) => format!("line {line}{by}"),
+            None => by.trim_start_matches(", ").to_string(),
+        };
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" (robots.txt {at})")
+        };
+        // The path's own line in robogate.toml.
+        let problem = |message: String| ConfigError {
+            file: file.to_path_buf(),
+            line: (path.line > 0).then_some(path.line as usize),
+            key: "trap.paths".into(),
+            message,
+        };
+        match source {
+            "origin" => errors.warnings.push(problem(format!(
+                "trap path {p:?} is allowed to {who} in the origin's robots.txt{at}: the \
+                     trap is off for it until the origin's robots.txt disallows it to every \
+                     group (add `Disallow: {p}` to each)"
+            ))),
+            "generate" => errors.list.push(problem(format!(
+                "trap path {p:?} is allowed to {who} in the generated robots.txt{at}: an \
+                     allow rule of [[robots.group]] or robots.include at least as long as the \
+                     path outranks its Disallow; remove that rule or choose another trap path"
+            ))),
+            _ => errors.list.push(problem(format!(
+                "trap path {p:?} is allowed to {who}{at}: add `Disallow: {p}` to every \
+                     group, or use robots.source = \"generate\""
+            ))),
+        }
+    }
+    trap.paths = kept;
+}
+
+/// The agent key of every `User-agent` line of a robots.txt (`*`, or the value's leading
+/// `[A-Za-z_-]` run, lower-cased) with its 1-based line, in file order. Lines end at CR, LF or
+/// CRLF, as the engine counts them.
+fn user_agent_lines(body: &[u8]) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    let text = String::from_utf8_lossy(body);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let text = text.replace("\r\n", "\n");
+    for (i, line) in text.split(['\n', '\r']).enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        let Some((field, value)) = line.split_once(':') else {
+            continue;
+        };
+        if !field.trim().eq_ignore_ascii_case("user-agent") {
+            continue;
+        }
+        let value = value.trim();
+        let key = if value.starts_with('*') {
+            "*".to_string()
+        } else {
+            value
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        if !key.is_empty() {
+            out.push((key, i as u32 + 1));
+        }
+    }
+    out
 }
 
 /// `[[x_robots_tag]]`: patterns in robots.txt syntax on canonical paths, valid header values,

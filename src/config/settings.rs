@@ -39,6 +39,10 @@ pub struct Settings {
     pub verify_cache_entries: usize,
     /// `[evidence]`: the evidence log (opened once, at start).
     pub evidence: EvidenceSettings,
+    /// Bound of the caught clients held (`trap.max_entries`).
+    pub trap_max_entries: usize,
+    /// Bound of the rapid-fire buckets (`rapid_fire.max_entries`).
+    pub rapid_fire_max_entries: usize,
 }
 
 impl Settings {
@@ -60,6 +64,8 @@ impl Settings {
             verify_resolver,
             verify_cache_entries,
             evidence,
+            trap_max_entries,
+            rapid_fire_max_entries,
         } = self;
         let EvidenceSettings {
             file,
@@ -102,6 +108,14 @@ impl Settings {
             ("evidence.max_bytes", *max_bytes != new.evidence.max_bytes),
             ("evidence.keep", *keep != new.evidence.keep),
             ("evidence.queue", *queue != new.evidence.queue),
+            (
+                "trap.max_entries",
+                *trap_max_entries != new.trap_max_entries,
+            ),
+            (
+                "rapid_fire.max_entries",
+                *rapid_fire_max_entries != new.rapid_fire_max_entries,
+            ),
         ]
         .into_iter()
         .filter_map(|(key, differs)| differs.then_some(key))
@@ -203,6 +217,9 @@ pub(super) fn compile_settings(
         },
         verify_cache_entries: (cache_entries > 0).then_some(cache_entries)?,
         evidence: evidence?,
+        // Zero is reported by `config::trap`.
+        trap_max_entries: (*raw.trap.max_entries.get_ref()).max(1),
+        rapid_fire_max_entries: (*raw.rapid_fire.max_entries.get_ref()).max(1),
     })
 }
 

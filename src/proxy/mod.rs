@@ -23,9 +23,9 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
+use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
-use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::state::LiveState;
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;

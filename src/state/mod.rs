@@ -10,7 +10,9 @@
 //! `admit` is `async` so that a shared backend (Redis/Valkey) can be awaited, within a time
 //! bound, without touching `decide` or the responders; the local backend never waits.
 
+pub mod catches;
 pub mod pacer;
+pub mod rapid;
 pub mod tarpits;
 
 use std::net::IpAddr;

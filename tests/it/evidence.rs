@@ -155,13 +155,28 @@ fn every_refusal_through_the_proxy_leaves_one_line() {
             .unwrap_or_else(|| panic!("no line for {client}: {lines:#?}"))
     };
     let gpt = pick("198.51.100.1");
-    assert_eq!((gpt["reason"].as_str(), gpt["action"].as_str()), (Some("disallow"), Some("block")));
-    assert_eq!((gpt["robots_line"].as_u64(), gpt["robots_text"].as_str()), (Some(2), Some("Disallow: /")));
-    assert_eq!((gpt["agent"].as_str(), gpt["path"].as_str()), (Some("GPTBot"), Some("/blog/")));
+    assert_eq!(
+        (gpt["reason"].as_str(), gpt["action"].as_str()),
+        (Some("disallow"), Some("block"))
+    );
+    assert_eq!(
+        (gpt["robots_line"].as_u64(), gpt["robots_text"].as_str()),
+        (Some(2), Some("Disallow: /"))
+    );
+    assert_eq!(
+        (gpt["agent"].as_str(), gpt["path"].as_str()),
+        (Some("GPTBot"), Some("/blog/"))
+    );
     assert_eq!(gpt["robots_sha256"].as_str(), Some(sha.as_str()));
     let wget = pick("198.51.100.2");
-    assert_eq!((wget["reason"].as_str(), wget["action"].as_str()), (Some("crawl-delay"), Some("limit")));
+    assert_eq!(
+        (wget["reason"].as_str(), wget["action"].as_str()),
+        (Some("crawl-delay"), Some("limit"))
+    );
     let fake = pick("203.0.113.9");
-    assert_eq!((fake["reason"].as_str(), fake["identity"].as_str()), (Some("spoofed"), Some("spoofed")));
+    assert_eq!(
+        (fake["reason"].as_str(), fake["identity"].as_str()),
+        (Some("spoofed"), Some("spoofed"))
+    );
     assert_eq!(lines.len(), 3, "served requests leave no line: {lines:#?}");
 }

@@ -1,0 +1,535 @@
+//! Rapid-fire pacing: a token bucket per client address, whatever its User-Agent, and the
+//! memory of which addresses stayed over the rate long enough to be treated as robots.
+//!
+//! The bucket is GCRA (the generic cell rate algorithm): one number per address, the
+//! theoretical arrival time `tat` of its next request, so a bucket is a few words and a check
+//! is a few integer operations under its shard's lock. A request is admitted while
+//! `tat - now <= (burst - 1) / rate`, which lets `burst` requests through at once and `rate`
+//! per second after that; an address whose bucket is full again holds nothing worth keeping
+//! and is dropped when room is needed. Sharded with a hard bound on entries across shards, as
+//! the Crawl-delay pacer (`pacer.rs`) is; a full table admits new addresses untracked (fail
+//! open, counted by the caller) rather than forget the ones it is pacing. Pure: the caller
+//! passes `now`.
+
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::catches::client_prefix;
+use crate::policy::RapidFire as Limits;
+
+const SHARDS: usize = 16;
+
+/// Least time between two sweeps of all shards.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+/// Refused requests closer together than this (or than two emission intervals, if longer)
+/// are one run of excess: a client that waits out its `Retry-After` and comes back over the
+/// rate stays in its run; one that stops for longer starts afresh.
+const RUN_GAP: Duration = Duration::from_secs(2);
+
+/// No time recorded (in a [`Bucket`]'s nanosecond fields).
+const NONE: u64 = u64::MAX;
+
+/// One address: times in nanoseconds since the limiter's epoch.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    /// Theoretical arrival time of the next request (GCRA).
+    tat: u64,
+    /// When the current run of refused requests began ([`NONE`]: no run).
+    over_since: u64,
+    /// When the last request was refused ([`NONE`]: never).
+    last_paced: u64,
+    /// Treated as a robot until then (0: never was).
+    robot_until: u64,
+}
+
+impl Bucket {
+    /// Whether the bucket says nothing an absent one would not: full again, not in a run of
+    /// excess, not a robot.
+    fn forgettable(&self, now: u64, gap: u64) -> bool {
+        self.tat <= now
+            && self.robot_until <= now
+            && (self.last_paced == NONE || now.saturating_sub(self.last_paced) > gap)
+    }
+}
+
+/// What the bucket says about one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pace {
+    Admit,
+    /// Over the rate: 429, come back after this long (when one request's worth has refilled).
+    Paced {
+        retry_after: Duration,
+    },
+    /// The table is full of live buckets: admitted untracked (fail open), counted by the
+    /// caller.
+    Untracked,
+}
+
+/// The answer for one request: its pace, and whether its address is treated as a robot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub pace: Pace,
+    /// The address stayed over the rate for `sustain`: it is treated as a robot until then.
+    pub robot_until: Option<Instant>,
+    /// This request made it a robot (count it once, write its evidence once).
+    pub turned_robot: bool,
+}
+
+/// Token buckets of the client addresses of this instance.
+pub struct RapidFire {
+    shards: Vec<Mutex<HashMap<IpAddr, Bucket>>>,
+    /// Entries in all shards together; never above `max_entries`.
+    entries: AtomicUsize,
+    max_entries: usize,
+    /// When a full table last dropped the forgettable buckets of all shards.
+    last_sweep: Mutex<Option<Instant>>,
+    hasher: std::collections::hash_map::RandomState,
+    /// Times are kept as nanoseconds since this instant (8 bytes, not 16).
+    epoch: Instant,
+}
+
+/// The limits in nanoseconds: emission interval, burst tolerance, run gap, sustain, robot_for.
+struct Nanos {
+    interval: u64,
+    tolerance: u64,
+    gap: u64,
+    sustain: u64,
+    robot_for: u64,
+}
+
+impl Nanos {
+    fn of(limits: &Limits) -> Nanos {
+        let rate = if limits.rate.is_finite() && limits.rate > 0.0 {
+            limits.rate
+        } else {
+            f64::MIN_POSITIVE
+        };
+        // `as` saturates: a rate too low to express is one request per ~584 years.
+        let interval = ((1e9 / rate) as u64).max(1);
+        let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        Nanos {
+            interval,
+            tolerance: interval.saturating_mul(u64::from(limits.burst.max(1) - 1)),
+            gap: nanos(RUN_GAP).max(interval.saturating_mul(2)),
+            sustain: nanos(limits.sustain),
+            robot_for: nanos(limits.robot_for),
+        }
+    }
+}
+
+impl RapidFire {
+    /// A table of at most `max_entries` addresses (at least one).
+    pub fn new(max_entries: usize) -> RapidFire {
+        RapidFire {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            entries: AtomicUsize::new(0),
+            max_entries: max_entries.max(1),
+            last_sweep: Mutex::new(None),
+            hasher: Default::default(),
+            epoch: Instant::now(),
+        }
+    }
+
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(NONE - 1)
+    }
+
+    /// Counts one request from `ip` (an IPv6 address by its /64) at `now` against `limits`.
+    /// The caller skips exempt addresses and `/robots.txt`.
+    pub fn check(&self, ip: IpAddr, now: Instant, limits: &Limits) -> Check {
+        let ip = client_prefix(ip);
+        let n = Nanos::of(limits);
+        let t = self.nanos(now);
+        let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
+        let Ok(mut map) = self.shards[shard].lock() else {
+            return Check::untracked();
+        };
+        if let Some(bucket) = map.get_mut(&ip) {
+            return self.step(bucket, t, &n);
+        }
+        if !self.reserve_entry() {
+            // Full: make room from the forgettable buckets of every shard, at most once a
+            // second (a sweep is O(max_entries): never per request, so a flood of new
+            // addresses costs O(1) each).
+            drop(map);
+            self.sweep(now, t, n.gap);
+            map = match self.shards[shard].lock() {
+                Ok(map) if self.reserve_entry() => map,
+                _ => return Check::untracked(),
+            };
+        }
+        let bucket = map.entry(ip).or_insert(Bucket {
+            tat: t,
+            over_since: NONE,
+            last_paced: NONE,
+            robot_until: 0,
+        });
+        self.step(bucket, t, &n)
+    }
+
+    /// GCRA for one request at `t`, and the run of excess it continues or starts.
+    fn step(&self, b: &mut Bucket, t: u64, n: &Nanos) -> Check {
+        let tat = b.tat.max(t);
+        let pace = if tat - t <= n.tolerance {
+            b.tat = tat.saturating_add(n.interval);
+            Pace::Admit
+        } else {
+            b.tat = tat;
+            Pace::Paced {
+                retry_after: Duration::from_nanos(tat - t - n.tolerance),
+            }
+        };
+        let mut turned_robot = false;
+        if let Pace::Paced { .. } = pace {
+            if b.over_since == NONE || t.saturating_sub(b.last_paced) > n.gap {
+                b.over_since = t;
+            }
+            b.last_paced = t;
+            if n.robot_for > 0 && b.robot_until <= t && t - b.over_since >= n.sustain {
+                b.robot_until = t.saturating_add(n.robot_for);
+                turned_robot = true;
+            }
+        }
+        let robot_until =
+            (b.robot_until > t).then(|| self.epoch + Duration::from_nanos(b.robot_until));
+        Check {
+            pace,
+            robot_until,
+            turned_robot,
+        }
+    }
+
+    fn drop_forgettable(&self, map: &mut HashMap<IpAddr, Bucket>, t: u64, gap: u64) {
+        let before = map.len();
+        map.retain(|_, b| !b.forgettable(t, gap));
+        self.entries
+            .fetch_sub(before - map.len(), Ordering::Relaxed);
+    }
+
+    /// Drops the forgettable buckets of every shard, unless that was done less than a second
+    /// ago (or is being done now by another request).
+    fn sweep(&self, now: Instant, t: u64, gap: u64) {
+        let Ok(mut last) = self.last_sweep.try_lock() else {
+            return;
+        };
+        if last.is_some_and(|at| now.saturating_duration_since(at) < SWEEP_EVERY) {
+            return;
+        }
+        *last = Some(now);
+        for shard in &self.shards {
+            if let Ok(mut map) = shard.lock() {
+                self.drop_forgettable(&mut map, t, gap);
+            }
+        }
+    }
+
+    /// Counts one more entry if the bound allows it.
+    fn reserve_entry(&self) -> bool {
+        self.entries
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < self.max_entries).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    /// Addresses tracked (for tests and diagnostics; never above the bound).
+    pub fn len(&self) -> usize {
+        self.entries.load(Ordering::Relaxed)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Heap bytes the table holds now (its maps' allocated capacity), for tests and the memory
+    /// bound in the README.
+    pub fn heap_bytes(&self) -> usize {
+        self.shards
+            .iter()
+            .filter_map(|s| s.lock().ok())
+            .map(|map| map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1))
+            .sum()
+    }
+}
+
+impl Check {
+    fn untracked() -> Check {
+        Check {
+            pace: Pace::Untracked,
+            robot_until: None,
+            turned_robot: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(n: u32) -> IpAddr {
+        IpAddr::from(n.to_be_bytes())
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn defaults() -> Limits {
+        Limits::default()
+    }
+
+    /// Sends `count` requests from `from`, `every` apart from `start`; returns how many were
+    /// paced and the last check.
+    fn run(
+        r: &RapidFire,
+        from: IpAddr,
+        start: Instant,
+        every: Duration,
+        count: u32,
+        limits: &Limits,
+    ) -> (u32, Check) {
+        let mut paced = 0;
+        let mut last = None;
+        for i in 0..count {
+            let c = r.check(from, start + every * i, limits);
+            paced += u32::from(matches!(c.pace, Pace::Paced { .. }));
+            last = Some(c);
+        }
+        (paced, last.expect("at least one request"))
+    }
+
+    #[test]
+    fn a_burst_of_exactly_burst_passes_and_one_more_is_paced() {
+        let r = RapidFire::new(100);
+        let l = defaults();
+        let t0 = Instant::now();
+        let (paced, _) = run(&r, ip(1), t0, Duration::ZERO, l.burst, &l);
+        assert_eq!(paced, 0);
+        let c = r.check(ip(1), t0, &l);
+        assert_eq!(
+            c.pace,
+            Pace::Paced {
+                retry_after: ms(50)
+            },
+            "one request's worth refills in 1/rate"
+        );
+        assert_eq!(r.check(ip(1), t0 + ms(50), &l).pace, Pace::Admit);
+        assert_eq!(
+            r.check(ip(2), t0, &l).pace,
+            Pace::Admit,
+            "addresses are independent"
+        );
+    }
+
+    /// A page with 100 assets, loaded at once, then reloaded at once a second later: 202
+    /// requests in one second from one address, none paced.
+    #[test]
+    fn a_page_with_100_assets_loaded_twice_is_never_paced() {
+        let r = RapidFire::new(100);
+        let l = defaults();
+        let t0 = Instant::now();
+        let (first, _) = run(&r, ip(1), t0, ms(1), 101, &l);
+        let (again, _) = run(&r, ip(1), t0 + Duration::from_secs(1), ms(1), 101, &l);
+        assert_eq!((first, again), (0, 0));
+    }
+
+    /// A person clicking through uncached 100-asset pages every 5 seconds for ten minutes
+    /// keeps exactly to the default rate: never paced.
+    #[test]
+    fn a_new_heavy_page_every_five_seconds_is_never_paced() {
+        let r = RapidFire::new(100);
+        let l = defaults();
+        let t0 = Instant::now();
+        let mut paced = 0;
+        for page in 0..120u32 {
+            paced += run(
+                &r,
+                ip(1),
+                t0 + Duration::from_secs(5) * page,
+                ms(2),
+                100,
+                &l,
+            )
+            .0;
+        }
+        assert_eq!(paced, 0);
+    }
+
+    #[test]
+    fn a_steady_rate_just_under_is_never_paced() {
+        let r = RapidFire::new(100);
+        let l = defaults();
+        // 19.9 requests per second for five minutes, after a full burst.
+        let t0 = Instant::now();
+        run(&r, ip(1), t0, Duration::ZERO, l.burst, &l);
+        let every = Duration::from_secs_f64(1.0 / 19.9);
+        let (paced, last) = run(&r, ip(1), t0 + Duration::from_secs(10), every, 6000, &l);
+        assert_eq!(paced, 0);
+        assert_eq!(last.robot_until, None);
+    }
+
+    #[test]
+    fn a_hammer_loop_is_paced_then_turned_robot_after_sustain() {
+        let r = RapidFire::new(100);
+        let l = defaults();
+        let t0 = Instant::now();
+        // 1,000 requests a second.
+        let (paced, last) = run(&r, ip(1), t0, ms(1), 1000, &l);
+        assert_eq!(
+            paced,
+            1000 - 200 - 19,
+            "burst, then rate: (1000 - 200) per 1 s at 20/s"
+        );
+        assert_eq!(last.robot_until, None, "not yet sustained");
+        let mut turned = Vec::new();
+        for i in 1000..40_000u32 {
+            let c = r.check(ip(1), t0 + ms(1) * i, &l);
+            if c.turned_robot {
+                turned.push(i);
+            }
+        }
+        // 200 at once, and 4 more refilled while they came (one every 50 ms): the run of
+        // excess began with request 204 (at 0.204 s) and was sustained 30 s later.
+        assert_eq!(turned, [30_204]);
+        let c = r.check(ip(1), t0 + ms(40_000), &l);
+        assert_eq!(
+            c.robot_until,
+            Some(t0 + ms(30_204) + l.robot_for),
+            "robot for robot_for from when it turned"
+        );
+    }
+
+    /// A client over the rate that pauses longer than the run gap starts a new run: a person
+    /// whose very heavy pages overflow the burst now and then never turns robot.
+    #[test]
+    fn pauses_end_a_run_of_excess() {
+        let r = RapidFire::new(100);
+        let l = defaults();
+        let t0 = Instant::now();
+        for page in 0..20u32 {
+            // A 400-asset page every 3 seconds: half of it paced, for a minute.
+            let start = t0 + Duration::from_secs(3) * page;
+            let (paced, last) = run(&r, ip(1), start, Duration::from_micros(100), 400, &l);
+            assert!(paced > 0);
+            assert!(
+                !last.turned_robot && last.robot_until.is_none(),
+                "page {page}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_client_that_waits_out_retry_after_and_comes_back_over_stays_in_its_run() {
+        let r = RapidFire::new(100);
+        let l = Limits {
+            sustain: Duration::from_secs(10),
+            ..defaults()
+        };
+        let mut t = Instant::now();
+        let mut robot = None;
+        for _ in 0..100 {
+            // 60 at once, then wait what Retry-After said (whole seconds, at least 1).
+            let mut wait = Duration::from_secs(1);
+            for _ in 0..60 {
+                let c = r.check(ip(1), t, &l);
+                if let Pace::Paced { retry_after } = c.pace {
+                    wait = Duration::from_secs(retry_after.as_secs_f64().ceil().max(1.0) as u64);
+                }
+                robot = robot.or(c.robot_until);
+            }
+            t += wait;
+        }
+        assert!(
+            robot.is_some(),
+            "40 over the rate every second is sustained excess"
+        );
+    }
+
+    #[test]
+    fn robot_for_zero_only_paces() {
+        let r = RapidFire::new(100);
+        let l = Limits {
+            robot_for: Duration::ZERO,
+            ..defaults()
+        };
+        let (paced, last) = run(&r, ip(1), Instant::now(), ms(1), 100_000, &l);
+        assert!(paced > 90_000);
+        assert_eq!(last.robot_until, None);
+    }
+
+    #[test]
+    fn ipv6_addresses_of_one_64_share_a_bucket() {
+        let r = RapidFire::new(100);
+        let l = Limits {
+            burst: 2,
+            ..defaults()
+        };
+        let t0 = Instant::now();
+        let a: IpAddr = "2001:db8::1".parse().unwrap();
+        let b: IpAddr = "2001:db8::2".parse().unwrap();
+        let c: IpAddr = "2001:db8:0:1::1".parse().unwrap();
+        assert_eq!(r.check(a, t0, &l).pace, Pace::Admit);
+        assert_eq!(r.check(b, t0, &l).pace, Pace::Admit);
+        assert!(matches!(r.check(a, t0, &l).pace, Pace::Paced { .. }));
+        assert_eq!(r.check(c, t0, &l).pace, Pace::Admit, "another /64");
+    }
+
+    #[test]
+    fn a_full_table_admits_new_addresses_untracked_until_buckets_refill() {
+        let r = RapidFire::new(4);
+        let l = defaults();
+        let t0 = Instant::now();
+        for n in 0..4 {
+            run(&r, ip(n), t0, Duration::ZERO, 10, &l);
+        }
+        assert_eq!(r.check(ip(9), t0, &l).pace, Pace::Untracked);
+        assert_eq!(r.len(), 4);
+        // 10 requests refill in 0.5 s: then every bucket is forgettable, wherever its shard.
+        let later = t0 + Duration::from_secs(2);
+        assert_eq!(r.check(ip(9), later, &l).pace, Pace::Admit);
+        assert!(r.len() <= 4);
+    }
+
+    #[test]
+    fn a_robot_is_kept_while_it_is_one() {
+        let r = RapidFire::new(1);
+        let l = Limits {
+            sustain: Duration::from_secs(1),
+            ..defaults()
+        };
+        let t0 = Instant::now();
+        let (_, last) = run(&r, ip(1), t0, ms(1), 2000, &l);
+        assert!(last.robot_until.is_some());
+        // Long after its bucket refilled, it is still a robot, and holds its place.
+        let t = t0 + Duration::from_secs(60);
+        assert_eq!(r.check(ip(2), t, &l).pace, Pace::Untracked);
+        assert!(r.check(ip(1), t, &l).robot_until.is_some());
+    }
+
+    /// A flood of 1,000,000 distinct addresses at once: never more than the bound, the rest
+    /// admitted untracked, and the heap within the bound's worth of entries (the README states
+    /// the numbers).
+    #[test]
+    fn a_flood_of_a_million_addresses_stays_bounded() {
+        const BOUND: usize = 100_000;
+        let r = RapidFire::new(BOUND);
+        let l = defaults();
+        let t0 = Instant::now();
+        let untracked = (0..1_000_000u32)
+            .filter(|&n| r.check(ip(n), t0, &l).pace == Pace::Untracked)
+            .count();
+        assert_eq!((r.len(), untracked), (BOUND, 1_000_000 - BOUND));
+        // A second later every one of those buckets has refilled: room for new addresses.
+        let later = t0 + Duration::from_secs(1);
+        assert_eq!(r.check(ip(2_000_000), later, &l).pace, Pace::Admit);
+        assert_eq!(r.len(), 1);
+        let per_entry = r.heap_bytes() / BOUND;
+        assert!(per_entry <= 2 * 57, "{per_entry} bytes per entry");
+        assert_eq!(size_of::<(IpAddr, Bucket)>(), 56);
+    }
+}
