@@ -131,7 +131,7 @@ fn every_refusal_through_the_proxy_leaves_one_line() {
             .unwrap()
             .status
     };
-    assert_eq!(from("198.51.100.1", "/blog/", GPTBOT), 403);
+    assert_eq!(from("132.196.86.1", "/blog/", GPTBOT), 403);
     assert_eq!(from("198.51.100.2", "/blog/", WGET), 200);
     assert_eq!(from("198.51.100.2", "/blog/", WGET), 429);
     assert_eq!(from("203.0.113.9", "/blog/", googlebot), 403);
@@ -154,7 +154,7 @@ fn every_refusal_through_the_proxy_leaves_one_line() {
             .find(|l| l["client"] == client)
             .unwrap_or_else(|| panic!("no line for {client}: {lines:#?}"))
     };
-    let gpt = pick("198.51.100.1");
+    let gpt = pick("132.196.86.1");
     assert_eq!(
         (gpt["reason"].as_str(), gpt["action"].as_str()),
         (Some("disallow"), Some("block"))
@@ -168,6 +168,8 @@ fn every_refusal_through_the_proxy_leaves_one_line() {
         (Some("GPTBot"), Some("/blog/"))
     );
     assert_eq!(gpt["robots_sha256"].as_str(), Some(sha.as_str()));
+    // 132.196.86.1 is in OpenAI's published GPTBot list.
+    assert_eq!(gpt["identity"].as_str(), Some("verified"));
     let wget = pick("198.51.100.2");
     assert_eq!(
         (wget["reason"].as_str(), wget["action"].as_str()),
