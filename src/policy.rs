@@ -257,12 +257,23 @@ pub struct Verification {
     pub ranges: Arc<RangeTable>,
     /// The lists that prove each catalog agent (by agent index; empty: none).
     pub agent_lists: Vec<ListSet>,
+    /// robots.txt group keys that belong to a catalog agent with a proof, and that agent: a
+    /// robot granted such a group claims to be that agent, whatever name it sends.
+    pub token_owners: std::collections::HashMap<Box<str>, usize>,
 }
 
 impl Verification {
     /// The published lists that prove catalog agent `agent` (empty when it has none).
     pub fn lists_of(&self, agent: usize) -> ListSet {
         self.agent_lists.get(agent).copied().unwrap_or_default()
+    }
+
+    /// Whether catalog agent `agent` (of `agents`) has any published proof: IP ranges, reverse
+    /// DNS domains, or a Web Bot Auth signer.
+    pub fn has_proof(&self, agents: &[crate::classify::Agent], agent: usize) -> bool {
+        !self.lists_of(agent).is_empty()
+            || agents.get(agent).is_some_and(|a| !a.rdns.is_empty())
+            || self.signers.contains(&agent)
     }
 
     /// Whether `ip` is in a published list that proves catalog agent `agent`.
@@ -283,6 +294,7 @@ impl Default for Verification {
             signers: Vec::new(),
             ranges: Arc::default(),
             agent_lists: Vec::new(),
+            token_owners: Default::default(),
         }
     }
 }
@@ -362,6 +374,9 @@ pub struct RequestFacts<'a> {
     /// The catalog agent a verified Web Bot Auth signature names: it is that robot whatever its
     /// User-Agent says.
     pub signed_agent: Option<usize>,
+    /// The catalog agent whose proof was checked ([`Policy::claimed_agent`]): a spoofed claim
+    /// is refused in that agent's name.
+    pub claimed_agent: Option<usize>,
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -471,11 +486,16 @@ impl Policy {
         reading: Reading,
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
-        let (class, agent) = match facts.signed_agent {
-            Some(signer) => (Class::Robot, Some(signer)),
+        let identity = facts.identity;
+        // A verified signer is its robot; so is a claim refused in an agent's name (an invalid
+        // signature behind a browser User-Agent is still a robot's).
+        let named = facts
+            .signed_agent
+            .or(facts.claimed_agent.filter(|_| identity.is_spoofed()));
+        let (class, agent) = match named {
+            Some(agent) => (Class::Robot, Some(agent)),
             None => self.classify(facts.user_agent),
         };
-        let identity = facts.identity;
         let target = robots::Canonical::new(facts.target);
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
@@ -587,6 +607,31 @@ impl Policy {
             outcome: self.outcome_of(action),
             ..Decision::pass(class)
         }
+    }
+
+    /// The catalog agent whose proof a robot's request must pass: its own catalog agent when
+    /// that has a proof; else the agent with a proof that owns a robots.txt group the request
+    /// would be granted (a `Googlebot2/1.0`, or a `Chrome-Lighthouse Googlebot`, is judged by
+    /// Googlebot's group, so it claims to be Googlebot). `None`: nothing to prove.
+    pub fn claimed_agent(&self, user_agent: Option<&str>, agent: Option<usize>) -> Option<usize> {
+        let agents = self.classifier.agents();
+        if let Some(a) = agent.filter(|&a| self.verify.has_proof(agents, a)) {
+            return Some(a);
+        }
+        if self.verify.token_owners.is_empty() {
+            return None;
+        }
+        let catalog_agent = agent.map(|i| &agents[i]);
+        let selection = self.robots.robots.select(
+            user_agent,
+            catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
+            catalog_agent.is_some_and(|a| a.ignores_star),
+        );
+        selection
+            .group_keys()
+            .into_iter()
+            .flatten()
+            .find_map(|key| self.verify.token_owners.get(key).copied())
     }
 
     /// Class and catalog agent index. robots-spec §7: a User-Agent that names a group in the

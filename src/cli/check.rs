@@ -105,6 +105,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             is_get_or_head: true,
             identity: proof.identity,
             signed_agent: proof.signed_agent,
+            claimed_agent: proof.claimed_agent,
         };
         let (decision, robots) = policy.explain(&facts, args.reading, !full);
         let line = if args.json {
@@ -129,6 +130,8 @@ pub fn run(args: &CheckArgs) -> ExitCode {
 fn verdict_word(decision: &Decision) -> &'static str {
     match decision.verdict {
         Some(v) if v.is_disallowed() => "disallow",
+        // Refused outright for its identity, whatever robots.txt says (`verify.spoofed`).
+        None if decision.identity.is_spoofed() && decision.action.is_some() => "refuse",
         _ => "allow",
     }
 }
@@ -166,7 +169,14 @@ fn text_line(
                 d.identity.detail()
             ));
         }
-        if let Some(action) = d.action {
+        if let Some(action) = d
+            .action
+            .filter(|_| d.verdict.is_none() && d.identity.is_spoofed())
+        {
+            s.push_str(&format!(
+                " action {action} (verify.spoofed: the claim failed its proof)"
+            ));
+        } else if let Some(action) = d.action {
             match d.action_rule_line {
                 Some(l) => s.push_str(&format!(" action {action} (enforce.rule at line {l})")),
                 None => s.push_str(&format!(" action {action} (enforce.action default)")),

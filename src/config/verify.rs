@@ -2,6 +2,7 @@
 //! [`Verification`] (reloads live); the resolver and the cache bound are restart settings (see
 //! `settings.rs`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,6 +52,7 @@ pub(super) fn compile_verify(
     let (signature_agents, signers) = compile_signers(raw, classifier, errors)?;
     let (table, files, fingerprint) = compile_ranges(raw, base, errors)?;
     let agent_lists = agent_lists(&table, classifier, raw, errors);
+    let token_owners = token_owners(classifier, &agent_lists, &signers);
     Some(Compiled {
         verification: Verification {
             enabled: raw.enabled,
@@ -60,10 +62,38 @@ pub(super) fn compile_verify(
             signers,
             ranges: Arc::new(table),
             agent_lists,
+            token_owners,
         },
         files,
         fingerprint,
     })
+}
+
+/// The robots.txt group keys of agents with a proof, each with its owner: the agent whose own
+/// (most specific) token it is, else the first agent with a proof whose chain holds it.
+fn token_owners(
+    classifier: &Classifier,
+    agent_lists: &[ListSet],
+    signers: &[usize],
+) -> HashMap<Box<str>, usize> {
+    let agents = classifier.agents();
+    let proven = |i: usize| {
+        agent_lists.get(i).is_some_and(|l| !l.is_empty())
+            || !agents[i].rdns.is_empty()
+            || signers.contains(&i)
+    };
+    let mut owners: HashMap<Box<str>, usize> = HashMap::new();
+    for (i, agent) in agents.iter().enumerate().filter(|(i, _)| proven(*i)) {
+        if let Some(own) = agent.tokens.first() {
+            owners.insert(own.as_str().into(), i);
+        }
+    }
+    for (i, agent) in agents.iter().enumerate().filter(|(i, _)| proven(*i)) {
+        for token in agent.tokens.iter().skip(1) {
+            owners.entry(token.as_str().into()).or_insert(i);
+        }
+    }
+    owners
 }
 
 /// `verify.ranges`: every `<name>.json` of the folder, or the snapshot built in.

@@ -280,6 +280,7 @@ impl ProxyHttp for Gate {
                         || req.method == http::Method::HEAD,
                     identity: proof.identity,
                     signed_agent: proof.signed_agent,
+                    claimed_agent: proof.claimed_agent,
                 };
                 let mut decision = policy.decide(&facts);
                 let tarpit = (self.state)

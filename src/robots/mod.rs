@@ -275,6 +275,19 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
     }
 
     /// The 1994 reading's group (§6: case-insensitive substring of the robot's names).
+    /// The keys of the groups chosen for the robot, in the RFC 9309 reading and in the 1994
+    /// reading (the same group twice when both readings choose it): the groups whose rules can
+    /// allow it something (`"*"` for the star group).
+    pub fn group_keys(&self) -> [Option<&'r str>; 2] {
+        let key = |table: &'r Table, group: Option<usize>| {
+            group.and_then(|g| table.groups.get(g)).map(|g| &*g.key)
+        };
+        [
+            key(&self.robots.rfc, self.rfc),
+            key(self.classic_table(), self.classic()),
+        ]
+    }
+
     fn classic(&self) -> Option<usize> {
         self.classic_table()
             .select_substring(self.user_agent, self.tokens, self.ignore_star)

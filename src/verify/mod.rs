@@ -34,8 +34,20 @@ use signature::{Invalid, SignatureOutcome, SignatureSettings, SignatureVerifier}
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Proof {
     pub identity: Identity,
-    /// The catalog agent a Web Bot Auth signature names, verified (or spoofed).
+    /// The catalog agent a valid Web Bot Auth signature names: the request is that robot.
     pub signed_agent: Option<usize>,
+    /// The catalog agent whose proof was checked (see `Policy::claimed_agent`).
+    pub claimed_agent: Option<usize>,
+}
+
+/// What a request's Web Bot Auth signature settled.
+enum Signed {
+    /// A signature from a known signer, valid or not: the request's identity.
+    Settled(Proof),
+    /// A known signer's signature that could not be checked in time.
+    Unfinished(Unverified),
+    /// No signature, or one from no known signer.
+    Nothing,
 }
 
 /// The parts of a request verification reads.
@@ -119,37 +131,47 @@ impl Verifier {
             };
             return Proof {
                 identity,
-                signed_agent: None,
+                ..Proof::default()
             };
         }
-        if let Some(proof) = self.signature(policy, claim, step).await {
-            return proof;
-        }
+        // One deadline for every check of the request.
+        let deadline = tokio::time::Instant::now() + v.timeout;
+        let signature = match self.signature(policy, claim, deadline, step).await {
+            Signed::Settled(proof) => return proof,
+            Signed::Unfinished(why) => Some(why),
+            Signed::Nothing => None,
+        };
         let (class, agent) = policy.classify(claim.user_agent);
         if class != Class::Robot {
             return Proof::default();
         }
-        let identity = match agent {
-            Some(agent) => self.check_agent(policy, agent, claim.client, step).await,
+        let claimed = policy.claimed_agent(claim.user_agent, agent);
+        let identity = match claimed {
+            Some(a) => {
+                self.check_agent(policy, a, claim.client, signature, deadline, step)
+                    .await
+            }
             None => Identity::Unverified(Unverified::NoMethod),
         };
         Proof {
             identity,
             signed_agent: None,
+            claimed_agent: claimed,
         }
     }
 
-    /// Step 1: a Web Bot Auth signature. `None` when it settles nothing (no signature, an
-    /// unknown signer, a check that could not finish): the User-Agent's claim is checked next.
+    /// Step 1: a Web Bot Auth signature. When it settles nothing (no signature, an unknown
+    /// signer, a check that could not finish) the User-Agent's claim is checked next.
     async fn signature(
         &self,
         policy: &Policy,
         claim: Claim<'_>,
+        deadline: tokio::time::Instant,
         step: &mut (dyn FnMut(Step) + Send),
-    ) -> Option<Proof> {
+    ) -> Signed {
         let v = &policy.verify;
         if v.signature_agents.is_empty() {
-            return None;
+            return Signed::Nothing;
         }
         let check = self.signatures.verify(
             &v.signature_agents,
@@ -159,7 +181,7 @@ impl Verifier {
             claim.headers,
             SystemTime::now(),
         );
-        let outcome = match tokio::time::timeout(v.timeout, check).await {
+        let outcome = match tokio::time::timeout_at(deadline, check).await {
             Ok(outcome) => outcome,
             Err(_) => SignatureOutcome::Unfinished(signature::Unfinished::Timeout),
         };
@@ -167,22 +189,22 @@ impl Verifier {
         match outcome {
             SignatureOutcome::Absent => {
                 step(Step::Skipped(m, "no Web Bot Auth signature"));
-                None
+                Signed::Nothing
             }
             SignatureOutcome::Verified { agent } => {
                 let identity = Identity::Verified(m);
                 step(Step::Tried(m, identity, "valid signature"));
-                Some(Proof {
+                let signer = v.signers.get(agent).copied();
+                Signed::Settled(Proof {
                     identity,
-                    signed_agent: v.signers.get(agent).copied(),
+                    signed_agent: signer,
+                    claimed_agent: signer,
                 })
             }
             SignatureOutcome::Invalid(Invalid::UnknownAgent) => {
-                step(Step::Skipped(
-                    m,
-                    "signed by a Signature-Agent robogate does not know",
-                ));
-                None
+                let why = "signed by a Signature-Agent robogate does not know";
+                step(Step::Skipped(m, why));
+                Signed::Nothing
             }
             SignatureOutcome::Invalid(why) => {
                 // Refused as the signer it names; a signature naming no known signer claims
@@ -193,13 +215,14 @@ impl Verifier {
                         m,
                         "an invalid signature naming no known signer",
                     ));
-                    return None;
+                    return Signed::Nothing;
                 };
                 let identity = Identity::Spoofed(m);
                 step(Step::Tried(m, identity, why.as_str()));
-                Some(Proof {
+                Signed::Settled(Proof {
                     identity,
-                    signed_agent: v.signers.get(signer).copied(),
+                    signed_agent: None,
+                    claimed_agent: v.signers.get(signer).copied(),
                 })
             }
             SignatureOutcome::Unfinished(why) => {
@@ -208,22 +231,39 @@ impl Verifier {
                     _ => Unverified::Unavailable,
                 };
                 step(Step::Tried(m, Identity::Unverified(reason), why.as_str()));
-                None
+                Signed::Unfinished(reason)
             }
         }
     }
 
-    /// Steps 2–5 for a User-Agent that claims catalog agent `agent`.
+    /// Steps 2–5 for a request that claims catalog agent `agent` without a valid signature
+    /// (`signature`: why a known signer's signature could not be checked, if so).
     async fn check_agent(
         &self,
         policy: &Policy,
         agent: usize,
         client: Option<IpAddr>,
+        signature: Option<Unverified>,
+        deadline: tokio::time::Instant,
         step: &mut (dyn FnMut(Step) + Send),
     ) -> Identity {
         let a = &policy.classifier.agents()[agent];
         let has_ranges = !policy.verify.lists_of(agent).is_empty();
         if !has_ranges && a.rdns.is_empty() {
+            // A robot that proves itself by signature only: a claim without a valid one fails
+            // (unless its signature could not be checked).
+            if policy.verify.signers.contains(&agent) {
+                let identity = match signature {
+                    Some(why) => Identity::Unverified(why),
+                    None => Identity::Spoofed(Method::Signature),
+                };
+                step(Step::Tried(
+                    Method::Signature,
+                    identity,
+                    "no valid signature from this signer",
+                ));
+                return identity;
+            }
             return Identity::Unverified(Unverified::NoMethod);
         }
         let Some(ip) = client.map(canonical_ip) else {
@@ -256,7 +296,7 @@ impl Verifier {
                 false => Identity::Unverified(Unverified::Unavailable),
             };
         };
-        let answer = tokio::time::timeout(policy.verify.timeout, rdns.confirm(ip, &a.rdns))
+        let answer = tokio::time::timeout_at(deadline, rdns.confirm(ip, &a.rdns))
             .await
             .unwrap_or(RdnsAnswer::Unfinished(fcrdns::Unfinished::Timeout));
         let (identity, detail) = match answer {

@@ -96,6 +96,28 @@ fn a_spoofed_googlebot_is_refused_and_the_real_one_served() {
         (Some("verified"), Some("ip-ranges"))
     );
 
+    // A robot granted Googlebot's group claims to be Googlebot, whatever name it sends: a name
+    // the catalog lacks that reads as Googlebot's token, or Googlebot's token after another
+    // agent's.
+    for ua in [
+        "Googlebot2/1.0",
+        "Googlebot-Fake/1.0",
+        "Chrome-Lighthouse Googlebot",
+    ] {
+        let r = get_from(&rg, "203.0.113.11", "/private/report.html", ua);
+        assert_eq!(r.status, 403, "{ua}");
+        assert!(
+            r.text().contains("claims to be Googlebot"),
+            "{ua}: {}",
+            r.text()
+        );
+        assert_eq!(
+            get_from(&rg, "66.249.66.1", "/private/report.html", ua).status,
+            200,
+            "{ua} from Google's address"
+        );
+    }
+
     // A browser from anywhere is not a claim to check.
     assert_eq!(
         get_from(&rg, "203.0.113.9", "/nogoogle/x", FIREFOX).status,
@@ -259,6 +281,17 @@ fn a_signed_robot_behind_a_browser_user_agent_is_that_robot() {
         1,
         "the directory is fetched once and cached"
     );
+    // Signy proves itself by signature only: a request naming it without one is a spoofer.
+    let r = request(
+        rg.addr,
+        "GET",
+        "/private/report.html",
+        Some("Signy/1.0"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.status, 403);
+    assert!(r.text().contains("claims to be Signy"), "{}", r.text());
 }
 
 #[test]
@@ -369,8 +402,13 @@ fn verify_and_check_explain_a_claim_from_the_command_line() {
         GOOGLEBOT,
         "/private/report.html",
     ]);
+    assert!(check.starts_with("refuse /private/report.html"), "{check}");
     assert!(
         check.contains("outcome block") && check.contains("identity spoofed"),
+        "{check}"
+    );
+    assert!(
+        check.contains("(verify.spoofed: the claim failed its proof)"),
         "{check}"
     );
     let check = run(&[
