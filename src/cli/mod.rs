@@ -147,6 +147,22 @@ fn config_check(path: &Path) -> ExitCode {
                 };
                 println!("warning: {served}: {w}{not_enforced}");
             }
+            let v = &p.verify;
+            let lists = v.ranges.lists();
+            println!(
+                "verify: {} ({} published IP-range lists, {} prefixes, newest {}; {} Web Bot Auth signers; timeout {:?}; spoofed claims: {})",
+                if v.enabled { "on" } else { "off" },
+                lists.len(),
+                lists.iter().map(|l| l.prefixes).sum::<usize>(),
+                lists
+                    .iter()
+                    .filter_map(|l| l.creation_time.as_deref())
+                    .max()
+                    .unwrap_or("-"),
+                v.signature_agents.len(),
+                v.timeout,
+                v.spoofed,
+            );
             println!(
                 "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, enforce mode {})",
                 path.display(),
