@@ -7,7 +7,7 @@
 
 /// Engine, browser and phone-platform names, and whether a version number must follow.
 /// Old and embedded browsers carry no modern engine token, so they are named here.
-const SIGNATURES: [(&str, bool); 43] = [
+const SIGNATURES: [(&str, bool); 44] = [
     ("applewebkit", false), // also the broken `AppleWebKit/ (KHTML` and `AppleWebKit534.30` forms
     ("gecko/", true),
     ("trident/", true),
@@ -37,6 +37,7 @@ const SIGNATURES: [(&str, bool); 43] = [
     ("omniweb/", true),
     ("lynx/", true),
     ("mosaic/", true),
+    ("mosaicview/", true), // NEC's 1990s browser, built on libwww
     ("w3m/", true),
     ("links (", true),
     ("ibrowse", true),

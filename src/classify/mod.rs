@@ -22,7 +22,10 @@
 //!    browser signature (a real engine with a version) → browser;
 //! 6. an HTTP-library product name (`okhttp`, `Go-http-client`) → robot;
 //! 7. weak markers (the same words inside a device comment, bare URLs, site names, tool words)
-//!    → robot;
+//!    → robot, unless the string names a device or an app a person runs (a phone maker, a TV,
+//!    a media player, a mail client: `PHILIPS-Az@lis288 UP/4.1`) outside a `compatible`
+//!    comment, which makes it unknown; the same for an HTTP-library word that is not the first
+//!    product (`Nokia SyncML HTTP Client`);
 //! 8. a structural rule ([`Shape`]: an injection payload, a lone `Product/version`, products or
 //!    free text naming no platform, `Mozilla/x` with no engine) → robot;
 //! 9. otherwise unknown: what names a platform, a device or a desktop OS without an engine
@@ -265,6 +268,18 @@ impl Classifier {
                 Classification::new(Class::Robot, None, Reason::Shape(Shape::ServiceProduct))
             }
             (_, true) => Classification::new(Class::Browser, None, Reason::Browser),
+            (Strength::Weak | Strength::ToolProduct, false)
+                if self.shapes.names_device_or_app(ua) =>
+            {
+                Classification::new(Class::Unknown, None, Reason::Nothing)
+            }
+            // The library named first is the client (`okhttp/4.9 (Linux; Android 11)`); named
+            // after a device, it is the device's own stack (`Nokia SyncML HTTP Client`).
+            (Strength::HttpTool, false)
+                if !first_word_names_http(ua) && self.shapes.names_device_or_app(ua) =>
+            {
+                Classification::new(Class::Unknown, None, Reason::Nothing)
+            }
             (Strength::HttpTool, false) => {
                 Classification::new(Class::Robot, None, Reason::HttpTool)
             }
@@ -288,6 +303,15 @@ impl Classifier {
         let index = self.by_name.get(&name.to_ascii_lowercase())?;
         self.agents.get(*index)
     }
+}
+
+/// The first word of `ua` holds `http` (`okhttp/4.9`, `Go-http-client/2.0`).
+fn first_word_names_http(ua: &str) -> bool {
+    let first = ua.split_ascii_whitespace().next().unwrap_or("");
+    first
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"http"))
 }
 
 #[cfg(test)]

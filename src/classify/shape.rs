@@ -142,12 +142,18 @@ const DESKTOP: &[&str] = &[
     "os/2",
     "win",
     "x64",
+    // names of macOS and its machines in apps' strings (`Spotify/1.1 OSX/0 (MacBookPro15,1)`)
+    "osx",
+    "macbook",
+    "imac",
 ];
 
-/// Platforms, device makers and kinds, architectures and engine-less browsers: a string that
-/// names one is an app, a device or a browser, never decided by shape alone.
+/// Mobile and embedded platforms, device makers and kinds, televisions and consoles, and apps a
+/// person runs: a string that names one is an app or a device, never decided by shape alone,
+/// and outside a `compatible` comment a weak marker or an HTTP-library word in it is part of
+/// the device's or the app's name (`PHILIPS-Az@lis288`, `Nokia SyncML HTTP Client`).
 #[rustfmt::skip]
-const PLATFORM: &[&str] = &[
+const DEVICE: &[&str] = &[
     // mobile and embedded platforms
     "android",
     "iphone",
@@ -271,6 +277,43 @@ const PLATFORM: &[&str] = &[
     "wii",
     "3ds",
     "dreamcast",
+    // apps a person runs that fetch what the person asked for: media players, podcast apps,
+    // mail and office clients (`Windows-Media-Player/12.0`, `VLC/3.0.8 LibVLC/3.0.8`,
+    // `Mozilla/4.0 (compatible; ms-office; MSOffice 16)`, `Microsoft Outlook 14.0`): not
+    // robots, so `unknown` (media *frameworks* and download managers stay robots)
+    "player",
+    "vlc",
+    "winamp",
+    "foobar2000",
+    "mpv ",
+    "zune",
+    "itunes",
+    "quicktime",
+    "coremedia",
+    "stagefright",
+    "kodi",
+    "xbmc",
+    "plex",
+    "podcast",
+    "pocket casts",
+    "beyondpod",
+    "spotify",
+    "realmedia",
+    "deezer",
+    "outlook",
+    "office",
+    "thunderbird",
+    "airmail",
+    // i-mode phones (`portalmmm/2.0 N410i(c20;TB)`)
+    "portalmmm",
+    "i-mode",
+];
+
+/// Platforms, browsers, architectures: a string that names one is an app, a device or a
+/// browser, never decided by shape alone. Unlike [`DEVICE`] words they do not outweigh a robot
+/// marker: robots borrow browser names (`MSIE or Firefox mutant`) and architectures.
+#[rustfmt::skip]
+const PLATFORM: &[&str] = &[
     // architectures
     "i686",
     "x86",
@@ -326,16 +369,31 @@ const PLATFORM: &[&str] = &[
     "machblue",
 ];
 
+/// What [`Shapes::survey`] found.
+#[derive(Clone, Copy, Debug, Default)]
+struct Survey {
+    injection: bool,
+    desktop: bool,
+    /// A [`DEVICE`] or [`PLATFORM`] word.
+    platform: bool,
+    /// A [`DEVICE`] word.
+    device: bool,
+}
+
 /// The compiled word lists; built once with the classifier.
 #[derive(Debug)]
 pub(crate) struct Shapes {
-    /// Patterns: injections, then desktop words, then platform words.
+    /// Patterns: injections, then desktop, device and platform words.
     automaton: Option<AhoCorasick>,
 }
 
 impl Shapes {
     pub(crate) fn build() -> Shapes {
-        let patterns = INJECTIONS.iter().chain(DESKTOP).chain(PLATFORM);
+        let patterns = INJECTIONS
+            .iter()
+            .chain(DESKTOP)
+            .chain(DEVICE)
+            .chain(PLATFORM);
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
@@ -344,27 +402,55 @@ impl Shapes {
         Shapes { automaton }
     }
 
-    /// The structural rule that makes `ua` (trimmed, non-empty, with no engine, no marker and
-    /// no catalog agent) a robot, if one does.
-    pub(crate) fn judge(&self, ua: &str) -> Option<Shape> {
-        let automaton = self.automaton.as_ref()?;
-        let mozilla = ua
-            .get(..8)
-            .is_some_and(|p| p.eq_ignore_ascii_case("mozilla/"));
-        let (mut desktop, mut platform) = (false, false);
+    /// What the word lists find in `ua`: an injection payload, a desktop OS, a platform.
+    fn survey(&self, ua: &str) -> Survey {
+        let mut survey = Survey::default();
+        let Some(automaton) = self.automaton.as_ref() else {
+            return survey;
+        };
         for hit in automaton.find_overlapping_iter(ua) {
             let id = hit.pattern().as_usize();
             if id < INJECTIONS.len() {
-                return Some(Shape::Injection);
+                survey.injection = true;
+                return survey;
             } else if id < INJECTIONS.len() + DESKTOP.len() {
-                desktop = true;
+                survey.desktop = true;
             } else {
                 // A short word glued to letters before it is part of another word (`axios`).
                 let glued = hit.len() <= 4
                     && hit.start() > 0
                     && ua.as_bytes()[hit.start() - 1].is_ascii_alphabetic();
-                platform |= !glued;
+                survey.platform |= !glued;
+                survey.device |= !glued && id < INJECTIONS.len() + DESKTOP.len() + DEVICE.len();
             }
+        }
+        survey
+    }
+
+    /// True if `ua` names a device or an app a person runs ([`DEVICE`]), holds no injection
+    /// payload and has no `compatible` comment (a robot's product list): a weak robot marker
+    /// or an HTTP-library word in such a string is part of a device or app name
+    /// (`PHILIPS-Az@lis288 UP/4.1`, `Nokia SyncML HTTP Client`), not a robot's sign.
+    pub(crate) fn names_device_or_app(&self, ua: &str) -> bool {
+        let survey = self.survey(ua);
+        survey.device && !survey.injection && !contains_ci(ua, "compatible")
+    }
+
+    /// The structural rule that makes `ua` (trimmed, non-empty, with no engine, no marker and
+    /// no catalog agent) a robot, if one does.
+    pub(crate) fn judge(&self, ua: &str) -> Option<Shape> {
+        self.automaton.as_ref()?;
+        let mozilla = ua
+            .get(..8)
+            .is_some_and(|p| p.eq_ignore_ascii_case("mozilla/"));
+        let Survey {
+            injection,
+            desktop,
+            platform,
+            ..
+        } = self.survey(ua);
+        if injection {
+            return Some(Shape::Injection);
         }
         if platform || (desktop && !mozilla) {
             return None;

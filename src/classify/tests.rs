@@ -137,6 +137,46 @@ classify! {
     shape_keeps_webview: "Mozilla/5.0 (Linux; Android 9; SM-G950F Build/PPR1.180610.011; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/79.0.3945.79 Mobile Safari/537.36 Viber/12.0.0.4" => Browser, "-", "-", [];
     shape_keeps_electron_app: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.29.149 Chrome/108.0.5359.179 Electron/22.0.0 Safari/537.36" => Browser, "-", "-", [];
     shape_keeps_in_app_browser: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/440.0.0.32.106;FBBV/550000000;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.0;FBSS/3;FBID/phone;FBLC/en_US;FBOP/5]" => Browser, "-", "-", [];
+    // Borderlines of issue 18's second round: people's devices and apps on the browser or
+    // unknown side, whatever words their names hold; tools on the robot side.
+    feature_phone_up_browser: "SAMSUNG-SGH-E250/1.0 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Browser/6.2.3.3.c.1.101 (GUI) MMP/2.0" => Browser, "-", "-", [];
+    opera_mini_j2me: "Opera/9.80 (J2ME/MIDP; Opera Mini/4.2.14912/870; U; id) Presto/2.4.15" => Browser, "-", "-", [];
+    symbian_s60: "Mozilla/5.0 (SymbianOS/9.2; U; Series60/3.1 NokiaN95/12.0.013; Profile/MIDP-2.0 Configuration/CLDC-1.1 ) AppleWebKit/413 (KHTML, like Gecko) Safari/413" => Browser, "-", "-", [];
+    windows_phone: "Mozilla/5.0 (compatible; MSIE 9.0; Windows Phone OS 7.5; Trident/5.0; IEMobile/9.0; NOKIA; Lumia 800)" => Browser, "-", "-", [];
+    kindle_e_reader: "Mozilla/5.0 (Linux; U; en-US) AppleWebKit/528.5+ (KHTML, like Gecko, Safari/528.5+) Version/4.0 Kindle/3.0 (screen 600x800; rotate)" => Browser, "-", "-", [];
+    playstation_portable: "Mozilla/4.0 (PSP (PlayStation Portable); 2.00)" => Browser, "-", "-", [];
+    xbox_edge: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; Xbox; Xbox One) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/48.0.2564.82 Safari/537.36 Edge/14.14393" => Browser, "-", "-", [];
+    lg_netcast_tv: "Mozilla/5.0 (DirectFB; Linux armv7l) AppleWebKit/534.26+ (KHTML, like Gecko) Version/5.0 Safari/534.26+ LG Browser/5.00.00(+mouse+3D+SCREEN+TUNER; LGE; 42LM6700-SB; 04.03.20; 0x00000001;); LG NetCast.TV-2012 0" => Browser, "-", "-", [];
+    tesla_car_browser: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/66.0 Safari/537.36 Tesla/2020.16.2.1-e99c70fff409" => Browser, "-", "-", [];
+    roku_player: "Roku4640X/DVP-7.70 (297.70E04154A)" => Unknown, "-", "-", [];
+    hbbtv_set_top: "HbbTV/1.2.1 (+DRM; Samsung; SmartTV2017; T-KTSUDEUC-1106.2; ;) Tizen/3.0" => Unknown, "-", "-", [];
+    imode_phone: "portalmmm/2.0 N410i(c20;TB)" => Unknown, "-", "-", [];
+    teams_electron: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Teams/1.3.00.4461 Chrome/69.0.3497.128 Electron/4.2.12 Safari/537.36" => Browser, "-", "-", [];
+    steam_client: "Mozilla/5.0 (Windows; U; Windows NT 10.0; en-US; Valve Steam Client/default/1596241250; ) AppleWebKit/535.15 (KHTML, like Gecko) Chrome/18.0.989.0 Safari/535.11" => Browser, "-", "-", [];
+    outlook_ios: "Outlook-iOS/709.2189947.prod.iphone (3.24.0)" => Unknown, "-", "-", [];
+    outlook_desktop: "Microsoft Outlook 14.0.7113" => Unknown, "-", "-", [];
+    office_link_fetch: "Mozilla/4.0 (compatible; ms-office; MSOffice 16)" => Unknown, "-", "-", [];
+    thunderbird_lone: "Thunderbird/78.0" => Unknown, "-", "-", [];
+    spotify_mac: "Spotify/111500448 OSX/0 (MacBookPro15,1)" => Unknown, "-", "-", [];
+    windows_media_player: "Windows-Media-Player/12.0.7601.17514" => Unknown, "-", "-", [];
+    windows_media_nsplayer: "NSPlayer/12.00.19041.1 WMFSDK/12.00.19041.1" => Unknown, "-", "-", [];
+    vlc_player: "VLC/3.0.8 LibVLC/3.0.8" => Unknown, "-", "-", [];
+    mpv_player: "mpv 0.32.0" => Unknown, "-", "-", [];
+    itunes: "iTunes/12.10.5 (Macintosh; OS X 10.15.2) AppleWebKit/608.5.11" => Browser, "-", "-", [];
+    apple_core_media: "AppleCoreMedia/1.0.0.12B466 (iPhone; U; CPU OS 8_1 like Mac OS X; en_us)" => Unknown, "-", "-", [];
+    android_stagefright: "stagefright/1.2 (Linux;Android 5.0)" => Unknown, "-", "-", [];
+    kodi_media_center: "Kodi/19.1 (X11; Linux x86_64) App_Bitness/64 Version/19.1-Git:20210509-85e05228b4" => Unknown, "-", "-", [];
+    podcast_app: "Pocket Casts" => Unknown, "-", "-", [];
+    realplayer: "RMA/1.0 (compatible; RealMedia)" => Unknown, "-", "-", [];
+    phone_sync_client_names_http: "Nokia SyncML HTTP Client" => Unknown, "-", "-", [];
+    phone_model_with_at_sign: "PHILIPS-Az@lis288 UP/4.1.19l" => Unknown, "-", "-", [];
+    mosaic_on_libwww: "NEC MosaicView/1.0 libwww/2.15_Spyglass" => Browser, "-", "-", [];
+    // ... and what stays a robot: media frameworks, download managers, a device word inside a
+    // robot's `compatible` comment.
+    ffmpeg_framework: "Lavf/58.29.100" => Robot, "-", "http-library", [];
+    gstreamer_framework: "GStreamer souphttpsrc libsoup/2.52.2" => Robot, "-", "-", [];
+    download_manager: "Free Download Manager" => Robot, "-", "other", [];
+    download_tool: "aria2/1.35.0" => Robot, "-", "http-library", [];
 }
 
 #[test]
@@ -401,6 +441,8 @@ decided_by! {
     sql_injection: "x') OR 1=(SELECT 1 FROM PG_SLEEP(15))--" => Robot, "injection";
     dalvik_is_an_app: "Dalvik/2.1.0 (Linux; U; Android 11; SM-A515F Build/RP1A.200720.012)" => Unknown, "nothing";
     okhttp_naming_android: "okhttp/4.9.0 (Linux; Android 11)" => Robot, "http-tool";
+    device_word_in_compatible_robot: "Mozilla/5.0 (Linux; Android 9; compatible; acme-linkchecker)" => Robot, "marker";
+    device_maker_before_http_word: "Nokia SyncML HTTP Client" => Unknown, "nothing";
     desktop_app_with_os: "GOGGalaxyClient/2.0.62.26 (GOG Galaxy) 83b6745cff679691b69876bc7ee33e05e5d90bda (win10 x64)" => Unknown, "nothing";
     office_app: "Microsoft Office/16.0 (Microsoft Outlook Mail 16.0.8008; Pro)" => Unknown, "nothing";
     netscape_era_device: "Mozilla/3.0 (DreamPassport/3.0; SEGA/SAKURA-DP3)" => Unknown, "nothing";

@@ -129,16 +129,8 @@ const ACCEPTED_BROWSER_MISSES: &[(&str, &str)] = &[
         "an HTML-to-PDF renderer with a contact URL, no browser engine",
     ),
     (
-        "Nokia SyncML HTTP Client",
-        "a phone's sync client, not a browser: an HTTP tool by name",
-    ),
-    (
         "Lucidworks-Anda/2.0",
         "Lucidworks' crawler, mislabelled a browser in the fixtures",
-    ),
-    (
-        "NEC MosaicView/1.0 libwww/",
-        "a 1990s browser built on libwww, an HTTP library name",
     ),
     (
         "_OSF_3.2d)/1.0 libwww/",
@@ -151,10 +143,6 @@ const ACCEPTED_BROWSER_MISSES: &[(&str, &str)] = &[
     (
         "PG_SLEEP(15))--",
         "an SQL injection payload (a scanner's), mislabelled a browser in the fixtures",
-    ),
-    (
-        "PHILIPS-Az@lis288",
-        "a feature phone whose model name contains an @",
     ),
 ];
 
@@ -451,7 +439,11 @@ fn the_shipped_catalog_is_what_the_generator_writes() {
 /// structure alone 96.44% recall (91.75% before them), 5 of 5,569 browsers (0.090%; 3 before)
 /// on first measurement; 3 (0.054%) after two fixes that `browsers_rarely_classify_as_robots`
 /// (which reads every browser) then showed (`User Agent String ...`, `EPOC32-WTL`).
-const OLD_MAX_FP: f64 = 0.0020;
+/// Third round (only training sides read, minus the `fresh-3:` third): old split 6 of 4,563
+/// (0.131%: the 6 `ACCEPTED_BROWSER_MISSES`, four of them robots mislabelled in the fixtures),
+/// fresh 3 of 5,569 (0.054%), the never-seen `fresh-3:` third 2 of 5,589 (0.036%), with
+/// structural recall 96.39%, 96.44% and 97.18%.
+const OLD_MAX_FP: f64 = 0.0015;
 const OLD_MIN_SHAPE_RECALL: f64 = 0.963;
 const FRESH_MAX_FP: f64 = 0.0010;
 const FRESH_MIN_SHAPE_RECALL: f64 = 0.963;
@@ -489,11 +481,19 @@ fn fresh_held_out(key: &str) -> bool {
     crc32(&format!("fresh-2:{key}")).is_multiple_of(3)
 }
 
+/// The third split, made in issue 18's third round and never looked at: its held-out third
+/// was left out of everything read while the round's rules were written (only the training
+/// sides of the old and fresh splits minus this third were read).
+fn fresh3_held_out(key: &str) -> bool {
+    crc32(&format!("fresh-3:{key}")).is_multiple_of(3)
+}
+
 /// Which split a measurement is on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Split {
     Old,
     Fresh,
+    Fresh3,
 }
 
 #[derive(Deserialize)]
@@ -536,6 +536,7 @@ fn held_out_recall_and_false_positives() {
             .filter(|(p, _)| match split {
                 Split::Old => held_out_robot(p),
                 Split::Fresh => fresh_held_out(p),
+                Split::Fresh3 => fresh3_held_out(p),
             } == held)
             .map(|(_, ua)| ua.as_str())
             .collect();
@@ -544,6 +545,7 @@ fn held_out_recall_and_false_positives() {
             .filter(|b| match split {
                 Split::Old => held_out_browser(&b.sources),
                 Split::Fresh => fresh_held_out(&b.ua),
+                Split::Fresh3 => fresh3_held_out(&b.ua),
             } == held)
             .map(|b| b.ua.as_str())
             .collect();
@@ -553,7 +555,7 @@ fn held_out_recall_and_false_positives() {
         Classifier::build(Catalog::parse("", "empty").expect("an empty catalog parses"))
             .expect("an empty catalog compiles");
     let mut numbers = Vec::new();
-    for split in [Split::Old, Split::Fresh] {
+    for split in [Split::Old, Split::Fresh, Split::Fresh3] {
         for (held, half) in [(false, "written from"), (true, "held out")] {
             let (robots, browsers) = side(split, held);
             for (name, c) in [
@@ -581,6 +583,7 @@ fn held_out_recall_and_false_positives() {
     for (split, max_fp, min_recall) in [
         (Split::Old, OLD_MAX_FP, OLD_MIN_SHAPE_RECALL),
         (Split::Fresh, FRESH_MAX_FP, FRESH_MIN_SHAPE_RECALL),
+        (Split::Fresh3, FRESH_MAX_FP, FRESH_MIN_SHAPE_RECALL),
     ] {
         let (full_recall, full_fp) = get(split, "full classifier");
         let (shape_recall, shape_fp) = get(split, "structure alone");
