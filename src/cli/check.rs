@@ -105,6 +105,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             is_get_or_head: true,
             identity: proof.identity,
             signed_agent: proof.signed_agent,
+            ..RequestFacts::default()
         };
         let (decision, robots) = policy.explain(&facts, args.reading, !full);
         let line = if args.json {
