@@ -39,6 +39,7 @@ fn decide(c: &mut Criterion) {
         })
     });
     group.finish();
+    trap_and_rapid_fire(c, &facts);
     c.bench_function(
         "config load of the shipped conf (catalog + robots.txt)",
         |b| {
@@ -47,6 +48,73 @@ fn decide(c: &mut Criterion) {
             })
         },
     );
+}
+
+/// What issue 19 adds per request: `decide` with a trap path set, and the live-state reads and
+/// writes around it (`standing` before, `admit` after: a catches lookup, a rapid-fire read and
+/// bucket check) for one tracked client under a rate it never reaches.
+fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
+    use robogate::policy::{Trap, TrapPath};
+    use robogate::state::{Bounds, Client, LiveState};
+    let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml");
+    let mut policy = robogate::config::load(std::path::Path::new(conf), 1)
+        .expect("shipped conf loads")
+        .policy;
+    policy.trap = Trap {
+        paths: vec![TrapPath {
+            written: "/private/trap/".into(),
+            pattern: robogate::robots::PathPattern::new(b"/private/trap/"),
+            line: 1,
+        }],
+        ..Trap::default()
+    };
+    policy.rapid_fire.rate = 1e6;
+    policy.rapid_fire.burst = 1_000_000;
+    let state = LiveState::new(Bounds {
+        paced: 100_000,
+        caught: 100_000,
+        rapid: 100_000,
+    });
+    // The live state's futures never wait (local backend): one poll completes them.
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match std::pin::pin!(f).poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => unreachable!("the local backend never waits"),
+        }
+    }
+    let mut group = c.benchmark_group("decide");
+    group.throughput(criterion::Throughput::Elements(facts.len() as u64));
+    group.bench_function("with a trap path (per mix of 8)", |b| {
+        b.iter(|| {
+            for f in facts {
+                black_box(policy.decide(black_box(f)));
+            }
+        })
+    });
+    let ip = std::net::IpAddr::from([192, 0, 2, 7]);
+    group.bench_function(
+        "standing + decide + admit, trap and rapid-fire on (per mix of 8)",
+        |b| {
+            b.iter(|| {
+                for f in facts {
+                    let client = Client {
+                        ip: Some(ip),
+                        user_agent: f.user_agent,
+                        trusted_proxy: false,
+                    };
+                    let standing = now(state.standing(&policy, &client));
+                    let f = RequestFacts {
+                        standing: standing.suspicion(),
+                        ..*f
+                    };
+                    let mut d = policy.decide(black_box(&f));
+                    black_box(now(state.admit(&mut d, &policy, &client)));
+                }
+            })
+        },
+    );
+    group.finish();
 }
 
 criterion_group!(benches, decide);

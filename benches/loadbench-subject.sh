@@ -2,7 +2,14 @@
 # robogate as the subject of ../shared/bench/loadbench.sh: listens on 127.0.0.1:$1, proxies to
 # 127.0.0.1:$ORIGIN_PORT and enforces the robots.txt the script wrote to its working folder.
 # Env: ROBOGATE_BIN (default: target/release/robogate of this repo), THREADS (1), MODE (enforce),
-#      KEEPALIVE_REQUESTS (100000, what loadbench.sh gives nginx; robogate's default is 1000).
+#      KEEPALIVE_REQUESTS (100000, what loadbench.sh gives nginx; robogate's default is 1000),
+#      RAPID_FIRE (exempt): wrk is one loopback client at ~50,000 requests a second, which
+#      rapid-fire pacing (on, 20/s) would answer with 429s, measuring the refusal instead of
+#      the proxy. `exempt` lists 127.0.0.1 in rapid_fire.exempt (the check still runs: the
+#      exemption lookup per request); `bucket` keeps wrk tracked under a rate it never reaches,
+#      so every request pays the full bucket check; `off` disables rapid-fire.
+#      A trap path is set (/private/trap/: loadbench.sh's robots.txt disallows it to every
+#      group, as a trap path must be), so every request pays the trap match.
 set -euo pipefail
 bin=${ROBOGATE_BIN:-$(cd "$(dirname "$0")/.." && pwd)/target/release/robogate}
 cat > robogate.toml <<T
@@ -18,5 +25,13 @@ address = "127.0.0.1:${ORIGIN_PORT:-18000}"
 file = "robots.txt"
 [enforce]
 mode = "${MODE:-enforce}"
+[trap]
+paths = ["/private/trap/"]
 T
+case "${RAPID_FIRE:-exempt}" in
+  exempt) printf '[rapid_fire]\nexempt = ["127.0.0.1"]\n' >> robogate.toml ;;
+  bucket) printf '[rapid_fire]\nrate = 1000000\nburst = 1000000\n' >> robogate.toml ;;
+  off) printf '[rapid_fire]\nenabled = false\n' >> robogate.toml ;;
+  *) echo "RAPID_FIRE: exempt, bucket or off" >&2; exit 2 ;;
+esac
 RUST_LOG=${RUST_LOG:-warn} exec "$bin" --config robogate.toml

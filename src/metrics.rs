@@ -96,6 +96,11 @@ pub struct Metrics {
     pub tarpit_seconds: prometheus::Counter,
     pub tarpit_overflow: IntCounter,
     pub crawl_delay_untracked: IntCounter,
+    pub trap_catches: IntCounter,
+    pub trap_bans_active: IntGauge,
+    pub rapid_fire_paced: IntCounter,
+    pub rapid_fire_robots: IntCounter,
+    pub rapid_fire_untracked: IntCounter,
     config_reloads: IntCounterVec,
     evidence_lines: IntCounterVec,
     pub config_generation: IntGauge,
@@ -214,6 +219,36 @@ impl Metrics {
             )
             .expect("static metric definition"),
         );
+        let counter = |name: &str, help: &str| {
+            register(
+                &r,
+                IntCounter::new(name, help).expect("static metric definition"),
+            )
+        };
+        let trap_catches = counter(
+            "robogate_trap_catches_total",
+            "Requests for a trap path (trap.paths), whatever the client's class: each catches its client for trap.ban (in shadow mode too).",
+        );
+        let trap_bans_active = register(
+            &r,
+            IntGauge::new(
+                "robogate_trap_bans_active",
+                "Clients under a trap ban (updated every few seconds).",
+            )
+            .expect("static metric definition"),
+        );
+        let rapid_fire_paced = counter(
+            "robogate_rapid_fire_paced_total",
+            "Requests over [rapid_fire] rate and burst for their client address: answered 429 (in shadow mode: would have been).",
+        );
+        let rapid_fire_robots = counter(
+            "robogate_rapid_fire_robots_total",
+            "Client addresses turned robot for rapid_fire.robot_for after sustained rapid fire (counted once each time).",
+        );
+        let rapid_fire_untracked = counter(
+            "robogate_rapid_fire_untracked_total",
+            "Requests admitted without rapid-fire pacing because the table was full of live buckets (rapid_fire.max_entries).",
+        );
         let config_reloads = counter_vec(
             &r,
             "robogate_config_reloads_total",
@@ -256,6 +291,11 @@ impl Metrics {
             tarpit_seconds,
             tarpit_overflow,
             crawl_delay_untracked,
+            trap_catches,
+            trap_bans_active,
+            rapid_fire_paced,
+            rapid_fire_robots,
+            rapid_fire_untracked,
             config_reloads,
             evidence_lines,
             config_generation,

@@ -377,6 +377,36 @@ pub struct RequestFacts<'a> {
     /// The catalog agent whose proof was checked ([`Policy::claimed_agent`]): a spoofed claim
     /// is refused in that agent's name.
     pub claimed_agent: Option<usize>,
+    /// What live state holds against this client (`state::LiveState::standing`), read before
+    /// `decide` so that the decision stays a pure function of its facts.
+    pub standing: Suspicion,
+}
+
+/// What live state holds against a client: nothing, a trap ban (the client fetched a trap
+/// path), or sustained rapid fire. A caught client gets `trap.then`; a rapid-fire robot is
+/// enforced as a robot that no group names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Suspicion {
+    #[default]
+    None,
+    /// Under a trap ban (`trap.ban`).
+    Caught,
+    /// Treated as a robot for `rapid_fire.robot_for`, after `sustain` over the rate.
+    RapidFireRobot,
+}
+
+/// Which of robogate's own tells (beyond a robot's robots.txt group) decided a refusal: the
+/// evidence line's and the problem details' `reason`. `None` on a [`Decision`]: robots.txt
+/// (or a spoofed claim, or Crawl-delay) decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tell {
+    /// This request is for a trap path (`trap.paths[path]`): admit catches the client.
+    TrapPath { path: u16 },
+    /// The client is under a trap ban.
+    Caught,
+    /// The client is over `[rapid_fire]` (paced by admit), or was treated as a robot for
+    /// having been over it.
+    RapidFire,
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -434,6 +464,8 @@ pub struct Decision {
     pub x_robots_tags: u64,
     /// Who the robot proved to be (see [`RequestFacts::identity`]).
     pub identity: Identity,
+    /// The tell that decided, when it was one of robogate's own (a trap, a ban, rapid fire).
+    pub tell: Option<Tell>,
     pub outcome: Outcome,
 }
 
@@ -458,7 +490,16 @@ impl Decision {
             crawl_delay: None,
             x_robots_tags: 0,
             identity: Identity::None,
+            tell: None,
             outcome: Outcome::Pass,
+        }
+    }
+
+    /// The trap path this request is for, if any (`admit` catches its client).
+    pub fn trap_path(&self) -> Option<u16> {
+        match self.tell {
+            Some(Tell::TrapPath { path }) => Some(path),
+            _ => None,
         }
     }
 }
@@ -508,7 +549,23 @@ impl Policy {
             };
             return (d, None);
         }
+        if self.enforce.mode != Mode::Off {
+            if let Some(d) = self.trapped(facts, &target, class, agent, reading) {
+                return d;
+            }
+        }
+        // A caught client under `trap.then = "robot"`, and a rapid-fire robot, are judged as a
+        // robot that no group names: whatever their User-Agent, and without a catalog robot's
+        // own allowances.
+        let unnamed = self.enforce.mode != Mode::Off
+            && match facts.standing {
+                Suspicion::None => false,
+                // Under `trap.then = "block"` a caught client was refused by `trapped`.
+                Suspicion::Caught => self.trap.then == TrapThen::Robot,
+                Suspicion::RapidFireRobot => true,
+            };
         let enforced = as_robot
+            || unnamed
             || match class {
                 Class::Robot => self.enforce.mode != Mode::Off,
                 Class::Unknown => {
@@ -529,15 +586,15 @@ impl Policy {
                 None,
             );
         }
-        let spoofed = identity.is_spoofed();
-        if spoofed && self.verify.spoofed != SpoofedAction::Star {
+        let spoofed = identity.is_spoofed() || unnamed;
+        if identity.is_spoofed() && self.verify.spoofed != SpoofedAction::Star {
             return (
                 self.refuse_spoofed(class, agent, x_robots_tags, identity),
                 None,
             );
         }
-        // A spoofed claim never gets the claimed agent's allowances: it is judged as a robot
-        // that no group names, with the default action.
+        // A spoofed claim (or a suspect client) never gets the claimed agent's allowances: it
+        // is judged as a robot that no group names, with the default action.
         let catalog_agent = agent
             .filter(|_| !spoofed)
             .map(|i| &self.classifier.agents()[i]);
@@ -554,6 +611,11 @@ impl Policy {
             robots_line: verdict.rule.as_ref().map(|r| r.line),
             x_robots_tags,
             identity,
+            tell: match facts.standing {
+                Suspicion::None => None,
+                Suspicion::Caught => Some(Tell::Caught),
+                Suspicion::RapidFireRobot => Some(Tell::RapidFire),
+            },
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
@@ -573,6 +635,54 @@ impl Policy {
             out.outcome = self.outcome_of(action);
         }
         (out, Some(verdict))
+    }
+
+    /// A request for a trap path, whatever its class (browsers included), or any request but
+    /// `/robots.txt` from a client under a trap ban with `trap.then = "block"`: refused with the
+    /// trap's action (the ban's: block), under the enforcement mode. `None` otherwise.
+    fn trapped(
+        &self,
+        facts: &RequestFacts<'_>,
+        target: &robots::Canonical<'_>,
+        class: Class,
+        agent: Option<usize>,
+        reading: Reading,
+    ) -> Option<(Decision, Option<robots::Decision<'_>>)> {
+        let (tell, action) = match self.trap.matches(target) {
+            Some(i) => (
+                Tell::TrapPath {
+                    path: u16::try_from(i).unwrap_or(u16::MAX),
+                },
+                match self.trap.action {
+                    TrapAction::Block => Action::Block,
+                    TrapAction::Tarpit => Action::Tarpit,
+                },
+            ),
+            None if facts.standing == Suspicion::Caught && self.trap.then == TrapThen::Block => {
+                (Tell::Caught, Action::Block)
+            }
+            None => return None,
+        };
+        // The line that disallows the path to a robot no group names (every group disallows a
+        // trap path): quoted in the answer and the evidence line. Computed on refusals only.
+        let verdict = self.robots.robots.select(None, &[] as &[&str], false);
+        let verdict = verdict.decide(target, reading);
+        let line = verdict
+            .rule
+            .as_ref()
+            .filter(|_| verdict.verdict.is_disallowed())
+            .map(|r| r.line);
+        let d = Decision {
+            agent,
+            verdict: Some(verdict.verdict),
+            robots_line: line,
+            action: Some(action),
+            identity: facts.identity,
+            tell: Some(tell),
+            outcome: self.outcome_of(action),
+            ..Decision::pass(class)
+        };
+        Some((d, Some(verdict)))
     }
 
     /// What `action` comes to under the enforcement mode.
@@ -1155,6 +1265,105 @@ mod tests {
         assert!(text.starts_with("Disallow: /a # é"), "{text}");
         assert!(text.ends_with('…') && text.len() <= LINE_TEXT_MAX + '…'.len_utf8());
         assert_eq!(f.line_text(2).as_deref(), Some("x"));
+    }
+
+    const TRAP_ROBOTS: &str =
+        "User-agent: *\nDisallow: /private/\nDisallow: /trap/\n\nUser-agent: GPTBot\nAllow: /\nDisallow: /trap/\n";
+
+    fn trapping(mode: Mode, then: TrapThen) -> Policy {
+        Policy {
+            trap: Trap {
+                paths: vec![TrapPath {
+                    written: "/trap/".into(),
+                    pattern: robots::PathPattern::new(b"/trap/"),
+                    line: 1,
+                }],
+                then,
+                ..Trap::default()
+            },
+            ..policy(
+                TRAP_ROBOTS,
+                Enforcement {
+                    mode,
+                    ..Enforcement::default()
+                },
+            )
+        }
+    }
+
+    fn standing<'a>(target: &'a str, ua: Option<&'a str>, s: Suspicion) -> RequestFacts<'a> {
+        RequestFacts {
+            standing: s,
+            ..facts(target, ua)
+        }
+    }
+
+    #[test]
+    fn a_trap_path_refuses_every_class_and_names_its_line() {
+        let p = trapping(Mode::Enforce, TrapThen::Block);
+        for ua in [Some(CHROME), Some("Wget/1.21"), Some(GPTBOT), None] {
+            let d = p.decide(&facts("/trap/page", ua));
+            assert_eq!(d.outcome, Outcome::Block, "{ua:?}");
+            assert_eq!(d.trap_path(), Some(0));
+            assert_eq!(d.robots_line, Some(3), "the * group's Disallow: /trap/");
+        }
+        let shadow = trapping(Mode::Shadow, TrapThen::Block);
+        let d = shadow.decide(&facts("/trap/", Some(CHROME)));
+        assert_eq!((d.outcome, d.trap_path()), (Outcome::ShadowBlock, Some(0)));
+        let off = trapping(Mode::Off, TrapThen::Block);
+        let d = off.decide(&facts("/trap/", Some(CHROME)));
+        assert_eq!((d.outcome, d.trap_path()), (Outcome::Pass, None));
+        let tarpit = Policy {
+            trap: Trap {
+                action: TrapAction::Tarpit,
+                ..p.trap.clone()
+            },
+            ..trapping(Mode::Enforce, TrapThen::Block)
+        };
+        assert_eq!(
+            tarpit.decide(&facts("/trap/", None)).outcome,
+            Outcome::Tarpit
+        );
+    }
+
+    #[test]
+    fn a_caught_client_is_refused_or_judged_as_an_unnamed_robot() {
+        let block = trapping(Mode::Enforce, TrapThen::Block);
+        let caught =
+            |p: &Policy, target| p.decide(&standing(target, Some(CHROME), Suspicion::Caught));
+        let d = caught(&block, "/public");
+        assert_eq!((d.outcome, d.tell), (Outcome::Block, Some(Tell::Caught)));
+        assert_eq!(caught(&block, "/robots.txt").outcome, Outcome::RobotsTxt);
+        let robot = trapping(Mode::Enforce, TrapThen::Robot);
+        assert_eq!(caught(&robot, "/public").outcome, Outcome::Pass);
+        let d = caught(&robot, "/private/x");
+        assert_eq!((d.outcome, d.robots_line), (Outcome::Block, Some(2)));
+        assert_eq!(d.tell, Some(Tell::Caught));
+        // A catalog robot loses its own group's allowances: GPTBot's `Allow: /` no longer helps.
+        let gpt = robot.decide(&standing("/private/x", Some(GPTBOT), Suspicion::Caught));
+        assert_eq!(gpt.outcome, Outcome::Block);
+        assert_eq!(
+            robot.decide(&facts("/private/x", Some(GPTBOT))).outcome,
+            Outcome::Pass,
+            "uncaught, GPTBot's group allows it"
+        );
+        let shadow = trapping(Mode::Shadow, TrapThen::Block);
+        assert_eq!(caught(&shadow, "/public").outcome, Outcome::ShadowBlock);
+        let off = trapping(Mode::Off, TrapThen::Block);
+        assert_eq!(caught(&off, "/public").outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn a_rapid_fire_robot_is_enforced_as_an_unnamed_robot() {
+        let p = trapping(Mode::Enforce, TrapThen::Block);
+        let robot = |target| p.decide(&standing(target, Some(CHROME), Suspicion::RapidFireRobot));
+        assert_eq!(robot("/public").outcome, Outcome::Pass);
+        let d = robot("/private/x");
+        assert_eq!((d.outcome, d.tell), (Outcome::Block, Some(Tell::RapidFire)));
+        assert_eq!(
+            p.decide(&facts("/private/x", Some(CHROME))).outcome,
+            Outcome::Pass
+        );
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             identity: proof.identity,
             signed_agent: proof.signed_agent,
             claimed_agent: proof.claimed_agent,
+            ..RequestFacts::default()
         };
         let (decision, robots) = policy.explain(&facts, args.reading, !full);
         let line = if args.json {

@@ -6,6 +6,7 @@ pub mod access_log;
 pub mod admin;
 pub mod forward;
 pub mod in_flight;
+pub mod problem;
 pub mod respond;
 pub mod tarpit;
 
@@ -25,8 +26,8 @@ use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
-use crate::policy::{Decision, Outcome, Policy, RequestFacts, Upstream};
-use crate::state::LiveState;
+use crate::policy::{Decision, Outcome, Policy, RequestFacts, Tell, Upstream};
+use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
 use in_flight::InFlight;
@@ -35,7 +36,7 @@ use in_flight::InFlight;
 pub struct Gate {
     live: Arc<ArcSwap<Policy>>,
     settings: Arc<Settings>,
-    state: LiveState,
+    state: Arc<LiveState>,
     /// Checks claimed identities; its caches outlive reloads.
     verifier: Verifier,
     /// One line per refusal (`[evidence] file`), when configured.
@@ -52,7 +53,11 @@ impl Gate {
         Gate {
             live,
             evidence,
-            state: LiveState::new(settings.crawl_delay_max_entries),
+            state: Arc::new(LiveState::new(Bounds {
+                paced: settings.crawl_delay_max_entries,
+                caught: settings.trap_max_entries,
+                rapid: settings.rapid_fire_max_entries,
+            })),
             verifier: Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             settings,
             origins: Arc::default(),
@@ -62,6 +67,11 @@ impl Gate {
     /// The idle origin connections of the direct lane (for [`forward::PoolSweeper`]).
     pub fn origins(&self) -> Arc<OriginPool> {
         self.origins.clone()
+    }
+
+    /// The live state (for [`BanGauge`]).
+    pub fn live_state(&self) -> Arc<LiveState> {
+        self.state.clone()
     }
 
     /// The client's address: the TCP peer, or the address the peer reports in
@@ -273,6 +283,13 @@ impl ProxyHttp for Gate {
                     headers: &req.headers,
                 };
                 let proof = self.verifier.identify(&policy, claim).await;
+                let asker = Client {
+                    ip: client,
+                    user_agent: ua.as_deref(),
+                    trusted_proxy: client
+                        .is_some_and(|ip| self.settings.trusted_proxies.contains(ip)),
+                };
+                let standing = self.state.standing(&policy, &asker).await;
                 let facts = RequestFacts {
                     target: target(req),
                     user_agent: ua.as_deref(),
@@ -281,11 +298,10 @@ impl ProxyHttp for Gate {
                     identity: proof.identity,
                     signed_agent: proof.signed_agent,
                     claimed_agent: proof.claimed_agent,
+                    standing: standing.suspicion(),
                 };
                 let mut decision = policy.decide(&facts);
-                let tarpit = (self.state)
-                    .admit(&mut decision, &policy, client, ua.as_deref())
-                    .await;
+                let tarpit = self.state.admit(&mut decision, &policy, &asker).await;
                 (decision, tarpit)
             }
             Err(SeveralUserAgents) => (Decision::bad_request(), None),
@@ -397,11 +413,7 @@ fn evidence_of(
     if !action.is_taken_on_a_robot() {
         return None;
     }
-    let reason = match d.outcome {
-        Outcome::Limit { .. } => Reason::CrawlDelay,
-        _ if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
-        _ => Reason::Disallow,
-    };
+    let reason = reason_of(d);
     let user_agent = req
         .headers
         .get(header::USER_AGENT)
@@ -418,6 +430,42 @@ fn evidence_of(
         generation: policy.generation,
         ..Evidence::now(reason, action, target(req).to_owned())
     })
+}
+
+/// Why a request was refused (the evidence line's and the problem details' `reason`).
+pub fn reason_of(d: &Decision) -> Reason {
+    match (d.tell, d.outcome) {
+        (Some(Tell::TrapPath { .. } | Tell::Caught), _) => Reason::Trap,
+        (Some(Tell::RapidFire), _) => Reason::RapidFire,
+        (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
+        (None, _) if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
+        (None, _) => Reason::Disallow,
+    }
+}
+
+/// Sets `robogate_trap_bans_active` every [`BAN_GAUGE_INTERVAL`]; dropping expired bans on the
+/// way. Off the request path: counting the bans is O(entries).
+pub struct BanGauge {
+    pub state: Arc<LiveState>,
+}
+
+/// How often [`BanGauge`] counts the bans.
+pub const BAN_GAUGE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
+
+#[async_trait]
+impl pingora_core::services::background::BackgroundService for BanGauge {
+    async fn start(&self, mut shutdown: pingora_core::server::ShutdownWatch) {
+        let mut tick = tokio::time::interval(BAN_GAUGE_INTERVAL);
+        loop {
+            tokio::select! {
+                _ = shutdown.changed() => break,
+                _ = tick.tick() => {
+                    let active = self.state.bans_active(Instant::now());
+                    METRICS.trap_bans_active.set(active.try_into().unwrap_or(i64::MAX));
+                }
+            }
+        }
+    }
 }
 
 /// How a request ended, for its access-log line.

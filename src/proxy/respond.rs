@@ -6,9 +6,11 @@ use pingora_error::{Error, ErrorSource, ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
+use crate::evidence::Reason;
 use crate::metrics::UpstreamError;
-use crate::policy::{shorten, Decision, Outcome, Policy};
-use crate::proxy::tarpit;
+use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
+use crate::proxy::problem::{self, Refusal};
+use crate::proxy::{reason_of, tarpit};
 use crate::state::tarpits::TarpitGuard;
 
 /// Answers the request locally when the decision says so. Returns `Ok(true)` when a response was
@@ -23,9 +25,9 @@ pub async fn act(
     match (decision.outcome, tarpit) {
         (Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit, _) => Ok(false),
         (Outcome::RobotsTxt, _) => robots_txt(session, policy).await.map(|_| true),
-        (Outcome::Limit { retry_after_secs }, _) => {
-            too_fast(session, retry_after_secs).await.map(|_| true)
-        }
+        (Outcome::Limit { retry_after_secs }, _) => too_fast(session, decision, retry_after_secs)
+            .await
+            .map(|_| true),
         (Outcome::BadRequest, _) => bad_request(session).await.map(|_| true),
         (Outcome::Tarpit, Some(_place)) => {
             let path = session.req_header().uri.path().to_string();
@@ -58,24 +60,56 @@ async fn bad_request(session: &mut Session) -> Result<()> {
     .await
 }
 
-/// 429 for a robot going faster than its group's Crawl-delay.
-async fn too_fast(session: &mut Session, retry_after_secs: u32) -> Result<()> {
+/// 429 for a robot going faster than its group's Crawl-delay, or a client over `[rapid_fire]`.
+async fn too_fast(session: &mut Session, decision: &Decision, retry_after_secs: u32) -> Result<()> {
+    let reason = reason_of(decision);
+    let detail = match reason {
+        Reason::RapidFire => {
+            "this client sends requests faster than this site allows one address (rapid-fire pacing)"
+        }
+        _ => "robots.txt asks this robot to wait between requests (Crawl-delay)",
+    };
     let retry = retry_after_secs.to_string();
-    let body = format!(
-        "429 Too Many Requests: robots.txt asks this robot to wait between requests (Crawl-delay).\n\
-         Retry after {retry} s.\n"
-    );
-    local(
+    let text = format!("429 Too Many Requests: {detail}.\nRetry after {retry} s.\n");
+    let refusal = Refusal {
+        status: 429,
+        reason,
+        detail,
+        agent: None,
+        line: None,
+        text: None,
+        retry_after: Some(retry_after_secs),
+    };
+    refuse(
         session,
-        429,
-        &[
-            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
-            (header::RETRY_AFTER, retry.as_str()),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        Bytes::from(body),
+        refusal,
+        text,
+        &[(header::RETRY_AFTER, retry.as_str())],
     )
     .await
+}
+
+/// Writes a refusal: as problem details when the client's `Accept` prefers JSON, else `text`.
+async fn refuse(
+    session: &mut Session,
+    refusal: Refusal<'_>,
+    text: String,
+    extra: &[(header::HeaderName, &str)],
+) -> Result<()> {
+    let accept = session.req_header().headers.get_all(header::ACCEPT);
+    let json = problem::prefers_json(accept.iter().map(|v| v.as_bytes()));
+    let (content_type, body) = if json {
+        (problem::PROBLEM_JSON, Bytes::from(refusal.to_json()))
+    } else {
+        ("text/plain; charset=utf-8", Bytes::from(text))
+    };
+    let mut headers = vec![
+        (header::CONTENT_TYPE, content_type),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::VARY, "Accept"),
+    ];
+    headers.extend(extra.iter().cloned());
+    local(session, refusal.status, &headers, body).await
 }
 
 /// Writes a complete local response with Content-Length (HEAD gets the headers only; a 304 has
@@ -148,29 +182,53 @@ fn etag_matches(if_none_match: &str, etag: &str) -> bool {
         .any(|t| t == "*" || t == etag)
 }
 
-/// A short text body naming the robot and the robots.txt line that disallows the path.
 /// Longest request target quoted in a block's body (a target can be as long as a request head).
 const TARGET_TEXT_MAX: usize = 1024;
 
-pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String {
+/// Why the request is refused, in one sentence without the status: who, what, and the
+/// robots.txt line that decided (the text body's first line, the problem's `detail`).
+pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> String {
     let who = policy.agent_name(decision).unwrap_or("this robot");
     let target = shorten(target, TARGET_TEXT_MAX);
-    let mut body = format!("403 Forbidden: {who} may not fetch {target}");
-    match decision.robots_line {
-        _ if decision.identity.is_spoofed() => {
-            let how = decision.identity.detail();
-            body = format!(
-                "403 Forbidden: this client claims to be {who}, and {who}'s published proof \
-                 ({how}) says it is not; it may fetch only /robots.txt"
-            );
-        }
+    let line = match decision.robots_line {
         Some(line) => {
             let text = policy.robots.line_text(line).unwrap_or_default();
-            body.push_str(&format!(" (robots.txt line {line}: {text})"));
+            format!(" (robots.txt line {line}: {text})")
         }
-        None => body.push_str(" (robots.txt)"),
+        None => " (robots.txt)".to_string(),
+    };
+    match decision.tell {
+        Some(Tell::TrapPath { .. }) => format!(
+            "{target} is a trap: robots.txt disallows it to every robot{line}, and only a \
+             client that ignores robots.txt fetches it"
+        ),
+        Some(Tell::Caught) if decision.robots_line.is_none() => "this client fetched a trap \
+             path that robots.txt disallows to every robot; until its ban ends it may fetch only \
+             /robots.txt"
+            .to_string(),
+        Some(Tell::Caught) => format!(
+            "this client fetched a trap path and is treated as a robot: it may not fetch \
+             {target}{line}"
+        ),
+        Some(Tell::RapidFire) => format!(
+            "this client kept sending requests faster than people do and is treated as a \
+             robot: it may not fetch {target}{line}"
+        ),
+        None if decision.identity.is_spoofed() => {
+            let how = decision.identity.detail();
+            format!(
+                "this client claims to be {who}, and {who}'s published proof ({how}) says it \
+                 is not; it may fetch only /robots.txt"
+            )
+        }
+        None => format!("{who} may not fetch {target}{line}"),
     }
-    body.push_str(".\nRead /robots.txt and follow it.\n");
+}
+
+/// A short text body naming the robot and the robots.txt line that disallows the path.
+pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String {
+    let detail = refusal_detail(policy, decision, target);
+    let mut body = format!("403 Forbidden: {detail}.\nRead /robots.txt and follow it.\n");
     if let Some(extra) = &policy.enforce.block_message {
         body.push_str(extra);
         body.push('\n');
@@ -185,16 +243,20 @@ async fn block(session: &mut Session, policy: &Policy, decision: &Decision) -> R
     if status != 403 {
         body = body.replacen("403 Forbidden", status_text(status), 1);
     }
-    local(
-        session,
+    let detail = refusal_detail(policy, decision, &target);
+    let text = decision
+        .robots_line
+        .and_then(|l| policy.robots.line_text(l));
+    let refusal = Refusal {
         status,
-        &[
-            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        Bytes::from(body),
-    )
-    .await
+        reason: reason_of(decision),
+        detail: &detail,
+        agent: policy.agent_name(decision),
+        line: decision.robots_line,
+        text: text.as_deref(),
+        retry_after: None,
+    };
+    refuse(session, refusal, body, &[]).await
 }
 
 fn status_text(status: u16) -> &'static str {

@@ -179,6 +179,12 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             live: live.clone(),
         },
     );
+    let ban_gauge = background_service(
+        "robogate trap bans",
+        crate::proxy::BanGauge {
+            state: gate.live_state(),
+        },
+    );
     let mut proxy =
         pingora_proxy::http_proxy_service_with_name(&server.configuration, gate, "robogate proxy");
     let mut options = HttpServerOptions::default();
@@ -217,7 +223,8 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     server.add_service(Supervised::new(proxy, vec![public], failed.clone()));
     server.add_service(Supervised::new(admin, vec![admin_listener], failed.clone()));
     server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
-    server.add_service(Supervised::new(sweeper, Vec::new(), failed));
+    server.add_service(Supervised::new(sweeper, Vec::new(), failed.clone()));
+    server.add_service(Supervised::new(ban_gauge, Vec::new(), failed));
     tracing::info!(
         listen = %settings.listen,
         admin = %settings.admin_listen,

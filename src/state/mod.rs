@@ -19,43 +19,119 @@ use std::net::IpAddr;
 use std::time::Instant;
 
 use crate::metrics::METRICS;
-use crate::policy::{Decision, Outcome, Policy};
+use crate::policy::{Decision, Mode, Outcome, Policy, Suspicion, Tell};
+use catches::{Ban, CatchKey, Catches};
 use pacer::{Admission, CrawlLimiter, Key};
+use rapid::{Pace, RapidFire};
 use tarpits::{TarpitGate, TarpitGuard};
+
+/// The bounds of the tables (restart settings).
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
+    /// Most (robot, client) pairs the Crawl-delay pacer tracks (`crawl_delay.max_entries`).
+    pub paced: usize,
+    /// Most caught clients held (`trap.max_entries`).
+    pub caught: usize,
+    /// Most addresses rapid-fire tracks (`rapid_fire.max_entries`).
+    pub rapid: usize,
+}
+
+/// Who is asking, as the proxy knows it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Client<'a> {
+    /// The client's address (after trusted proxies); `None` for a Unix-socket client.
+    pub ip: Option<IpAddr>,
+    pub user_agent: Option<&'a str>,
+    /// `ip` is one of `server.trusted_proxies` itself (its own requests: health checks, its
+    /// cache filling): never paced, since every client behind it would share its bucket.
+    pub trusted_proxy: bool,
+}
+
+/// What live state holds against a client before its request is decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Standing {
+    /// The trap ban it is under.
+    pub caught: Option<Ban>,
+    /// Treated as a robot until then, for sustained rapid fire.
+    pub robot_until: Option<Instant>,
+}
+
+impl Standing {
+    /// The fact `decide` reads (a ban outranks rapid fire: its `trap.then` may be `block`).
+    pub fn suspicion(&self) -> Suspicion {
+        match (self.caught, self.robot_until) {
+            (Some(_), _) => Suspicion::Caught,
+            (None, Some(_)) => Suspicion::RapidFireRobot,
+            (None, None) => Suspicion::None,
+        }
+    }
+}
 
 /// The live state of this instance.
 pub struct LiveState {
     pacer: CrawlLimiter,
     tarpits: std::sync::Arc<TarpitGate>,
+    catches: Catches,
+    rapid: RapidFire,
 }
 
 impl LiveState {
-    /// `max_paced`: most (robot, client) pairs the Crawl-delay pacer tracks
-    /// (`crawl_delay.max_entries`).
-    pub fn new(max_paced: usize) -> LiveState {
+    pub fn new(bounds: Bounds) -> LiveState {
         LiveState {
-            pacer: CrawlLimiter::new(max_paced),
+            pacer: CrawlLimiter::new(bounds.paced),
             tarpits: Default::default(),
+            catches: Catches::new(bounds.caught),
+            rapid: RapidFire::new(bounds.rapid),
+        }
+    }
+
+    /// What is held against `client` now: read before `decide`, counts nothing. Two lookups
+    /// at most, each skipped without a lock while its table is empty.
+    pub async fn standing(&self, policy: &Policy, client: &Client<'_>) -> Standing {
+        let Some(ip) = client.ip else {
+            return Standing::default();
+        };
+        if policy.enforce.mode == Mode::Off {
+            return Standing::default();
+        }
+        let now = Instant::now();
+        let caught = if self.catches.is_empty() {
+            None
+        } else {
+            let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
+            self.catches.caught(&key, now)
+        };
+        let robot_until = if self.rapid_fire_applies(policy, client) {
+            self.rapid.robot_until(ip, now)
+        } else {
+            None
+        };
+        Standing {
+            caught,
+            robot_until,
         }
     }
 
     /// Refines `decision` with what live state knows about this client, and records what it
-    /// does: a paced robot's admission, a tarpit's place. Returns the tarpit place the request
-    /// holds, if it is to be tarpitted (kept for as long as the drip lasts).
+    /// does: a trap catch, the client's rapid-fire bucket, a paced robot's admission, a
+    /// tarpit's place. Returns the tarpit place the request holds, if it is to be tarpitted
+    /// (kept for as long as the drip lasts).
     pub async fn admit(
         &self,
         decision: &mut Decision,
         policy: &Policy,
-        client: Option<IpAddr>,
-        user_agent: Option<&str>,
+        client: &Client<'_>,
     ) -> Option<TarpitGuard> {
+        let now = Instant::now();
+        self.catch(decision, policy, client, now);
+        self.rapid_fire(decision, policy, client, now);
         match decision.outcome {
             Outcome::Pass => {
-                self.pace(decision, policy, client, user_agent);
+                self.pace(decision, policy, client.ip, client.user_agent);
                 None
             }
             Outcome::Tarpit => {
-                let place = self.tarpits.try_enter(client, &policy.tarpit);
+                let place = self.tarpits.try_enter(client.ip, &policy.tarpit);
                 if place.is_none() {
                     METRICS.tarpit_overflow.inc();
                     decision.outcome = Outcome::Block;
@@ -63,6 +139,80 @@ impl LiveState {
                 place
             }
             _ => None,
+        }
+    }
+
+    /// Bans lasting at `now`, after dropping the expired (for the gauge). O(entries): called by
+    /// a periodic task, never per request.
+    pub fn bans_active(&self, now: Instant) -> usize {
+        self.catches.active(now)
+    }
+
+    /// A request for a trap path catches its client for `trap.ban` (in shadow mode too: its
+    /// further requests then get the shadow outcomes of the ban, counted and logged).
+    fn catch(&self, decision: &Decision, policy: &Policy, client: &Client<'_>, now: Instant) {
+        let Some(path) = decision.trap_path() else {
+            return;
+        };
+        METRICS.trap_catches.inc();
+        if let Some(ip) = client.ip {
+            let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
+            let reason = catches::Reason::Trap { path };
+            self.catches.catch(key, now, policy.trap.ban, reason);
+        }
+    }
+
+    /// Whether `client`'s requests count against rapid-fire at all.
+    fn rapid_fire_applies(&self, policy: &Policy, client: &Client<'_>) -> bool {
+        let limits = &policy.rapid_fire;
+        limits.enabled
+            && policy.enforce.mode != Mode::Off
+            && !client.trusted_proxy
+            && client.ip.is_some_and(|ip| !limits.exempts(ip))
+    }
+
+    /// Rapid fire: every request but `/robots.txt` counts; one over the rate that would have
+    /// passed gets [`Outcome::Limit`] (refusals stay refusals). In shadow mode the count, the
+    /// metrics and the turn to robot happen, the 429 does not.
+    fn rapid_fire(
+        &self,
+        decision: &mut Decision,
+        policy: &Policy,
+        client: &Client<'_>,
+        now: Instant,
+    ) {
+        let Some(ip) = client.ip else {
+            return;
+        };
+        if decision.outcome == Outcome::RobotsTxt || !self.rapid_fire_applies(policy, client) {
+            return;
+        }
+        let check = self.rapid.check(ip, now, &policy.rapid_fire);
+        if check.turned_robot {
+            METRICS.rapid_fire_robots.inc();
+        }
+        match check.pace {
+            Pace::Admit => {}
+            Pace::Untracked => {
+                METRICS.rapid_fire_untracked.inc();
+                let untracked = METRICS.rapid_fire_untracked.get();
+                if untracked.is_power_of_two() {
+                    tracing::warn!(
+                        target: "limit",
+                        untracked,
+                        "rapid-fire table full (rapid_fire.max_entries); admitting untracked"
+                    )
+                }
+            }
+            Pace::Paced { retry_after } => {
+                METRICS.rapid_fire_paced.inc();
+                if policy.enforce.mode == Mode::Enforce && decision.outcome == Outcome::Pass {
+                    decision.outcome = Outcome::Limit {
+                        retry_after_secs: whole_seconds(retry_after),
+                    };
+                    decision.tell = Some(Tell::RapidFire);
+                }
+            }
         }
     }
 
@@ -93,9 +243,15 @@ impl LiveState {
                 }
             }
             Admission::Wait(wait) => {
-                let retry_after_secs = wait.as_secs_f64().ceil().max(1.0) as u32;
-                decision.outcome = Outcome::Limit { retry_after_secs };
+                decision.outcome = Outcome::Limit {
+                    retry_after_secs: whole_seconds(wait),
+                };
             }
         }
     }
+}
+
+/// A wait as `Retry-After` seconds: rounded up, at least 1.
+fn whole_seconds(wait: std::time::Duration) -> u32 {
+    wait.as_secs_f64().ceil().clamp(1.0, f64::from(u32::MAX)) as u32
 }

@@ -172,6 +172,20 @@ impl RapidFire {
         self.step(bucket, t, &n)
     }
 
+    /// Until when `ip` is treated as a robot, if it is at `now`. A read: nothing is counted,
+    /// and an address not tracked takes no lock.
+    pub fn robot_until(&self, ip: IpAddr, now: Instant) -> Option<Instant> {
+        if self.is_empty() {
+            return None;
+        }
+        let ip = client_prefix(ip);
+        let t = self.nanos(now);
+        let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
+        let map = self.shards[shard].lock().ok()?;
+        let until = map.get(&ip)?.robot_until;
+        (until > t).then(|| self.epoch + Duration::from_nanos(until))
+    }
+
     /// GCRA for one request at `t`, and the run of excess it continues or starts.
     fn step(&self, b: &mut Bucket, t: u64, n: &Nanos) -> Check {
         let tat = b.tat.max(t);
@@ -448,6 +462,24 @@ mod tests {
             robot.is_some(),
             "40 over the rate every second is sustained excess"
         );
+    }
+
+    #[test]
+    fn robot_until_reads_without_counting() {
+        let r = RapidFire::new(100);
+        let l = Limits {
+            sustain: Duration::from_secs(1),
+            ..defaults()
+        };
+        let t0 = Instant::now();
+        assert_eq!(r.robot_until(ip(1), t0), None);
+        let (_, last) = run(&r, ip(1), t0, ms(1), 2000, &l);
+        let until = last.robot_until.expect("turned robot");
+        let t = t0 + ms(2000);
+        assert_eq!(r.robot_until(ip(1), t), Some(until));
+        assert_eq!(r.robot_until(ip(2), t), None);
+        assert_eq!(r.robot_until(ip(1), until), None, "expired at its end");
+        assert_eq!(r.len(), 1, "a read adds nothing");
     }
 
     #[test]

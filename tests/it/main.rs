@@ -3,6 +3,7 @@
 mod dns;
 mod support;
 
+mod behaviour;
 mod classify_corpus;
 mod cli;
 mod clients;

@@ -346,13 +346,20 @@ impl Robogate {
         } else {
             "[robots]\nfile = \"robots.txt\"\n"
         };
+        // Every test's client is on loopback: rapid-fire pacing (on by default) would pace the
+        // tests that send many requests at once. Exempt unless the test sets [rapid_fire].
+        let rapid_fire_section = if extra_toml.contains("[rapid_fire]") {
+            ""
+        } else {
+            "[rapid_fire]\nexempt = [\"127.0.0.0/8\", \"::1\"]\n"
+        };
         // A port found free can be taken by a parallel test before robogate binds it: robogate
         // then fails fast with "cannot listen on", and we try other ports.
         for attempt in 1.. {
             let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let config = format!(
-                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n",
+                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n{rapid_fire_section}",
                 origin_extra = launch.origin,
                 server_extra = launch.server,
                 grace = if launch.server.contains("grace_period") {
