@@ -257,9 +257,10 @@ pub struct Verification {
     pub ranges: Arc<RangeTable>,
     /// The lists that prove each catalog agent (by agent index; empty: none).
     pub agent_lists: Vec<ListSet>,
-    /// robots.txt group keys that belong to a catalog agent with a proof, and that agent: a
-    /// robot granted such a group claims to be that agent, whatever name it sends.
-    pub token_owners: std::collections::HashMap<Box<str>, usize>,
+    /// The groups of the served robots.txt that a catalog agent with a proof is granted (either
+    /// reading), and that agent: a robot granted such a group claims to be that agent, whatever
+    /// name it sends.
+    pub group_owners: std::collections::HashMap<Box<str>, usize>,
 }
 
 impl Verification {
@@ -294,7 +295,7 @@ impl Default for Verification {
             signers: Vec::new(),
             ranges: Arc::default(),
             agent_lists: Vec::new(),
-            token_owners: Default::default(),
+            group_owners: Default::default(),
         }
     }
 }
@@ -528,11 +529,13 @@ impl Policy {
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
         let identity = facts.identity;
-        // A verified signer is its robot; so is a claim refused in an agent's name (an invalid
-        // signature behind a browser User-Agent is still a robot's).
+        // A verified signer is its robot; so is a claim that was checked against an agent's
+        // proof, proven or refused (an invalid signature behind a browser User-Agent is still a
+        // robot's, and a `Googlebot2/1.0` from Google's addresses is Googlebot).
+        let checked = matches!(identity, Identity::Verified(_) | Identity::Spoofed(_));
         let named = facts
             .signed_agent
-            .or(facts.claimed_agent.filter(|_| identity.is_spoofed()));
+            .or(facts.claimed_agent.filter(|_| checked));
         let (class, agent) = match named {
             Some(agent) => (Class::Robot, Some(agent)),
             None => self.classify(facts.user_agent),
@@ -598,9 +601,13 @@ impl Policy {
         let catalog_agent = agent
             .filter(|_| !spoofed)
             .map(|i| &self.classifier.agents()[i]);
+        // A proven identity (verified, or a signer) is judged by its own token chain only: the
+        // names its User-Agent also sends cannot buy another robot's group (a signer sending
+        // `Googlebot` is not Googlebot). Spoofed claims are judged by `*` alone (above).
+        let proven = matches!(identity, Identity::Verified(_)) || facts.signed_agent.is_some();
         // The groups are chosen once; the verdict and the Crawl-delay are read from them.
         let selection = self.robots.robots.select(
-            facts.user_agent.filter(|_| !spoofed),
+            facts.user_agent.filter(|_| !spoofed && !proven),
             catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
             catalog_agent.is_some_and(|a| a.ignores_star),
         );
@@ -728,7 +735,7 @@ impl Policy {
         if let Some(a) = agent.filter(|&a| self.verify.has_proof(agents, a)) {
             return Some(a);
         }
-        if self.verify.token_owners.is_empty() {
+        if self.verify.group_owners.is_empty() {
             return None;
         }
         let catalog_agent = agent.map(|i| &agents[i]);
@@ -741,7 +748,7 @@ impl Policy {
             .group_keys()
             .into_iter()
             .flatten()
-            .find_map(|key| self.verify.token_owners.get(key).copied())
+            .find_map(|key| self.verify.group_owners.get(key).copied())
     }
 
     /// Class and catalog agent index. robots-spec §7: a User-Agent that names a group in the

@@ -295,8 +295,10 @@ fn compile(
         .read("tarpit")
         .then(|| compile_tarpit(&raw.tarpit, errors))
         .flatten();
-    let verify = classifier_for("verify")
-        .and_then(|(_, c)| verify::compile_verify(&raw.verify, base, c, errors));
+    let verify = classifier_for("verify").and_then(|(_, c)| {
+        let served = robots.as_ref().map(|r| &r.file.robots);
+        verify::compile_verify(&raw.verify, base, c, served, errors)
+    });
     if !raw.unread.is_empty() {
         return None;
     }

@@ -14,6 +14,7 @@ use crate::classify::Classifier;
 use crate::identity::ranges::{self, ListSet, RangeTable};
 use crate::identity::{SignatureAgent, SpoofedAction};
 use crate::policy::Verification;
+use crate::robots::Robots;
 
 /// A request never waits longer than this for a check, whatever `verify.timeout` says.
 const TIMEOUT_MAX: Duration = Duration::from_secs(10);
@@ -31,6 +32,7 @@ pub(super) fn compile_verify(
     raw: &RawVerify,
     base: &Path,
     classifier: &Classifier,
+    robots: Option<&Robots>,
     errors: &mut Errors<'_>,
 ) -> Option<Compiled> {
     let spoofed = errors.parse::<SpoofedAction>(&raw.spoofed, "verify.spoofed");
@@ -52,7 +54,9 @@ pub(super) fn compile_verify(
     let (signature_agents, signers) = compile_signers(raw, classifier, errors)?;
     let (table, files, fingerprint) = compile_ranges(raw, base, errors)?;
     let agent_lists = agent_lists(&table, classifier, raw, errors);
-    let token_owners = token_owners(classifier, &agent_lists, &signers);
+    let group_owners = robots.map_or_else(HashMap::new, |robots| {
+        group_owners(robots, classifier, &agent_lists, &signers)
+    });
     Some(Compiled {
         verification: Verification {
             enabled: raw.enabled,
@@ -62,16 +66,19 @@ pub(super) fn compile_verify(
             signers,
             ranges: Arc::new(table),
             agent_lists,
-            token_owners,
+            group_owners,
         },
         files,
         fingerprint,
     })
 }
 
-/// The robots.txt group keys of agents with a proof, each with its owner: the agent whose own
-/// (most specific) token it is, else the first agent with a proof whose chain holds it.
-fn token_owners(
+/// The groups of the served robots.txt that an agent with a proof is granted, under either
+/// reading (`Googlebot` gets `User-agent: Google` under the 1994 reading's substring match),
+/// each with that agent: the agent whose own (most specific) token names the group when there
+/// is one, else the first. Never the `*` group.
+fn group_owners(
+    robots: &Robots,
     classifier: &Classifier,
     agent_lists: &[ListSet],
     signers: &[usize],
@@ -82,15 +89,29 @@ fn token_owners(
             || !agents[i].rdns.is_empty()
             || signers.contains(&i)
     };
+    // The owner of a group several agents are granted is the one whose own token is closest
+    // to the group's name: equal to it, else the shortest that contains it (`User-agent: Google`
+    // is Googlebot's before Google-InspectionTool's), else the first in the catalog.
+    let closeness = |agent: usize, key: &str| {
+        let own = agents[agent].tokens.first().map_or("", |t| t.as_str());
+        let key = key.to_ascii_lowercase();
+        match own {
+            _ if own == key => 0,
+            _ if own.contains(&key) => own.len(),
+            _ => usize::MAX,
+        }
+    };
     let mut owners: HashMap<Box<str>, usize> = HashMap::new();
     for (i, agent) in agents.iter().enumerate().filter(|(i, _)| proven(*i)) {
-        if let Some(own) = agent.tokens.first() {
-            owners.insert(own.as_str().into(), i);
-        }
-    }
-    for (i, agent) in agents.iter().enumerate().filter(|(i, _)| proven(*i)) {
-        for token in agent.tokens.iter().skip(1) {
-            owners.entry(token.as_str().into()).or_insert(i);
+        let selection = robots.select(None, &agent.tokens, agent.ignores_star);
+        for key in selection.group_keys().into_iter().flatten() {
+            if key == "*" {
+                continue;
+            }
+            let owner = owners.entry(key.into()).or_insert(i);
+            if closeness(i, key) < closeness(*owner, key) {
+                *owner = i;
+            }
         }
     }
     owners

@@ -274,7 +274,6 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
         }
     }
 
-    /// The 1994 reading's group (§6: case-insensitive substring of the robot's names).
     /// The keys of the groups chosen for the robot, in the RFC 9309 reading and in the 1994
     /// reading (the same group twice when both readings choose it): the groups whose rules can
     /// allow it something (`"*"` for the star group).
@@ -288,6 +287,7 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
         ]
     }
 
+    /// The 1994 reading's group (§6: case-insensitive substring of the robot's names).
     fn classic(&self) -> Option<usize> {
         self.classic_table()
             .select_substring(self.user_agent, self.tokens, self.ignore_star)

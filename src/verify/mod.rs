@@ -173,11 +173,14 @@ impl Verifier {
         if v.signature_agents.is_empty() {
             return Signed::Nothing;
         }
+        // The site's own name when robogate knows it (`origin.host`): a signature made for
+        // another site, replayed here with that site's `Host`, does not verify.
+        let authority = policy.upstream.host.as_deref().or(claim.authority);
         let check = self.signatures.verify(
             &v.signature_agents,
             claim.method,
             claim.uri,
-            claim.authority,
+            authority,
             claim.headers,
             SystemTime::now(),
         );

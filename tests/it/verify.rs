@@ -135,6 +135,27 @@ fn a_spoofed_googlebot_is_refused_and_the_real_one_served() {
 }
 
 #[test]
+fn a_group_the_real_crawler_gets_by_substring_is_not_a_spoofers() {
+    let origin = Origin::start();
+    let dns = DnsServer::start(Zone::new());
+    let extra = format!("[verify]\nresolver = \"{}\"\n", dns.addr);
+    // Under the 1994 reading Googlebot is granted `User-agent: Google` (a substring match).
+    let robots = "User-agent: Google\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n";
+    let rg = start(&origin, robots, &extra, BEHIND_A_PROXY);
+    let page = "/private/report.html";
+    assert_eq!(get_from(&rg, "66.249.66.1", page, GOOGLEBOT).status, 200);
+    for ua in ["Googlebot2/1.0", "GoogleBotX", "xGooglebot", "Google/1.0"] {
+        let r = get_from(&rg, "203.0.113.91", page, ua);
+        assert_eq!(r.status, 403, "{ua}");
+        assert!(
+            r.text().contains("claims to be Googlebot"),
+            "{ua}: {}",
+            r.text()
+        );
+    }
+}
+
+#[test]
 fn a_dns_server_that_never_answers_cannot_rescue_an_address_outside_the_published_ranges() {
     let origin = Origin::start();
     let dns = DnsServer::start(Zone::new());
@@ -239,7 +260,7 @@ fn a_signed_robot_behind_a_browser_user_agent_is_that_robot() {
         "[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{}\"\n",
         directory.url
     );
-    let robots = "User-agent: signy\nDisallow: /nosigny/\n\nUser-agent: *\nDisallow: /private/\n";
+    let robots = "User-agent: signy\nDisallow: /nosigny/\n\nUser-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n";
     let rg = start(&origin, robots, &extra, Launch::default());
     let authority = rg.addr.to_string();
     let now = unix_now();
@@ -280,6 +301,12 @@ fn a_signed_robot_behind_a_browser_user_agent_is_that_robot() {
         directory.hits(),
         1,
         "the directory is fetched once and cached"
+    );
+    // A verified signer is judged by its own group, whatever names its User-Agent sends.
+    let googlebot_ua = request(rg.addr, "GET", "/nosigny/x", Some(GOOGLEBOT), &headers).unwrap();
+    assert_eq!(
+        googlebot_ua.status, 403,
+        "Signy does not get Googlebot's group"
     );
     // Signy proves itself by signature only: a request naming it without one is a spoofer.
     let r = request(
@@ -425,4 +452,45 @@ fn verify_and_check_explain_a_claim_from_the_command_line() {
         check.contains("outcome pass") && check.contains("identity verified (ip-ranges)"),
         "{check}"
     );
+}
+
+#[test]
+fn a_signature_made_for_another_site_does_not_verify_here() {
+    let origin = Origin::start();
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let extra = format!(
+        "[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{}\"\n",
+        directory.url
+    );
+    let robots = "User-agent: signy\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n";
+    let launch = Launch {
+        origin: "host = \"site.example\"\n",
+        ..Launch::default()
+    };
+    let rg = start(&origin, robots, &extra, launch);
+    let now = unix_now();
+    let fetch = |authority: &str| {
+        let signed = sign(&signer, authority, &directory.url, now, now + 300);
+        let headers = signed.headers();
+        let mut headers: Vec<(&str, &str)> =
+            headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        headers.push(("Host", authority));
+        send_raw(
+            rg.addr,
+            format!(
+                "GET /private/report.html HTTP/1.1\r\n{}User-Agent: {CHROME}\r\nConnection: close\r\n\r\n",
+                headers.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect::<String>()
+            )
+            .as_bytes(),
+            false,
+        )
+        .unwrap()
+    };
+    // Made for this site (origin.host): Signy, whom its group allows.
+    assert_eq!(fetch("site.example").status, 200);
+    // Made for another site and replayed here with that site's Host: refused as a spoof.
+    let r = fetch("evil.example");
+    assert_eq!(r.status, 403);
+    assert!(r.text().contains("claims to be Signy"), "{}", r.text());
 }
