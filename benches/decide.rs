@@ -55,6 +55,7 @@ fn decide(c: &mut Criterion) {
 /// bucket check) for one tracked client under a rate it never reaches.
 fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
     use robogate::policy::{Trap, TrapPath};
+    use robogate::state::ledger::Reader;
     use robogate::state::{Bounds, Client, LiveState};
     let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml");
     let mut policy = robogate::config::load(std::path::Path::new(conf), 1)
@@ -70,11 +71,13 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
     };
     policy.rapid_fire.rate = 1e6;
     policy.rapid_fire.burst = 1_000_000;
-    let state = LiveState::new(Bounds {
+    let bounds = Bounds {
         paced: 100_000,
         caught: 100_000,
         rapid: 100_000,
-    });
+        fetches: 100_000,
+    };
+    let state = LiveState::new(bounds);
     // The live state's futures never wait (local backend): one poll completes them.
     fn now<F: std::future::Future>(f: F) -> F::Output {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -93,26 +96,54 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
         })
     });
     let ip = std::net::IpAddr::from([192, 0, 2, 7]);
+    let request = |state: &LiveState, f: &RequestFacts<'_>| {
+        let mut f = *f;
+        let client = Client {
+            ip: Some(ip),
+            user_agent: f.user_agent,
+            trusted_proxy: false,
+            reader: Reader::of(&policy, &f),
+        };
+        let standing = now(state.standing(&policy, &client));
+        f.standing = standing.suspicion();
+        f.read = standing.read;
+        f.read_robots = standing.read_robots.as_deref();
+        let mut d = policy.decide(black_box(&f));
+        let tarpit = now(state.admit(&mut d, &policy, &client));
+        state.tally(&policy, &d, &client, "disallow");
+        black_box((d, tarpit));
+    };
     group.bench_function(
-        "standing + decide + admit, trap and rapid-fire on (per mix of 8)",
-        |b| {
-            b.iter(|| {
-                for f in facts {
-                    let client = Client {
-                        ip: Some(ip),
-                        user_agent: f.user_agent,
-                        trusted_proxy: false,
-                    };
-                    let standing = now(state.standing(&policy, &client));
-                    let f = RequestFacts {
-                        standing: standing.suspicion(),
-                        ..*f
-                    };
-                    let mut d = policy.decide(black_box(&f));
-                    black_box(now(state.admit(&mut d, &policy, &client)));
-                }
-            })
-        },
+        "standing + decide + admit + tally, trap, rapid-fire and fairness on (per mix of 8)",
+        |b| b.iter(|| facts.iter().for_each(|f| request(&state, f))),
+    );
+    // Every robot of the mix fetched an earlier robots.txt (no Disallow but the trap's): the
+    // ledger finds it and each robot request is judged by both versions.
+    let mut earlier = robogate::config::load(std::path::Path::new(conf), 1)
+        .expect("shipped conf loads")
+        .policy;
+    earlier.robots = std::sync::Arc::new(robogate::policy::RobotsFile::new(
+        "User-agent: *\nDisallow: /private/trap/\n".into(),
+        std::time::SystemTime::UNIX_EPOCH,
+    ));
+    let read = LiveState::new(bounds);
+    for f in facts {
+        let f = RequestFacts {
+            target: "/robots.txt",
+            ..*f
+        };
+        let client = Client {
+            ip: Some(ip),
+            user_agent: f.user_agent,
+            trusted_proxy: false,
+            reader: Reader::of(&earlier, &f),
+        };
+        let mut d = earlier.decide(&f);
+        now(read.admit(&mut d, &earlier, &client));
+    }
+    group.bench_function(
+        "the same, every robot having fetched an earlier robots.txt (per mix of 8)",
+        |b| b.iter(|| facts.iter().for_each(|f| request(&read, f))),
     );
     group.finish();
 }

@@ -101,6 +101,9 @@ pub struct Metrics {
     pub rapid_fire_paced: IntCounter,
     pub rapid_fire_robots: IntCounter,
     pub rapid_fire_untracked: IntCounter,
+    pub fairness_fetches: IntGauge,
+    pub fairness_versions: IntGauge,
+    pub fairness_version_bytes: IntGauge,
     config_reloads: IntCounterVec,
     evidence_lines: IntCounterVec,
     pub config_generation: IntGauge,
@@ -137,7 +140,7 @@ impl Metrics {
         let robot_requests = counter_vec(
             &r,
             "robogate_robot_requests_total",
-            "Requests from robots judged by robots.txt, by catalog agent (or \"other\"), category, identity (verified, spoofed, unverified) and robots.txt verdict.",
+            "Requests from robots judged by robots.txt, by catalog agent (or \"other\"), category, identity (verified, spoofed, unverified) and robots.txt verdict (allow, disallow, or grace: only the live robots.txt disallows it, not the version the robot read).",
             &["agent", "category", "identity", "verdict"],
         );
         let robots_txt_fetches = counter_vec(
@@ -249,6 +252,24 @@ impl Metrics {
             "robogate_rapid_fire_untracked_total",
             "Requests admitted without rapid-fire pacing because the table was full of live buckets (rapid_fire.max_entries).",
         );
+        let gauge = |name: &str, help: &str| {
+            register(
+                &r,
+                IntGauge::new(name, help).expect("static metric definition"),
+            )
+        };
+        let fairness_fetches = gauge(
+            "robogate_fairness_fetches",
+            "robots.txt fetches on record (robot and network; bounded by fairness.max_entries; updated every few seconds).",
+        );
+        let fairness_versions = gauge(
+            "robogate_fairness_versions",
+            "robots.txt versions kept compiled because robots fetched them (the live one and at most fairness.versions earlier ones).",
+        );
+        let fairness_version_bytes = gauge(
+            "robogate_fairness_version_bytes",
+            "Bytes of the robots.txt files of the kept versions (their compiled rules take a few times this).",
+        );
         let config_reloads = counter_vec(
             &r,
             "robogate_config_reloads_total",
@@ -296,6 +317,9 @@ impl Metrics {
             rapid_fire_paced,
             rapid_fire_robots,
             rapid_fire_untracked,
+            fairness_fetches,
+            fairness_versions,
+            fairness_version_bytes,
             config_reloads,
             evidence_lines,
             config_generation,
@@ -325,13 +349,9 @@ impl Metrics {
         }
         let other = [OTHER_AGENT, Category::Other.as_str()];
         for identity in &IDENTITY_LABELS[1..] {
-            for verdict in Verdict::ALL {
-                self.robot_requests.with_label_values(&[
-                    other[0],
-                    other[1],
-                    identity,
-                    verdict.as_str(),
-                ]);
+            for verdict in Verdict::WORDS.iter().chain(&["grace"]) {
+                self.robot_requests
+                    .with_label_values(&[other[0], other[1], identity, verdict]);
             }
             for action in ActionLabel::ALL
                 .into_iter()
@@ -370,11 +390,11 @@ impl Metrics {
         agent: &str,
         category: Option<Category>,
         identity: Identity,
-        verdict: Verdict,
+        verdict: &str,
     ) {
         let category = category.unwrap_or(Category::Other).as_str();
         self.robot_requests
-            .with_label_values(&[agent, category, identity.label(), verdict.as_str()])
+            .with_label_values(&[agent, category, identity.label(), verdict])
             .inc();
     }
 

@@ -90,6 +90,16 @@ pub struct RobotsFile {
     pub last_modified: String,
 }
 
+impl std::fmt::Debug for RobotsFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsFile")
+            .field("version", &self.version().to_string())
+            .field("status", &self.status)
+            .field("bytes", &self.body.len())
+            .finish()
+    }
+}
+
 impl RobotsFile {
     pub fn new(body: Bytes, modified: SystemTime) -> Self {
         RobotsFile {
@@ -101,6 +111,13 @@ impl RobotsFile {
             last_modified: httpdate::fmt_http_date(modified),
             body,
         }
+    }
+
+    /// Which robots.txt this is, for the fetch ledger and the logs (see [`Version`]).
+    pub fn version(&self) -> Version {
+        let mut head = [0; 8];
+        head.copy_from_slice(&self.sha256[..8]);
+        Version(u64::from_be_bytes(head) >> 16)
     }
 
     /// The text of 1-based line `n` of the served file (CR, LF or CRLF terminated), for
@@ -330,6 +347,8 @@ pub struct Policy {
     pub trap: Trap,
     /// Pacing of rapid-fire clients, whatever their User-Agent (`[rapid_fire]`).
     pub rapid_fire: RapidFire,
+    /// Judging each robot by the robots.txt it read (`[fairness]`).
+    pub fairness: Fairness,
 }
 
 impl Policy {
@@ -356,6 +375,7 @@ impl Policy {
             },
             trap: Trap::default(),
             rapid_fire: RapidFire::default(),
+            fairness: Fairness::default(),
         }
     }
 }
@@ -381,6 +401,86 @@ pub struct RequestFacts<'a> {
     /// What live state holds against this client (`state::LiveState::standing`), read before
     /// `decide` so that the decision stays a pure function of its facts.
     pub standing: Suspicion,
+    /// The robots.txt the robot fetched last, within `fairness.cache_window` (the fetch
+    /// ledger's answer; [`Read::Unknown`] when nobody asked it).
+    pub read: Read,
+    /// That version compiled, when it is an earlier one than the live file and still kept: the
+    /// robot is then refused only what both versions disallow (RFC 9309 §2.4).
+    pub read_robots: Option<&'a RobotsFile>,
+}
+
+/// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
+/// digits of the hash (as `sha256sum robots.txt | cut -c1-12` prints them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Version(pub u64);
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:012x}", self.0)
+    }
+}
+
+impl std::str::FromStr for Version {
+    type Err = String;
+
+    /// The 12 hex digits [`Version`]'s `Display` writes.
+    fn from_str(text: &str) -> Result<Version, String> {
+        let bad = || format!("{text:?} is not a robots.txt version (12 hex digits)");
+        if text.len() != 12 {
+            return Err(bad());
+        }
+        u64::from_str_radix(text, 16)
+            .map(Version)
+            .map_err(|_| bad())
+    }
+}
+
+/// What the fetch ledger knows of a robot's robots.txt fetches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Read {
+    /// Not looked up (fairness is off, or the request is not judged by robots.txt).
+    #[default]
+    Unknown,
+    /// No fetch on record within `fairness.cache_window`.
+    Nothing,
+    /// It fetched `version` at `at`.
+    Fetched {
+        version: Version,
+        at: std::time::SystemTime,
+    },
+}
+
+impl Read {
+    /// The access log's `robots_read`: `-`, `none`, or the version.
+    pub fn label(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Read::Unknown => "-".into(),
+            Read::Nothing => "none".into(),
+            Read::Fetched { version, .. } => version.to_string().into(),
+        }
+    }
+}
+
+/// `[fairness]` (reloadable; its ledger's bound is a restart setting).
+#[derive(Debug, Clone)]
+pub struct Fairness {
+    /// Off: every robot is judged by the live robots.txt.
+    pub enabled: bool,
+    /// How long after a fetch a robot is judged by the version it fetched (RFC 9309 §2.4: at
+    /// most 24 hours).
+    pub cache_window: Duration,
+    /// How many earlier versions are kept compiled (each as big as its file and rules).
+    pub versions: usize,
+}
+
+impl Default for Fairness {
+    fn default() -> Self {
+        Fairness {
+            enabled: true,
+            cache_window: Duration::from_secs(24 * 3600),
+            versions: 16,
+        }
+    }
 }
 
 /// What live state holds against a client: nothing, a trap ban (the client fetched a trap
@@ -467,6 +567,14 @@ pub struct Decision {
     pub identity: Identity,
     /// The tell that decided, when it was one of robogate's own (a trap, a ban, rapid fire).
     pub tell: Option<Tell>,
+    /// What the robot had fetched of robots.txt (see [`RequestFacts::read`]).
+    pub read: Read,
+    /// The earlier robots.txt the robot was judged by as well as the live one (`None`: the live
+    /// one alone).
+    pub judged_by: Option<Version>,
+    /// Only the live robots.txt disallows this path; the version the robot read allows it, so
+    /// it is served (verdict `grace`).
+    pub grace: bool,
     pub outcome: Outcome,
 }
 
@@ -492,7 +600,20 @@ impl Decision {
             x_robots_tags: 0,
             identity: Identity::None,
             tell: None,
+            read: Read::Unknown,
+            judged_by: None,
+            grace: false,
             outcome: Outcome::Pass,
+        }
+    }
+
+    /// The verdict as logged and counted: `allow`, `disallow`, or `grace` (see
+    /// [`Decision::grace`]).
+    pub fn verdict_label(&self) -> Option<&'static str> {
+        match (self.verdict, self.grace) {
+            (Some(_), true) => Some("grace"),
+            (v, false) => v.map(Verdict::as_str),
+            (None, true) => None,
         }
     }
 
@@ -528,18 +649,42 @@ impl Policy {
         reading: Reading,
         as_robot: bool,
     ) -> (Decision, Option<robots::Decision<'_>>) {
-        let identity = facts.identity;
-        // A verified signer is its robot; so is a claim that was checked against an agent's
-        // proof, proven or refused (an invalid signature behind a browser User-Agent is still a
-        // robot's, and a `Googlebot2/1.0` from Google's addresses is Googlebot).
-        let checked = matches!(identity, Identity::Verified(_) | Identity::Spoofed(_));
+        let (mut decision, verdict) = self.judge(facts, reading, as_robot);
+        decision.read = facts.read;
+        (decision, verdict)
+    }
+
+    /// The class and catalog agent of the request's client. A verified signer is its robot; so
+    /// is a claim that was checked against an agent's proof, proven or refused (an invalid
+    /// signature behind a browser User-Agent is still a robot's, and a `Googlebot2/1.0` from
+    /// Google's addresses is Googlebot). Otherwise its User-Agent says.
+    pub fn who(&self, facts: &RequestFacts<'_>) -> (Class, Option<usize>) {
+        let checked = matches!(facts.identity, Identity::Verified(_) | Identity::Spoofed(_));
         let named = facts
             .signed_agent
             .or(facts.claimed_agent.filter(|_| checked));
-        let (class, agent) = match named {
+        match named {
             Some(agent) => (Class::Robot, Some(agent)),
             None => self.classify(facts.user_agent),
-        };
+        }
+    }
+
+    /// The earlier robots.txt a robot is judged by as well as the live one: the version it
+    /// fetched within `fairness.cache_window`, when that is not the live one and is still kept.
+    fn earlier<'f>(&self, facts: &RequestFacts<'f>) -> Option<&'f RobotsFile> {
+        facts
+            .read_robots
+            .filter(|f| self.fairness.enabled && f.sha256 != self.robots.sha256)
+    }
+
+    fn judge(
+        &self,
+        facts: &RequestFacts<'_>,
+        reading: Reading,
+        as_robot: bool,
+    ) -> (Decision, Option<robots::Decision<'_>>) {
+        let identity = facts.identity;
+        let (class, agent) = self.who(facts);
         let target = robots::Canonical::new(facts.target);
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
@@ -612,6 +757,20 @@ impl Policy {
             catalog_agent.is_some_and(|a| a.ignores_star),
         );
         let verdict = selection.decide(&target, reading);
+        // RFC 9309 §2.4: a robot may crawl by the robots.txt it fetched for a while. Refused
+        // only what that version disallows too; the rest only the live one disallows is grace.
+        let earlier = self.earlier(facts).map(|file| {
+            let s = file.robots.select(
+                facts.user_agent.filter(|_| !spoofed && !proven),
+                catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
+                catalog_agent.is_some_and(|a| a.ignores_star),
+            );
+            (file.version(), s)
+        });
+        let grace = verdict.verdict.is_disallowed()
+            && earlier
+                .as_ref()
+                .is_some_and(|(_, s)| !s.decide(&target, reading).verdict.is_disallowed());
         let mut out = Decision {
             agent,
             verdict: Some(verdict.verdict),
@@ -623,11 +782,20 @@ impl Policy {
                 Suspicion::Caught => Some(Tell::Caught),
                 Suspicion::RapidFireRobot => Some(Tell::RapidFire),
             },
+            judged_by: earlier.as_ref().map(|(v, _)| *v),
+            grace,
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
-            out.crawl_delay = selection
-                .crawl_delay()
+            // With an earlier version, the pace both versions ask for at least.
+            let delay = match &earlier {
+                None => selection.crawl_delay(),
+                Some((_, s)) => match (selection.crawl_delay(), s.crawl_delay()) {
+                    (Some(live), Some(read)) => Some(if read.0 < live.0 { read } else { live }),
+                    _ => None,
+                },
+            };
+            out.crawl_delay = delay
                 .map(|(secs, _)| {
                     self.crawl_delay
                         .override_delay
@@ -635,7 +803,7 @@ impl Policy {
                 })
                 .filter(|d| !d.is_zero());
         }
-        if verdict.verdict.is_disallowed() {
+        if verdict.verdict.is_disallowed() && !grace {
             let (action, rule_line) = self.action_for(catalog_agent);
             out.action = Some(action);
             out.action_rule_line = rule_line;
@@ -655,7 +823,15 @@ impl Policy {
         agent: Option<usize>,
         reading: Reading,
     ) -> Option<(Decision, Option<robots::Decision<'_>>)> {
-        let (tell, action) = match self.trap.matches(target) {
+        // A trap path the robot's own (earlier) robots.txt does not disallow yet is no trap
+        // for it: it is judged like any other path (and served, as grace).
+        let warned = |_: &usize| {
+            self.earlier(facts).is_none_or(|file| {
+                let star = file.robots.select(None, &[] as &[&str], false);
+                star.decide(target, reading).verdict.is_disallowed()
+            })
+        };
+        let (tell, action) = match self.trap.matches(target).filter(warned) {
             Some(i) => (
                 Tell::TrapPath {
                     path: u16::try_from(i).unwrap_or(u16::MAX),
@@ -1371,6 +1547,126 @@ mod tests {
             p.decide(&facts("/private/x", Some(CHROME))).outcome,
             Outcome::Pass
         );
+    }
+
+    /// `facts` for a robot that fetched `read` (an earlier robots.txt) a while ago.
+    fn having_read<'a>(
+        target: &'a str,
+        ua: Option<&'a str>,
+        read: &'a RobotsFile,
+    ) -> RequestFacts<'a> {
+        RequestFacts {
+            read: Read::Fetched {
+                version: read.version(),
+                at: SystemTime::UNIX_EPOCH,
+            },
+            read_robots: Some(read),
+            ..facts(target, ua)
+        }
+    }
+
+    fn file(text: &str) -> RobotsFile {
+        RobotsFile::new(Bytes::from(text.to_owned()), SystemTime::UNIX_EPOCH)
+    }
+
+    #[test]
+    fn a_robot_is_refused_only_what_the_version_it_read_disallows_too() {
+        let live = policy(
+            "User-agent: *\nDisallow: /private/\nDisallow: /new/\n",
+            Enforcement::default(),
+        );
+        let read = file("User-agent: *\nDisallow: /private/\n");
+        // Only the live version disallows /new/: served, as grace, judged by both versions.
+        let d = live.decide(&having_read("/new/page", Some("Wget/1.21"), &read));
+        assert_eq!((d.outcome, d.grace), (Outcome::Pass, true));
+        assert_eq!(d.verdict_label(), Some("grace"));
+        assert_eq!(d.judged_by, Some(read.version()));
+        assert_eq!(d.robots_line, Some(3), "the live line it is excused from");
+        // Both disallow /private/: refused.
+        let d = live.decide(&having_read("/private/x", Some("Wget/1.21"), &read));
+        assert_eq!((d.outcome, d.grace), (Outcome::Block, false));
+        assert_eq!(d.verdict_label(), Some("disallow"));
+        // No fetch on record: the live version alone.
+        let d = live.decide(&facts("/new/page", Some("Wget/1.21")));
+        assert_eq!((d.outcome, d.judged_by), (Outcome::Block, None));
+        // Fairness off: the live version alone, whatever the robot read.
+        let off = Policy {
+            fairness: Fairness {
+                enabled: false,
+                ..Fairness::default()
+            },
+            ..policy(
+                "User-agent: *\nDisallow: /private/\nDisallow: /new/\n",
+                Enforcement::default(),
+            )
+        };
+        let d = off.decide(&having_read("/new/page", Some("Wget/1.21"), &read));
+        assert_eq!(
+            (d.outcome, d.grace, d.judged_by),
+            (Outcome::Block, false, None)
+        );
+    }
+
+    #[test]
+    fn a_robot_that_read_the_live_version_is_judged_by_it_alone() {
+        let text = "User-agent: *\nDisallow: /new/\n";
+        let live = policy(text, Enforcement::default());
+        let same = file(text);
+        let d = live.decide(&having_read("/new/x", Some("Wget/1.21"), &same));
+        assert_eq!((d.outcome, d.judged_by), (Outcome::Block, None));
+        assert_eq!(
+            d.read,
+            having_read("/", None, &same).read,
+            "the read is kept"
+        );
+    }
+
+    #[test]
+    fn an_earlier_version_judges_by_the_robots_own_group_and_the_pace_both_ask() {
+        let live = policy(
+            "User-agent: GPTBot\nDisallow: /\nCrawl-delay: 10\n\nUser-agent: *\nDisallow: /x/\n",
+            Enforcement::default(),
+        );
+        let read = file("User-agent: GPTBot\nDisallow: /x/\nCrawl-delay: 2\n");
+        let d = live.decide(&having_read("/article", Some(GPTBOT), &read));
+        assert_eq!((d.outcome, d.grace), (Outcome::Pass, true));
+        assert_eq!(
+            d.crawl_delay,
+            Some(Duration::from_secs(2)),
+            "the lower of both"
+        );
+        let d = live.decide(&having_read("/x/1", Some(GPTBOT), &read));
+        assert_eq!(d.outcome, Outcome::Block);
+        // An earlier version without a Crawl-delay: no pace was asked of it.
+        let no_delay = file("User-agent: GPTBot\nDisallow: /x/\n");
+        let d = live.decide(&having_read("/article", Some(GPTBOT), &no_delay));
+        assert_eq!(d.crawl_delay, None);
+    }
+
+    #[test]
+    fn a_trap_the_robots_own_version_does_not_disallow_is_no_trap_for_it() {
+        let p = trapping(Mode::Enforce, TrapThen::Block);
+        let read = file("User-agent: *\nDisallow: /private/\n");
+        let d = p.decide(&having_read("/trap/x", Some("Wget/1.21"), &read));
+        assert_eq!(
+            (d.outcome, d.trap_path(), d.grace),
+            (Outcome::Pass, None, true)
+        );
+        let warned = file("User-agent: *\nDisallow: /trap/\n");
+        let d = p.decide(&having_read("/trap/x", Some("Wget/1.21"), &warned));
+        assert_eq!((d.outcome, d.trap_path()), (Outcome::Block, Some(0)));
+    }
+
+    #[test]
+    fn a_version_is_the_sha256_head_both_ways() {
+        let f = file("User-agent: *\nDisallow: /\n");
+        let shown = f.version().to_string();
+        assert_eq!(shown.len(), 12);
+        assert_eq!(shown.parse::<Version>(), Ok(f.version()));
+        let hex: String = f.sha256[..6].iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(shown, hex);
+        assert!("xyz".parse::<Version>().is_err());
+        assert!("0123456789abcdef".parse::<Version>().is_err());
     }
 
     #[test]

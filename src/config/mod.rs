@@ -6,6 +6,7 @@ mod agents;
 mod enforcement;
 mod errors;
 mod evidence;
+mod fairness;
 mod memo;
 pub mod origin;
 pub mod raw;
@@ -128,6 +129,7 @@ pub fn load_after(
                     upstream: parts.upstream,
                     trap: parts.trap,
                     rapid_fire: parts.rapid_fire,
+                    fairness: parts.fairness,
                 },
                 memo: Memo {
                     catalog: Some(parts.classifier),
@@ -210,6 +212,7 @@ struct Parts {
     upstream: Upstream,
     trap: crate::policy::Trap,
     rapid_fire: crate::policy::RapidFire,
+    fairness: crate::policy::Fairness,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
@@ -269,6 +272,10 @@ fn compile(
     let rapid_fire = raw
         .read("rapid_fire")
         .then(|| trap::compile_rapid_fire(&raw.rapid_fire, errors))
+        .flatten();
+    let fairness = raw
+        .read("fairness")
+        .then(|| fairness::compile_fairness(&raw.fairness, errors))
         .flatten();
     let trap_paths: Vec<String> = trap
         .iter()
@@ -340,6 +347,7 @@ fn compile(
             upstream: upstream?,
             trap: trap?,
             rapid_fire: rapid_fire?,
+            fairness: fairness?,
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,

@@ -416,6 +416,31 @@ impl Default for RawRapidFire {
     }
 }
 
+/// `[fairness]`: each robot judged by the robots.txt it read (RFC 9309 §2.4 caching). Reloads
+/// live (but for `max_entries`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawFairness {
+    pub enabled: bool,
+    /// How long a robot may crawl by the robots.txt it fetched (at most RFC 9309's 24 hours).
+    pub cache_window: SpannedDuration,
+    /// How many earlier robots.txt versions are kept, compiled, for the robots that read them.
+    pub versions: Spanned<usize>,
+    /// Hard bound on the robots.txt fetches on record. Needs a restart.
+    pub max_entries: Spanned<usize>,
+}
+
+impl Default for RawFairness {
+    fn default() -> Self {
+        RawFairness {
+            enabled: true,
+            cache_window: unwritten(Duration::from_secs(24 * 3600)),
+            versions: Spanned::new(0..0, 16),
+            max_entries: Spanned::new(0..0, 100_000),
+        }
+    }
+}
+
 /// The sections of `robogate.toml`, each read independently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
@@ -432,6 +457,7 @@ pub struct RawConfig {
     pub evidence: RawEvidence,
     pub trap: RawTrap,
     pub rapid_fire: RawRapidFire,
+    pub fairness: RawFairness,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -520,6 +546,7 @@ const SECTIONS: &[&str] = &[
     "evidence",
     "trap",
     "rapid_fire",
+    "fairness",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -740,6 +767,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let evidence = read_section!(text, &doc, e, evidence: RawEvidence);
     let trap = read_section!(text, &doc, e, trap: RawTrap);
     let rapid_fire = read_section!(text, &doc, e, rapid_fire: RawRapidFire);
+    let fairness = read_section!(text, &doc, e, fairness: RawFairness);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -763,6 +791,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let evidence = take(&mut unread, "evidence", evidence).unwrap_or_default();
     let trap = take(&mut unread, "trap", trap).unwrap_or_default();
     let rapid_fire = take(&mut unread, "rapid_fire", rapid_fire).unwrap_or_default();
+    let fairness = take(&mut unread, "fairness", fairness).unwrap_or_default();
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -784,6 +813,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             evidence,
             trap,
             rapid_fire,
+            fairness,
             unread,
         },
         errors,

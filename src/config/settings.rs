@@ -43,6 +43,8 @@ pub struct Settings {
     pub trap_max_entries: usize,
     /// Bound of the rapid-fire buckets (`rapid_fire.max_entries`).
     pub rapid_fire_max_entries: usize,
+    /// Bound of the robots.txt fetches on record (`fairness.max_entries`).
+    pub fairness_max_entries: usize,
 }
 
 impl Settings {
@@ -66,6 +68,7 @@ impl Settings {
             evidence,
             trap_max_entries,
             rapid_fire_max_entries,
+            fairness_max_entries,
         } = self;
         let EvidenceSettings {
             file,
@@ -115,6 +118,10 @@ impl Settings {
             (
                 "rapid_fire.max_entries",
                 *rapid_fire_max_entries != new.rapid_fire_max_entries,
+            ),
+            (
+                "fairness.max_entries",
+                *fairness_max_entries != new.fairness_max_entries,
             ),
         ]
         .into_iter()
@@ -220,6 +227,8 @@ pub(super) fn compile_settings(
         // Zero is reported by `config::trap`.
         trap_max_entries: (*raw.trap.max_entries.get_ref()).max(1),
         rapid_fire_max_entries: (*raw.rapid_fire.max_entries.get_ref()).max(1),
+        // Zero is reported by `config::fairness`.
+        fairness_max_entries: (*raw.fairness.max_entries.get_ref()).max(1),
     })
 }
 

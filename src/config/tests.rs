@@ -524,6 +524,7 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         },
         trap_max_entries: a.trap_max_entries + 1,
         rapid_fire_max_entries: a.rapid_fire_max_entries + 1,
+        fairness_max_entries: a.fairness_max_entries + 1,
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

@@ -18,6 +18,7 @@ use crate::classify::Class;
 use crate::identity::{Identity, Method, Unverified};
 use crate::keyword::keyword_enum;
 use crate::metrics::ActionLabel;
+use crate::policy::Version;
 
 keyword_enum! {
     /// Why a request was refused (the `reason` key). What was done about it is the `action`.
@@ -73,6 +74,11 @@ pub struct Evidence {
     /// When this client last fetched `/robots.txt`, if it ever did (as far as robogate's live
     /// state remembers): `robots_fetched`, RFC 3339 like `time`, or `null`.
     pub robots_fetched: Option<SystemTime>,
+    /// The version of robots.txt it fetched then: `robots_read` (12 hex digits), or `null`.
+    pub robots_read: Option<Version>,
+    /// The version it was judged by: the earlier one it read, when it was judged by that as
+    /// well as the live one (`fairness`), else the live one: `robots_version`.
+    pub robots_version: Option<Version>,
     /// Generation of the live policy: `generation`.
     pub generation: u64,
 }
@@ -95,6 +101,8 @@ impl Evidence {
             robots_text: None,
             robots_sha256: None,
             robots_fetched: None,
+            robots_read: None,
+            robots_version: None,
             generation: 0,
         }
     }
@@ -195,7 +203,7 @@ fn proof(identity: Identity) -> Option<&'static str> {
 
 impl Serialize for Evidence {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Evidence", 15)?;
+        let mut st = s.serialize_struct("Evidence", 17)?;
         st.serialize_field("time", &Rfc3339(self.time))?;
         st.serialize_field("client", &self.client)?;
         st.serialize_field("user_agent", &self.user_agent)?;
@@ -210,6 +218,11 @@ impl Serialize for Evidence {
         st.serialize_field("robots_text", &self.robots_text)?;
         st.serialize_field("robots_sha256", &self.robots_sha256.map(Shown))?;
         st.serialize_field("robots_fetched", &self.robots_fetched.map(Rfc3339))?;
+        st.serialize_field("robots_read", &self.robots_read.map(|v| v.to_string()))?;
+        st.serialize_field(
+            "robots_version",
+            &self.robots_version.map(|v| v.to_string()),
+        )?;
         st.serialize_field("generation", &self.generation)?;
         st.end()
     }
@@ -242,6 +255,10 @@ struct Wire {
     #[serde(default)]
     robots_fetched: Option<String>,
     #[serde(default)]
+    robots_read: Option<String>,
+    #[serde(default)]
+    robots_version: Option<String>,
+    #[serde(default)]
     generation: u64,
 }
 
@@ -267,6 +284,16 @@ impl<'de> Deserialize<'de> for Evidence {
                 .transpose()
                 .map_err(D::Error::custom)?,
             robots_fetched: w.robots_fetched.map(|t| parse_time(&t)).transpose()?,
+            robots_read: w
+                .robots_read
+                .map(|v| v.parse())
+                .transpose()
+                .map_err(D::Error::custom)?,
+            robots_version: w
+                .robots_version
+                .map(|v| v.parse())
+                .transpose()
+                .map_err(D::Error::custom)?,
             generation: w.generation,
         })
     }

@@ -73,6 +73,8 @@ fn full() -> Evidence {
         robots_text: Some("Disallow: /private".into()),
         robots_sha256: Some(Sha256::of(b"abc")),
         robots_fetched: Some(at(1_735_999_990_000)),
+        robots_read: Some("ba7816bf8f01".parse().unwrap()),
+        robots_version: Some("ba7816bf8f01".parse().unwrap()),
         generation: 3,
     }
 }
@@ -113,7 +115,8 @@ fn golden_line() {
             r#""reason":"spoofed","action":"block","robots_line":4,"#,
             r#""robots_text":"Disallow: /private","#,
             r#""robots_sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","#,
-            r#""robots_fetched":"2025-01-04T14:13:10.000Z","generation":3}"#
+            r#""robots_fetched":"2025-01-04T14:13:10.000Z","robots_read":"ba7816bf8f01","#,
+            r#""robots_version":"ba7816bf8f01","generation":3}"#
         )
     );
     assert_eq!(serde_json::from_str::<Evidence>(&json).unwrap(), full());
@@ -132,7 +135,8 @@ fn unknown_facts_are_null_and_every_key_is_written() {
             r#"{"time":"1970-01-01T00:00:00.000Z","client":null,"user_agent":null,"#,
             r#""class":"unknown","agent":null,"identity":"none","proof":null,"path":"/","#,
             r#""reason":"rapid-fire","action":"limit","robots_line":null,"robots_text":null,"#,
-            r#""robots_sha256":null,"robots_fetched":null,"generation":0}"#
+            r#""robots_sha256":null,"robots_fetched":null,"robots_read":null,"#,
+            r#""robots_version":null,"generation":0}"#
         )
     );
     assert_eq!(serde_json::from_str::<Evidence>(&json).unwrap(), e);
@@ -141,7 +145,7 @@ fn unknown_facts_are_null_and_every_key_is_written() {
 /// The schema is additive: a reader takes missing optional keys as null and ignores new ones.
 #[test]
 fn lines_of_other_versions_read() {
-    let line = r#"{"time":"2025-01-04T14:13:20.123Z","class":"browser","path":"/t","reason":"trap","action":"tarpit","identity":"unverified","proof":"timeout","robots_version":7}"#;
+    let line = r#"{"time":"2025-01-04T14:13:20.123Z","class":"browser","path":"/t","reason":"trap","action":"tarpit","identity":"unverified","proof":"timeout","a_later_key":7}"#;
     let e: Evidence = serde_json::from_str(line).unwrap();
     assert_eq!(
         (e.class, e.reason, e.action, e.identity, e.client),

@@ -1,4 +1,5 @@
-//! The admin listener: `/metrics`, `/healthz`, `/readyz`. Never mounted on the public listener.
+//! The admin listener: `/metrics`, `/healthz`, `/readyz`, `/compliance`. Never mounted on the
+//! public listener.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -9,10 +10,14 @@ use pingora_core::apps::http_app::ServeHttp;
 use pingora_core::protocols::http::ServerSession;
 
 use crate::metrics::METRICS;
+use crate::state::LiveState;
 
 /// The admin app. `ready` is true once a good policy is being served and its files are watched.
 pub struct Admin {
     pub ready: Arc<AtomicBool>,
+    /// The live state whose compliance counts `/compliance` shows (`None`: an admin listener
+    /// without a proxy, in tests).
+    pub state: Option<Arc<LiveState>>,
 }
 
 fn text(status: StatusCode, content_type: &str, body: Vec<u8>) -> Response<Vec<u8>> {
@@ -35,6 +40,13 @@ impl ServeHttp for Admin {
                 METRICS.render(),
             ),
             "/healthz" => text(StatusCode::OK, "text/plain", b"ok\n".to_vec()),
+            "/compliance" => text(
+                StatusCode::OK,
+                "application/json",
+                self.state
+                    .as_ref()
+                    .map_or_else(|| b"{}\n".to_vec(), |s| s.compliance().json()),
+            ),
             "/readyz" if self.ready.load(Ordering::Acquire) => {
                 text(StatusCode::OK, "text/plain", b"ready\n".to_vec())
             }
@@ -46,7 +58,7 @@ impl ServeHttp for Admin {
             _ => text(
                 StatusCode::NOT_FOUND,
                 "text/plain",
-                b"not found: try /metrics, /healthz or /readyz\n".to_vec(),
+                b"not found: try /metrics, /compliance, /healthz or /readyz\n".to_vec(),
             ),
         }
     }

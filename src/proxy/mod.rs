@@ -26,7 +26,8 @@ use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
-use crate::policy::{Decision, Outcome, Policy, RequestFacts, Tell, Upstream};
+use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Tell, Upstream};
+use crate::state::ledger::Reader;
 use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
@@ -57,6 +58,7 @@ impl Gate {
                 paced: settings.crawl_delay_max_entries,
                 caught: settings.trap_max_entries,
                 rapid: settings.rapid_fire_max_entries,
+                fetches: settings.fairness_max_entries,
             })),
             verifier: Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             settings,
@@ -283,14 +285,7 @@ impl ProxyHttp for Gate {
                     headers: &req.headers,
                 };
                 let proof = self.verifier.identify(&policy, claim).await;
-                let asker = Client {
-                    ip: client,
-                    user_agent: ua.as_deref(),
-                    trusted_proxy: client
-                        .is_some_and(|ip| self.settings.trusted_proxies.contains(ip)),
-                };
-                let standing = self.state.standing(&policy, &asker).await;
-                let facts = RequestFacts {
+                let mut facts = RequestFacts {
                     target: target(req),
                     user_agent: ua.as_deref(),
                     is_get_or_head: req.method == http::Method::GET
@@ -298,10 +293,23 @@ impl ProxyHttp for Gate {
                     identity: proof.identity,
                     signed_agent: proof.signed_agent,
                     claimed_agent: proof.claimed_agent,
-                    standing: standing.suspicion(),
+                    ..RequestFacts::default()
                 };
+                let asker = Client {
+                    ip: client,
+                    user_agent: ua.as_deref(),
+                    trusted_proxy: client
+                        .is_some_and(|ip| self.settings.trusted_proxies.contains(ip)),
+                    reader: Reader::of(&policy, &facts),
+                };
+                let standing = self.state.standing(&policy, &asker).await;
+                facts.standing = standing.suspicion();
+                facts.read = standing.read;
+                facts.read_robots = standing.read_robots.as_deref();
                 let mut decision = policy.decide(&facts);
                 let tarpit = self.state.admit(&mut decision, &policy, &asker).await;
+                self.state
+                    .tally(&policy, &decision, &asker, reason_of(&decision).as_str());
                 (decision, tarpit)
             }
             Err(SeveralUserAgents) => (Decision::bad_request(), None),
@@ -427,6 +435,15 @@ fn evidence_of(
         robots_line: d.robots_line,
         robots_text: d.robots_line.and_then(|l| policy.robots.line_text(l)),
         robots_sha256: Some(Sha256(policy.robots.sha256)),
+        robots_fetched: match d.read {
+            Read::Fetched { at, .. } => Some(at),
+            _ => None,
+        },
+        robots_read: match d.read {
+            Read::Fetched { version, .. } => Some(version),
+            _ => None,
+        },
+        robots_version: Some(d.judged_by.unwrap_or_else(|| policy.robots.version())),
         generation: policy.generation,
         ..Evidence::now(reason, action, target(req).to_owned())
     })
@@ -443,8 +460,8 @@ pub fn reason_of(d: &Decision) -> Reason {
     }
 }
 
-/// Sets `robogate_trap_bans_active` every [`BAN_GAUGE_INTERVAL`]; dropping expired bans on the
-/// way. Off the request path: counting the bans is O(entries).
+/// Sets `robogate_trap_bans_active` (dropping expired bans on the way) and the fairness gauges
+/// every [`BAN_GAUGE_INTERVAL`]. Off the request path: counting the bans is O(entries).
 pub struct BanGauge {
     pub state: Arc<LiveState>,
 }
@@ -461,11 +478,19 @@ impl pingora_core::services::background::BackgroundService for BanGauge {
                 _ = shutdown.changed() => break,
                 _ = tick.tick() => {
                     let active = self.state.bans_active(Instant::now());
-                    METRICS.trap_bans_active.set(active.try_into().unwrap_or(i64::MAX));
+                    METRICS.trap_bans_active.set(gauge_value(active));
+                    let (fetches, versions, bytes) = self.state.fairness_held();
+                    METRICS.fairness_fetches.set(gauge_value(fetches));
+                    METRICS.fairness_versions.set(gauge_value(versions));
+                    METRICS.fairness_version_bytes.set(gauge_value(bytes));
                 }
             }
         }
     }
+}
+
+fn gauge_value(n: usize) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
 }
 
 /// How a request ended, for its access-log line.
@@ -514,7 +539,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         METRICS.count_robots_txt_fetch(agent_label);
     }
     let category = policy.agent_category(d);
-    if let Some(verdict) = d.verdict {
+    if let Some(verdict) = d.verdict_label() {
         METRICS.count_robot_request(agent_label, category, d.identity, verdict);
     }
     // What robogate decided to do to this robot, even if the request then failed at the origin
@@ -534,9 +559,11 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
                 status,
                 class,
                 agent = agent.unwrap_or("-"),
-                verdict = d.verdict.map_or("-", |v| v.as_str()),
+                verdict = d.verdict_label().unwrap_or("-"),
                 action,
                 robots_line = d.robots_line.unwrap_or(0),
+                robots_version = %d.judged_by.unwrap_or_else(|| policy.robots.version()),
+                robots_read = %d.read.label(),
                 identity = d.identity.label(),
                 proof = d.identity.detail(),
                 generation = policy.generation,

@@ -179,10 +179,11 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             live: live.clone(),
         },
     );
+    let state = gate.live_state();
     let ban_gauge = background_service(
         "robogate trap bans",
         crate::proxy::BanGauge {
-            state: gate.live_state(),
+            state: state.clone(),
         },
     );
     let mut proxy =
@@ -203,6 +204,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
         "robogate admin".to_string(),
         Admin {
             ready: ready.clone(),
+            state: Some(state),
         },
     );
     admin.add_tcp(&admin_listener.key());

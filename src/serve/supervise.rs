@@ -177,6 +177,7 @@ mod tests {
             "robogate admin".to_string(),
             Admin {
                 ready: Default::default(),
+                state: None,
             },
         );
         admin.add_tcp(address);

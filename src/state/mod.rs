@@ -11,16 +11,22 @@
 //! bound, without touching `decide` or the responders; the local backend never waits.
 
 pub mod catches;
+pub mod compliance;
+pub mod ledger;
 pub mod pacer;
 pub mod rapid;
 pub mod tarpits;
+pub mod versions;
 
 use std::net::IpAddr;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
 
 use crate::metrics::METRICS;
-use crate::policy::{Decision, Mode, Outcome, Policy, Suspicion, Tell};
+use crate::policy::{Decision, Mode, Outcome, Policy, Read, RobotsFile, Suspicion, Tell};
 use catches::{Ban, CatchKey, Catches};
+use compliance::Compliance;
+use ledger::{Fetch, Ledger, Reader};
 use pacer::{Admission, CrawlLimiter, Key};
 use rapid::{Pace, RapidFire};
 use tarpits::{TarpitGate, TarpitGuard};
@@ -34,6 +40,8 @@ pub struct Bounds {
     pub caught: usize,
     /// Most addresses rapid-fire tracks (`rapid_fire.max_entries`).
     pub rapid: usize,
+    /// Most robots.txt fetches on record (`fairness.max_entries`).
+    pub fetches: usize,
 }
 
 /// Who is asking, as the proxy knows it.
@@ -45,15 +53,22 @@ pub struct Client<'a> {
     /// `ip` is one of `server.trusted_proxies` itself (its own requests: health checks, its
     /// cache filling): never paced, since every client behind it would share its bucket.
     pub trusted_proxy: bool,
+    /// Who it is to the robots.txt fetch ledger (`None`: a browser, whose reading is not
+    /// tracked; see [`Policy::reader`]).
+    pub reader: Option<Reader>,
 }
 
-/// What live state holds against a client before its request is decided.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What live state knows of a client before its request is decided.
+#[derive(Clone, Debug, Default)]
 pub struct Standing {
     /// The trap ban it is under.
     pub caught: Option<Ban>,
     /// Treated as a robot until then, for sustained rapid fire.
     pub robot_until: Option<Instant>,
+    /// The robots.txt it fetched last, within `fairness.cache_window`.
+    pub read: Read,
+    /// That version compiled, when it is an earlier one than the live file and still kept.
+    pub read_robots: Option<Arc<RobotsFile>>,
 }
 
 impl Standing {
@@ -73,20 +88,38 @@ pub struct LiveState {
     tarpits: std::sync::Arc<TarpitGate>,
     catches: Catches,
     rapid: RapidFire,
+    ledger: Ledger,
+    versions: versions::Versions,
+    compliance: Compliance,
 }
 
 impl LiveState {
     pub fn new(bounds: Bounds) -> LiveState {
+        compliance::start_clock();
         LiveState {
             pacer: CrawlLimiter::new(bounds.paced),
             tarpits: Default::default(),
             catches: Catches::new(bounds.caught),
             rapid: RapidFire::new(bounds.rapid),
+            ledger: Ledger::new(bounds.fetches),
+            versions: Default::default(),
+            compliance: Compliance::default(),
         }
     }
 
-    /// What is held against `client` now: read before `decide`, counts nothing. Two lookups
-    /// at most, each skipped without a lock while its table is empty.
+    /// The per-robot compliance counts (`GET /compliance`).
+    pub fn compliance(&self) -> &Compliance {
+        &self.compliance
+    }
+
+    /// robots.txt fetches on record, and the versions kept with their bytes (for the gauges).
+    pub fn fairness_held(&self) -> (usize, usize, usize) {
+        let (versions, bytes) = self.versions.held();
+        (self.ledger.len(), versions, bytes)
+    }
+
+    /// What is known of `client` now: read before `decide`, counts nothing. Four lookups at
+    /// most, each skipped without a lock while its table is empty.
     pub async fn standing(&self, policy: &Policy, client: &Client<'_>) -> Standing {
         let Some(ip) = client.ip else {
             return Standing::default();
@@ -106,10 +139,47 @@ impl LiveState {
         } else {
             None
         };
+        let (read, read_robots) = self.read(policy, client, now);
         Standing {
             caught,
             robot_until,
+            read,
+            read_robots,
         }
+    }
+
+    /// The fetch ledger's record of `client`'s robots.txt fetches: looked up for robots whether
+    /// or not fairness judges by it (the compliance view counts "no robots.txt on record").
+    fn read(
+        &self,
+        policy: &Policy,
+        client: &Client<'_>,
+        now: Instant,
+    ) -> (Read, Option<Arc<RobotsFile>>) {
+        let (Some(ip), Some(reader)) = (client.ip, client.reader) else {
+            return (Read::Unknown, None);
+        };
+        if self.ledger.is_empty() {
+            return (Read::Nothing, None);
+        }
+        let window = policy.fairness.cache_window;
+        let Some(fetch) = reader
+            .keys(ip)
+            .into_iter()
+            .flatten()
+            .find_map(|key| self.ledger.lookup(&key, now, window))
+        else {
+            return (Read::Nothing, None);
+        };
+        let read = Read::Fetched {
+            version: fetch.version,
+            at: fetch.wall,
+        };
+        let earlier = fetch.version != policy.robots.version() && policy.fairness.enabled;
+        (
+            read,
+            earlier.then(|| self.versions.get(fetch.version)).flatten(),
+        )
     }
 
     /// Refines `decision` with what live state knows about this client, and records what it
@@ -125,6 +195,9 @@ impl LiveState {
         let now = Instant::now();
         self.catch(decision, policy, client, now);
         self.rapid_fire(decision, policy, client, now);
+        if decision.outcome == Outcome::RobotsTxt {
+            self.fetched_robots_txt(policy, client, now);
+        }
         match decision.outcome {
             Outcome::Pass => {
                 self.pace(decision, policy, client.ip, client.user_agent);
@@ -140,6 +213,33 @@ impl LiveState {
             }
             _ => None,
         }
+    }
+
+    /// Counts a decided request in the compliance view: every request of a robot (or of a
+    /// client judged by robots.txt), with `reason` for an actual refusal (block, tarpit, 429;
+    /// shadow mode refuses nothing).
+    pub fn tally(
+        &self,
+        policy: &Policy,
+        decision: &Decision,
+        client: &Client<'_>,
+        reason: &'static str,
+    ) {
+        if decision.class != crate::classify::Class::Robot && decision.verdict.is_none() {
+            return;
+        }
+        let refused = matches!(
+            decision.outcome,
+            Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
+        );
+        self.compliance.count(compliance::Event {
+            robot: policy.pacing_name(decision, client.user_agent),
+            fetched: (decision.outcome == Outcome::RobotsTxt).then(|| policy.robots.version()),
+            read: decision.read,
+            refused: refused.then_some(reason),
+            grace: decision.grace,
+            identity: decision.identity.label(),
+        });
     }
 
     /// Bans lasting at `now`, after dropping the expired (for the gauge). O(entries): called by
@@ -160,6 +260,24 @@ impl LiveState {
             let reason = catches::Reason::Trap { path };
             self.catches.catch(key, now, policy.trap.ban, reason);
         }
+    }
+
+    /// A robot fetched `/robots.txt`: the ledger records which version it got, and the version
+    /// is kept for as long as robots may be judged by it.
+    fn fetched_robots_txt(&self, policy: &Policy, client: &Client<'_>, now: Instant) {
+        let (Some(ip), Some(reader)) = (client.ip, client.reader) else {
+            return;
+        };
+        let fetch = Fetch {
+            version: policy.robots.version(),
+            at: now,
+            wall: SystemTime::now(),
+        };
+        for key in reader.keys(ip).into_iter().flatten() {
+            self.ledger.record(key, fetch);
+        }
+        self.versions
+            .fetched(&policy.robots, policy.fairness.versions);
     }
 
     /// Whether `client`'s requests count against rapid-fire at all.
