@@ -1,11 +1,12 @@
 //! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`,
-//! `ranges update`.
+//! `verify`, `ranges update`, `report`.
 //! robogate owns argv; pingora never parses it.
 
 pub mod check;
 pub mod classify;
 mod inputs;
 pub mod ranges;
+pub mod report;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +49,8 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Work with the published IP-range lists that prove crawler identities.
     Ranges(ranges::RangesArgs),
+    /// Summarise the access log per robot: requests, robots.txt fetches, refusals, graces.
+    Report(report::ReportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,6 +91,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Verify(args) => verify::run(&args),
         Command::Lint(args) => lint(&args.file),
         Command::Ranges(args) => ranges::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Classify(args) => {
             match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
                 Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {

@@ -549,6 +549,8 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         METRICS.count_action(agent_label, category, d.identity, decided);
     }
     let action = action.as_str();
+    // Why it was refused (or would have been, in shadow mode).
+    let refused = decided.is_taken_on_a_robot().then(|| reason_of(d));
     macro_rules! access_line {
         ($level:ident $(, $message:literal)?) => {
             tracing::$level!(
@@ -561,6 +563,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
                 agent = agent.unwrap_or("-"),
                 verdict = d.verdict_label().unwrap_or("-"),
                 action,
+                reason = refused.map_or("-", Reason::as_str),
                 robots_line = d.robots_line.unwrap_or(0),
                 robots_version = %d.judged_by.unwrap_or_else(|| policy.robots.version()),
                 robots_read = %d.read.label(),

@@ -9,6 +9,7 @@ mod cli;
 mod clients;
 mod enforce;
 mod evidence;
+mod fairness;
 mod forward;
 mod generate_props;
 mod metrics;

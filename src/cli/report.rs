@@ -1,0 +1,393 @@
+//! `robogate report`: who complies, from robogate's access log — per robot its requests, its
+//! `/robots.txt` fetches and the last one, its requests with no robots.txt on record, its
+//! refusals by reason, its graces, how its identity fared and from how many addresses it came.
+//! A Markdown table, to paste into an abuse report or a ticket (`--json` for scripts).
+//!
+//! Reads the access log in either format robogate writes (`--log-format json`: lines with
+//! `"target":"access"`; text: `... INFO access: key=value ...`); other lines are skipped. A
+//! robot is named by its catalog agent, else by the first product token of its User-Agent.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+/// Summarise robogate's access log per robot.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Access-log files (robogate's standard output, JSON or text); `-` or none: stdin.
+    pub files: Vec<PathBuf>,
+    /// Only robots whose name contains this (case-insensitive).
+    #[arg(long, value_name = "NAME")]
+    pub robot: Option<String>,
+    /// One JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The fields of an access-log line the report reads.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Access {
+    time: String,
+    client: String,
+    path: String,
+    class: String,
+    agent: String,
+    verdict: String,
+    action: String,
+    reason: String,
+    identity: String,
+    robots_read: String,
+    user_agent: String,
+}
+
+impl Access {
+    /// An access-log line in either format; `None` for any other line.
+    fn parse(line: &str) -> Option<Access> {
+        let line = line.trim_end();
+        if line.starts_with('{') {
+            return Access::from_json(line);
+        }
+        let (head, fields) = line.split_once(" access: ")?;
+        let mut a = Access {
+            time: head.split_whitespace().next().unwrap_or("").to_owned(),
+            ..Access::default()
+        };
+        for (key, value) in pairs(fields) {
+            a.set(key, value);
+        }
+        a.is_complete().then_some(a)
+    }
+
+    fn from_json(line: &str) -> Option<Access> {
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        if v["target"] != "access" {
+            return None;
+        }
+        let mut a = Access {
+            time: v["timestamp"].as_str().unwrap_or("").to_owned(),
+            ..Access::default()
+        };
+        for (key, value) in v.as_object()? {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            a.set(key, text);
+        }
+        a.is_complete().then_some(a)
+    }
+
+    fn set(&mut self, key: &str, value: String) {
+        let field = match key {
+            "client" => &mut self.client,
+            "path" => &mut self.path,
+            "class" => &mut self.class,
+            "agent" => &mut self.agent,
+            "verdict" => &mut self.verdict,
+            "action" => &mut self.action,
+            "reason" => &mut self.reason,
+            "identity" => &mut self.identity,
+            "robots_read" => &mut self.robots_read,
+            "user_agent" => &mut self.user_agent,
+            _ => return,
+        };
+        *field = value;
+    }
+
+    fn is_complete(&self) -> bool {
+        !self.path.is_empty() && !self.class.is_empty() && !self.action.is_empty()
+    }
+
+    /// A robot's line (a browser's is counted only when robots.txt judged it: a trap catch, a
+    /// rapid-fire robot).
+    fn is_a_robots(&self) -> bool {
+        self.class == "robot" || (!self.verdict.is_empty() && self.verdict != "-")
+    }
+
+    /// The robot's name: its catalog agent, else its User-Agent's first product token.
+    fn robot(&self) -> String {
+        if !self.agent.is_empty() && self.agent != "-" {
+            return self.agent.clone();
+        }
+        let token = self
+            .user_agent
+            .split(|c: char| c == '/' || c.is_whitespace() || c == ';' || c == '(')
+            .find(|t| !t.is_empty());
+        match token {
+            Some(t) if self.user_agent != "-" => t.to_owned(),
+            _ => "(no User-Agent)".to_owned(),
+        }
+    }
+}
+
+/// `key=value` pairs of a text access line; a value in double quotes (the User-Agent) may
+/// hold spaces and `\xHH` escapes, which are kept as written.
+fn pairs(fields: &str) -> Vec<(&str, String)> {
+    let mut out = Vec::new();
+    let mut rest = fields.trim_start();
+    while let Some((key, after)) = rest.split_once('=') {
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => {
+                // The closing quote is the first one not escaped (`\"` in a Debug-quoted value).
+                let mut escaped = false;
+                let end = quoted
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        let closes = c == '"' && !escaped;
+                        escaped = c == '\\' && !escaped;
+                        closes
+                    })
+                    .map_or(quoted.len(), |(i, _)| i);
+                (&quoted[..end], quoted.get(end + 1..).unwrap_or(""))
+            }
+            None => after.split_once(' ').unwrap_or((after, "")),
+        };
+        out.push((key.trim(), value.to_owned()));
+        rest = next.trim_start();
+    }
+    out
+}
+
+/// One robot's row.
+#[derive(Debug, Default, Serialize)]
+struct Row {
+    requests: u64,
+    robots_txt_fetches: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_robots_txt_fetch: Option<String>,
+    without_robots_txt: u64,
+    refused: BTreeMap<String, u64>,
+    grace: u64,
+    identity: BTreeMap<String, u64>,
+    clients: u64,
+    #[serde(skip)]
+    addresses: BTreeSet<String>,
+}
+
+/// The whole report.
+#[derive(Debug, Default, Serialize)]
+struct Report {
+    lines: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last: Option<String>,
+    robots: BTreeMap<String, Row>,
+}
+
+impl Report {
+    fn add(&mut self, a: &Access, only: Option<&str>) {
+        if !a.is_a_robots() {
+            return;
+        }
+        let name = a.robot();
+        if only.is_some_and(|o| !name.to_lowercase().contains(&o.to_lowercase())) {
+            return;
+        }
+        self.lines += 1;
+        if !a.time.is_empty() {
+            self.first.get_or_insert_with(|| a.time.clone());
+            self.last = Some(a.time.clone());
+        }
+        let row = self.robots.entry(name).or_default();
+        if a.action == "robots_txt" {
+            row.robots_txt_fetches += 1;
+            row.last_robots_txt_fetch = Some(a.time.clone()).filter(|t| !t.is_empty());
+        } else {
+            row.requests += 1;
+            row.without_robots_txt += u64::from(a.robots_read == "none");
+        }
+        if matches!(a.action.as_str(), "block" | "tarpit" | "limit") {
+            let reason = if a.reason.is_empty() || a.reason == "-" {
+                "disallow"
+            } else {
+                &a.reason
+            };
+            *row.refused.entry(reason.to_owned()).or_default() += 1;
+        }
+        row.grace += u64::from(a.verdict == "grace");
+        if !a.identity.is_empty() && a.identity != "none" {
+            *row.identity.entry(a.identity.clone()).or_default() += 1;
+        }
+        if row.addresses.insert(a.client.clone()) {
+            row.clients += 1;
+        }
+    }
+
+    fn table(&self, out: &mut impl Write) -> io::Result<()> {
+        let span = match (&self.first, &self.last) {
+            (Some(first), Some(last)) => format!(", {first} to {last}"),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "robogate report: {} robot requests{span}\n",
+            self.lines
+        )?;
+        writeln!(out, "| robot | requests | robots.txt fetches | last robots.txt fetch | without robots.txt | refused | grace | identity | clients |")?;
+        writeln!(out, "|---|---:|---:|---|---:|---|---:|---|---:|")?;
+        let listed = |m: &BTreeMap<String, u64>| {
+            if m.is_empty() {
+                return "-".to_owned();
+            }
+            m.iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // Most requests first: the robots worth a look lead.
+        let mut rows: Vec<_> = self.robots.iter().collect();
+        rows.sort_by(|a, b| (b.1.requests, a.0).cmp(&(a.1.requests, b.0)));
+        for (name, r) in rows {
+            let share = |n: u64| match r.requests {
+                0 => n.to_string(),
+                all => format!("{n} ({}%)", n * 100 / all),
+            };
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                name.replace('|', "\\|"),
+                r.requests,
+                r.robots_txt_fetches,
+                r.last_robots_txt_fetch.as_deref().unwrap_or("never"),
+                share(r.without_robots_txt),
+                listed(&r.refused),
+                r.grace,
+                listed(&r.identity),
+                r.clients,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: &ReportArgs) -> ExitCode {
+    let mut report = Report::default();
+    let stdin = [PathBuf::from("-")];
+    let files = if args.files.is_empty() {
+        &stdin[..]
+    } else {
+        &args.files[..]
+    };
+    for file in files {
+        let reader: Box<dyn BufRead> = if file.as_os_str() == "-" {
+            Box::new(io::stdin().lock())
+        } else {
+            match File::open(file) {
+                Ok(f) => Box::new(BufReader::new(f)),
+                Err(e) => {
+                    eprintln!("robogate report: {}: {e}", file.display());
+                    return ExitCode::from(2);
+                }
+            }
+        };
+        for line in reader.split(b'\n') {
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    eprintln!("robogate report: {}: {e}", file.display());
+                    return ExitCode::from(2);
+                }
+            };
+            if let Some(a) = Access::parse(&String::from_utf8_lossy(&line)) {
+                report.add(&a, args.robot.as_deref());
+            }
+        }
+    }
+    let mut out = io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(io::Error::other)
+            .and_then(|()| writeln!(out))
+    } else {
+        report.table(&mut out)
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("robogate report: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"2026-11-24T22:23:31.118620Z  INFO access: client=192.0.2.10 method=GET path=/new/x status=200 class=robot agent=Wget verdict=grace action=pass reason=- robots_line=3 robots_version=ab12cd34ef56 robots_read=ab12cd34ef56 identity=unverified proof=no-method generation=2 duration_ms=1.2 user_agent="Wget/1.21.3""#;
+    const JSON: &str = r#"{"timestamp":"2026-11-24T22:23:32Z","level":"INFO","client":"198.51.100.2","method":"GET","path":"/private/x","status":403,"class":"robot","agent":"-","verdict":"disallow","action":"block","reason":"disallow","robots_read":"none","identity":"none","user_agent":"python-requests/2.32","target":"access"}"#;
+
+    #[test]
+    fn both_log_formats_are_read() {
+        let t = Access::parse(TEXT).unwrap();
+        assert_eq!(
+            (
+                t.client.as_str(),
+                t.verdict.as_str(),
+                t.user_agent.as_str(),
+                t.time.as_str()
+            ),
+            (
+                "192.0.2.10",
+                "grace",
+                "Wget/1.21.3",
+                "2026-11-24T22:23:31.118620Z"
+            )
+        );
+        assert_eq!(t.robot(), "Wget");
+        let j = Access::parse(JSON).unwrap();
+        assert_eq!(
+            (j.action.as_str(), j.robot().as_str()),
+            ("block", "python-requests")
+        );
+        assert_eq!(
+            Access::parse("2026 INFO robogate::serve: robogate starting"),
+            None
+        );
+        assert_eq!(Access::parse(r#"{"target":"reload","message":"x"}"#), None);
+        assert_eq!(Access::parse(""), None);
+    }
+
+    #[test]
+    fn a_quoted_user_agent_keeps_its_spaces_and_escapes() {
+        let line = r#"t INFO access: path=/ class=robot action=pass user_agent="Mozilla/5.0 (compatible; X\x22Y)""#;
+        let a = Access::parse(line).unwrap();
+        assert_eq!(a.user_agent, r"Mozilla/5.0 (compatible; X\x22Y)");
+        let debug_quoted = r#"t INFO access: path=/ class="robot" agent="A \"B\"" action=pass"#;
+        let a = Access::parse(debug_quoted).unwrap();
+        assert_eq!(
+            (a.class.as_str(), a.agent.as_str()),
+            ("robot", r#"A \"B\""#)
+        );
+    }
+
+    #[test]
+    fn the_table_counts_per_robot() {
+        let mut r = Report::default();
+        for line in [TEXT, JSON, JSON] {
+            r.add(&Access::parse(line).unwrap(), None);
+        }
+        let mut out = Vec::new();
+        r.table(&mut out).unwrap();
+        let table = String::from_utf8(out).unwrap();
+        assert!(
+            table.contains(
+                "| python-requests | 2 | 0 | never | 2 (100%) | disallow 2 | 0 | - | 1 |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| Wget | 1 | 0 | never | 0 (0%) | - | 1 | unverified 1 | 1 |"),
+            "{table}"
+        );
+        let mut only = Report::default();
+        only.add(&Access::parse(TEXT).unwrap(), Some("wget"));
+        only.add(&Access::parse(JSON).unwrap(), Some("wget"));
+        assert_eq!(only.robots.len(), 1);
+    }
+}
