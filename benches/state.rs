@@ -2,7 +2,9 @@
 //! paced) and a catches lookup (hit and miss), each on a table holding 100,000 other entries
 //! as a busy instance would. Before the benches, the real heap bytes per entry of both tables
 //! under a flood of 1,000,000 distinct addresses are measured with a counting allocator and
-//! printed (README: "Trap paths and rapid-fire").
+//! printed (README: "Trap paths and rapid-fire"); so are the robots.txt fetch ledger's bytes per
+//! entry and a kept robots.txt version's bytes (README: "Fair enforcement"), and a ledger
+//! lookup is benched.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::IpAddr;
@@ -12,6 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use robogate::policy::{BanKey, RapidFire as Limits};
 use robogate::state::catches::{CatchKey, Catches, Reason};
+use robogate::state::ledger::{Fetch, Ledger, LedgerKey};
 use robogate::state::rapid::RapidFire;
 
 /// The system allocator, counting the bytes held.
@@ -84,6 +87,46 @@ fn measure_memory() {
         catches.len(),
         held / catches.len() as isize
     );
+    drop(catches);
+    let before = HELD.load(Ordering::Relaxed);
+    let ledger = Ledger::new(BOUND);
+    for n in 0..FLOOD {
+        ledger.record(ledger_key(n), fetch(t0));
+    }
+    let held = HELD.load(Ordering::Relaxed) - before;
+    println!(
+        "fetch ledger: {} of {FLOOD} robots held, {held} heap bytes = {} per entry",
+        ledger.len(),
+        held / ledger.len() as isize
+    );
+    for rules in [50, 2000] {
+        let text: String = std::iter::once("User-agent: *\n".to_owned())
+            .chain((0..rules).map(|i| format!("Disallow: /section-{i}/private/\n")))
+            .collect();
+        let before = HELD.load(Ordering::Relaxed);
+        let file = robogate::policy::RobotsFile::new(text.clone().into(), std::time::UNIX_EPOCH);
+        let held = HELD.load(Ordering::Relaxed) - before;
+        println!(
+            "a kept robots.txt version of {rules} rules: {} bytes of file, {held} heap bytes compiled",
+            text.len()
+        );
+        drop(file);
+    }
+}
+
+fn ledger_key(n: u32) -> LedgerKey {
+    LedgerKey {
+        robot: u64::from(n % 97),
+        network: Some(ip(n << 8)),
+    }
+}
+
+fn fetch(at: Instant) -> Fetch {
+    Fetch {
+        version: robogate::policy::Version(7),
+        at,
+        wall: std::time::SystemTime::UNIX_EPOCH,
+    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -157,5 +200,20 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+fn ledger(c: &mut Criterion) {
+    let ledger = Ledger::new(BOUND * 2);
+    let t0 = Instant::now();
+    for n in 0..BOUND as u32 {
+        ledger.record(ledger_key(n), fetch(t0));
+    }
+    let day = Duration::from_secs(86_400);
+    c.bench_function("fetch_ledger_lookup_hit", |b| {
+        b.iter(|| ledger.lookup(black_box(&ledger_key(7)), t0, day))
+    });
+    c.bench_function("fetch_ledger_lookup_miss", |b| {
+        b.iter(|| ledger.lookup(black_box(&ledger_key(BOUND as u32 + 7)), t0, day))
+    });
+}
+
+criterion_group!(benches, bench, ledger);
 criterion_main!(benches);
