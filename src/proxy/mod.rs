@@ -310,6 +310,14 @@ impl ProxyHttp for Gate {
                 let tarpit = self.state.admit(&mut decision, &policy, &asker).await;
                 self.state
                     .tally(&policy, &decision, &asker, reason_of(&decision).as_str());
+                if decision.read == Read::Unknown
+                    && self.evidence.is_some()
+                    && ActionLabel::of(decision.outcome).is_taken_on_a_robot()
+                {
+                    // A browser-UA client refused (a trap, rapid fire): the evidence line says
+                    // whether it had fetched robots.txt all the same.
+                    decision.read = self.state.read_by_user_agent(&policy, &asker);
+                }
                 (decision, tarpit)
             }
             Err(SeveralUserAgents) => (Decision::bad_request(), None),

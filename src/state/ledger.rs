@@ -49,12 +49,22 @@ impl Reader {
         let name = match agent.and_then(|i| policy.classifier.agents().get(i)) {
             Some(agent) => agent.name.as_bytes(),
             None if class == Class::Browser => return None,
-            None => facts.user_agent.unwrap_or("").as_bytes(),
+            None => return Some(Reader::by_user_agent(facts.user_agent)),
         };
         Some(Reader {
             robot: fingerprint(&[name]),
             proven: matches!(facts.identity, Identity::Verified(_)) || facts.signed_agent.is_some(),
         })
+    }
+
+    /// A client outside the catalog, by its whole User-Agent (a browser's fetches are recorded
+    /// too, for the evidence line of a browser-UA robot caught later; they are never looked up
+    /// per request).
+    pub fn by_user_agent(user_agent: Option<&str>) -> Reader {
+        Reader {
+            robot: fingerprint(&[user_agent.unwrap_or("").as_bytes()]),
+            proven: false,
+        }
     }
 
     /// The keys a fetch by this reader from `ip` is recorded under, and looked up by: its

@@ -265,9 +265,12 @@ impl LiveState {
     /// A robot fetched `/robots.txt`: the ledger records which version it got, and the version
     /// is kept for as long as robots may be judged by it.
     fn fetched_robots_txt(&self, policy: &Policy, client: &Client<'_>, now: Instant) {
-        let (Some(ip), Some(reader)) = (client.ip, client.reader) else {
+        let Some(ip) = client.ip else {
             return;
         };
+        let reader = client
+            .reader
+            .unwrap_or_else(|| Reader::by_user_agent(client.user_agent));
         let fetch = Fetch {
             version: policy.robots.version(),
             at: now,
@@ -278,6 +281,17 @@ impl LiveState {
         }
         self.versions
             .fetched(&policy.robots, policy.fairness.versions);
+    }
+
+    /// What `client` fetched of robots.txt, for the evidence line of a refusal that was not
+    /// looked up before `decide` (a browser-UA client caught by a trap or rapid fire).
+    pub fn read_by_user_agent(&self, policy: &Policy, client: &Client<'_>) -> Read {
+        let reader = Reader::by_user_agent(client.user_agent);
+        let client = Client {
+            reader: Some(reader),
+            ..*client
+        };
+        self.read(policy, &client, Instant::now()).0
     }
 
     /// Whether `client`'s requests count against rapid-fire at all.

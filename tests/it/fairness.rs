@@ -264,3 +264,47 @@ fn a_thousand_versions_in_a_row_keep_memory_bounded() {
         "900 more versions grew the process from {baseline} KiB to {after} KiB"
     );
 }
+
+#[test]
+fn the_evidence_of_a_caught_browser_says_whether_it_had_read_robots_txt() {
+    let origin = Origin::start();
+    let robots = "User-agent: *\nDisallow: /trap/\n";
+    let rg = start(
+        &origin,
+        robots,
+        "[trap]\npaths = [\"/trap/\"]\n[evidence]\nfile = \"evidence.jsonl\"\n",
+    );
+    // A scraper with a browser's User-Agent that read robots.txt, and one that never did.
+    assert_eq!(
+        get_from(&rg, "192.0.2.30", "/robots.txt", CHROME).status,
+        200
+    );
+    assert_eq!(get_from(&rg, "192.0.2.30", "/trap/a", CHROME).status, 403);
+    assert_eq!(
+        get_from(&rg, "198.51.100.31", "/trap/b", CHROME).status,
+        403
+    );
+    let file = rg.path("evidence.jsonl");
+    let lines: Vec<serde_json::Value> = eventually("two evidence lines", || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        (lines.len() >= 2).then_some(lines)
+    });
+    let of = |client: &str| {
+        lines
+            .iter()
+            .find(|l| l["client"] == client)
+            .unwrap_or_else(|| panic!("no line for {client}: {lines:#?}"))
+    };
+    let reader = of("192.0.2.30");
+    assert_eq!(reader["reason"], "trap");
+    assert_eq!(reader["robots_read"], version(robots), "{reader}");
+    assert!(reader["robots_fetched"].is_string(), "{reader}");
+    let never = of("198.51.100.31");
+    assert!(never["robots_read"].is_null(), "{never}");
+    assert!(never["robots_fetched"].is_null(), "{never}");
+    assert_eq!(never["robots_version"], version(robots));
+}
