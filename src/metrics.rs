@@ -104,6 +104,9 @@ pub struct Metrics {
     pub fairness_fetches: IntGauge,
     pub fairness_versions: IntGauge,
     pub fairness_version_bytes: IntGauge,
+    pub state_backend_up: IntGauge,
+    state_backend_errors: IntCounterVec,
+    pub state_backend_seconds: prometheus::Histogram,
     config_reloads: IntCounterVec,
     evidence_lines: IntCounterVec,
     pub config_generation: IntGauge,
@@ -270,6 +273,30 @@ impl Metrics {
             "robogate_fairness_version_bytes",
             "Bytes of the robots.txt files of the kept versions (their compiled rules take a few times this).",
         );
+        let state_backend_up = gauge(
+            "robogate_state_backend_up",
+            "1 while live state is kept where [state] says (always for the local backend); 0 while a shared backend does not answer and this instance decides with its own state.",
+        );
+        state_backend_up.set(1);
+        let state_backend_errors = counter_vec(
+            &r,
+            "robogate_state_backend_errors_total",
+            "Round trips to the shared state backend that failed, by kind (timeout: no answer within state.timeout; connection: not connected or broken; response: an error answer). Each puts the backend down until its next PING succeeds.",
+            &["kind"],
+        );
+        let state_backend_seconds = register(
+            &r,
+            prometheus::Histogram::with_opts(
+                HistogramOpts::new(
+                    "robogate_state_backend_seconds",
+                    "Round trips to the shared state backend made on the request path, by duration (answered or not).",
+                )
+                .buckets(vec![
+                    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                ]),
+            )
+            .expect("static metric definition"),
+        );
         let config_reloads = counter_vec(
             &r,
             "robogate_config_reloads_total",
@@ -320,6 +347,9 @@ impl Metrics {
             fairness_fetches,
             fairness_versions,
             fairness_version_bytes,
+            state_backend_up,
+            state_backend_errors,
+            state_backend_seconds,
             config_reloads,
             evidence_lines,
             config_generation,
@@ -372,6 +402,9 @@ impl Metrics {
                 .with_label_values(&["none", reason.as_str()]);
         }
         self.robots_txt_fetches.with_label_values(&[OTHER_AGENT]);
+        for kind in ["timeout", "connection", "response"] {
+            self.state_backend_errors.with_label_values(&[kind]);
+        }
     }
 
     /// Counts one answered request and its duration.
@@ -431,6 +464,11 @@ impl Metrics {
     }
 
     /// Counts one failure towards the origin.
+    /// Counts one failed round trip to the shared state backend, by kind.
+    pub fn count_state_error(&self, kind: &str) {
+        self.state_backend_errors.with_label_values(&[kind]).inc();
+    }
+
     pub fn count_upstream_error(&self, kind: UpstreamError) {
         self.upstream_errors
             .with_label_values(&[kind.as_str()])

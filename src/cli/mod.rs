@@ -1,5 +1,5 @@
 //! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`,
-//! `verify`, `ranges update`, `report`.
+//! `verify`, `ranges update`, `report`, `state check`.
 //! robogate owns argv; pingora never parses it.
 
 pub mod check;
@@ -7,6 +7,7 @@ pub mod classify;
 mod inputs;
 pub mod ranges;
 pub mod report;
+pub mod state;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -51,6 +52,9 @@ pub enum Command {
     Ranges(ranges::RangesArgs),
     /// Summarise the access log per robot: requests, robots.txt fetches, refusals, graces.
     Report(report::ReportArgs),
+    /// Work with the live-state backend (`[state]`).
+    #[command(subcommand)]
+    State(state::StateCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -92,6 +96,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Lint(args) => lint(&args.file),
         Command::Ranges(args) => ranges::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::State(command) => state::run(&command),
         Command::Classify(args) => {
             match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
                 Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {

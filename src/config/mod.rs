@@ -12,6 +12,7 @@ pub mod origin;
 pub mod raw;
 mod robots;
 mod settings;
+mod state;
 mod trap;
 mod upstream;
 mod verify;
@@ -21,6 +22,7 @@ pub use evidence::EvidenceSettings;
 pub use memo::{Memo, OriginMemo, OriginState};
 pub use origin::ROBOTS_MAX_BYTES;
 pub use settings::Settings;
+pub use state::{RedisSettings, StateBackend};
 
 use agents::{load_agents, Compiled};
 use enforcement::{compile_enforce, compile_tarpit};

@@ -441,6 +441,34 @@ impl Default for RawFairness {
     }
 }
 
+/// `[state]`: where live state is kept. Needs a restart.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawState {
+    /// `local` (this process) or `redis` (shared by every instance pointed at one server).
+    pub backend: Spanned<String>,
+    /// `redis://[user:password@]host:port/db` or `rediss://...` (TLS).
+    pub url: Option<Spanned<String>>,
+    /// The environment variable holding the server's password (rather than the URL).
+    pub password_env: Option<Spanned<String>>,
+    /// Put before every key robogate writes (several sites can share one server).
+    pub prefix: Spanned<String>,
+    /// Longest a request waits for the shared state; past it, this instance's own state answers.
+    pub timeout: SpannedDuration,
+}
+
+impl Default for RawState {
+    fn default() -> Self {
+        RawState {
+            backend: Spanned::new(0..0, "local".into()),
+            url: None,
+            password_env: None,
+            prefix: Spanned::new(0..0, "robogate:".into()),
+            timeout: unwritten(Duration::from_millis(5)),
+        }
+    }
+}
+
 /// The sections of `robogate.toml`, each read independently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
@@ -458,6 +486,7 @@ pub struct RawConfig {
     pub trap: RawTrap,
     pub rapid_fire: RawRapidFire,
     pub fairness: RawFairness,
+    pub state: RawState,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -547,6 +576,7 @@ const SECTIONS: &[&str] = &[
     "trap",
     "rapid_fire",
     "fairness",
+    "state",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -768,6 +798,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let trap = read_section!(text, &doc, e, trap: RawTrap);
     let rapid_fire = read_section!(text, &doc, e, rapid_fire: RawRapidFire);
     let fairness = read_section!(text, &doc, e, fairness: RawFairness);
+    let state = read_section!(text, &doc, e, state: RawState);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -792,6 +823,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let trap = take(&mut unread, "trap", trap).unwrap_or_default();
     let rapid_fire = take(&mut unread, "rapid_fire", rapid_fire).unwrap_or_default();
     let fairness = take(&mut unread, "fairness", fairness).unwrap_or_default();
+    let state = take(&mut unread, "state", state).unwrap_or_default();
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -814,6 +846,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             trap,
             rapid_fire,
             fairness,
+            state,
             unread,
         },
         errors,

@@ -13,6 +13,7 @@ use super::errors::Errors;
 use super::evidence::{compile_evidence, EvidenceSettings};
 use super::raw::resolve;
 use super::raw::{self, RawConfig};
+use super::state::StateBackend;
 use crate::forwarded::TrustedProxies;
 
 /// Settings fixed for the life of the process (a change is logged as "needs a restart").
@@ -45,6 +46,8 @@ pub struct Settings {
     pub rapid_fire_max_entries: usize,
     /// Bound of the robots.txt fetches on record (`fairness.max_entries`).
     pub fairness_max_entries: usize,
+    /// Where live state is kept (`[state]`).
+    pub state: StateBackend,
 }
 
 impl Settings {
@@ -69,6 +72,7 @@ impl Settings {
             trap_max_entries,
             rapid_fire_max_entries,
             fairness_max_entries,
+            state,
         } = self;
         let EvidenceSettings {
             file,
@@ -122,6 +126,26 @@ impl Settings {
             (
                 "fairness.max_entries",
                 *fairness_max_entries != new.fairness_max_entries,
+            ),
+            (
+                "state.backend",
+                std::mem::discriminant(state) != std::mem::discriminant(&new.state),
+            ),
+            (
+                "state.url",
+                redis(state, |r| &r.url) != redis(&new.state, |r| &r.url),
+            ),
+            (
+                "state.password_env",
+                redis(state, |r| &r.password) != redis(&new.state, |r| &r.password),
+            ),
+            (
+                "state.prefix",
+                redis(state, |r| &r.prefix) != redis(&new.state, |r| &r.prefix),
+            ),
+            (
+                "state.timeout",
+                redis(state, |r| &r.timeout) != redis(&new.state, |r| &r.timeout),
             ),
         ]
         .into_iter()
@@ -195,6 +219,11 @@ pub(super) fn compile_settings(
         Some(r) if raw.read("verify") => Some(errors.parse::<SocketAddr>(r, "verify.resolver")),
         _ => None,
     };
+    let state = if raw.read("state") {
+        super::state::compile_state(&raw.state, errors)
+    } else {
+        None
+    };
     let cache_entries = *verify.cache_entries.get_ref();
     if cache_entries == 0 {
         errors.push(
@@ -229,7 +258,19 @@ pub(super) fn compile_settings(
         rapid_fire_max_entries: (*raw.rapid_fire.max_entries.get_ref()).max(1),
         // Zero is reported by `config::fairness`.
         fairness_max_entries: (*raw.fairness.max_entries.get_ref()).max(1),
+        state: state?,
     })
+}
+
+/// A field of the Redis backend's settings (`None` for the local backend).
+fn redis<'a, T>(
+    state: &'a StateBackend,
+    field: impl Fn(&'a super::state::RedisSettings) -> &'a T,
+) -> Option<&'a T> {
+    match state {
+        StateBackend::Redis(r) => Some(field(r)),
+        StateBackend::Local => None,
+    }
 }
 
 /// `server.trusted_proxies`: addresses (`10.0.0.7`) or networks (`10.0.0.0/8`, `fd00::/8`).

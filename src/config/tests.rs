@@ -525,6 +525,12 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         trap_max_entries: a.trap_max_entries + 1,
         rapid_fire_max_entries: a.rapid_fire_max_entries + 1,
         fairness_max_entries: a.fairness_max_entries + 1,
+        state: crate::config::StateBackend::Redis(crate::config::RedisSettings {
+            url: "redis://127.0.0.1:6379".into(),
+            password: Some("x".into()),
+            prefix: "other:".into(),
+            timeout: Duration::from_millis(7),
+        }),
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

@@ -54,12 +54,7 @@ impl Gate {
         Gate {
             live,
             evidence,
-            state: Arc::new(LiveState::new(Bounds {
-                paced: settings.crawl_delay_max_entries,
-                caught: settings.trap_max_entries,
-                rapid: settings.rapid_fire_max_entries,
-                fetches: settings.fairness_max_entries,
-            })),
+            state: Arc::new(live_state(&settings)),
             verifier: Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             settings,
             origins: Arc::default(),
@@ -316,7 +311,7 @@ impl ProxyHttp for Gate {
                 {
                     // A browser-UA client refused (a trap, rapid fire): the evidence line says
                     // whether it had fetched robots.txt all the same.
-                    decision.read = self.state.read_by_user_agent(&policy, &asker);
+                    decision.read = self.state.read_by_user_agent(&policy, &asker).await;
                 }
                 (decision, tarpit)
             }
@@ -465,6 +460,44 @@ pub fn reason_of(d: &Decision) -> Reason {
         (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
         (None, _) if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
         (None, _) => Reason::Disallow,
+    }
+}
+
+/// This instance's live state, shared through the backend `[state]` names.
+fn live_state(settings: &Settings) -> LiveState {
+    let local = LiveState::new(Bounds {
+        paced: settings.crawl_delay_max_entries,
+        caught: settings.trap_max_entries,
+        rapid: settings.rapid_fire_max_entries,
+        fetches: settings.fairness_max_entries,
+    });
+    let crate::config::StateBackend::Redis(redis) = &settings.state else {
+        return local;
+    };
+    match crate::state::shared::Shared::new(redis.clone()) {
+        Ok(shared) => local.with_shared(Arc::new(shared)),
+        Err(e) => {
+            // `config check` refuses such a URL: not reached with a checked config.
+            tracing::error!(target: "state", backend = %redis.shown(), error = %e, "shared state disabled");
+            local
+        }
+    }
+}
+
+/// Keeps the shared state backend's link (see `state::shared`); ends at once without one.
+pub struct StateLink {
+    pub state: Arc<LiveState>,
+}
+
+#[async_trait]
+impl pingora_core::services::background::BackgroundService for StateLink {
+    async fn start(&self, mut shutdown: pingora_core::server::ShutdownWatch) {
+        if self.state.is_shared() {
+            self.state.clone().maintain_shared(shutdown).await;
+        } else {
+            // Nothing to keep: wait for the stop like every service.
+            let _ = shutdown.changed().await;
+        }
     }
 }
 

@@ -186,6 +186,12 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             state: state.clone(),
         },
     );
+    let state_link = background_service(
+        "robogate state link",
+        crate::proxy::StateLink {
+            state: state.clone(),
+        },
+    );
     let mut proxy =
         pingora_proxy::http_proxy_service_with_name(&server.configuration, gate, "robogate proxy");
     let mut options = HttpServerOptions::default();
@@ -226,7 +232,8 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     server.add_service(Supervised::new(admin, vec![admin_listener], failed.clone()));
     server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(sweeper, Vec::new(), failed.clone()));
-    server.add_service(Supervised::new(ban_gauge, Vec::new(), failed));
+    server.add_service(Supervised::new(ban_gauge, Vec::new(), failed.clone()));
+    server.add_service(Supervised::new(state_link, Vec::new(), failed));
     tracing::info!(
         listen = %settings.listen,
         admin = %settings.admin_listen,

@@ -15,6 +15,7 @@ pub mod compliance;
 pub mod ledger;
 pub mod pacer;
 pub mod rapid;
+pub mod shared;
 pub mod tarpits;
 pub mod versions;
 
@@ -26,9 +27,10 @@ use crate::metrics::METRICS;
 use crate::policy::{Decision, Mode, Outcome, Policy, Read, RobotsFile, Suspicion, Tell};
 use catches::{Ban, CatchKey, Catches};
 use compliance::Compliance;
-use ledger::{Fetch, Ledger, Reader};
+use ledger::{Fetch, Ledger, LedgerKey, Reader};
 use pacer::{Admission, CrawlLimiter, Key};
 use rapid::{Pace, RapidFire};
+use shared::Shared;
 use tarpits::{TarpitGate, TarpitGuard};
 
 /// The bounds of the tables (restart settings).
@@ -91,6 +93,8 @@ pub struct LiveState {
     ledger: Ledger,
     versions: versions::Versions,
     compliance: Compliance,
+    /// The shared backend (`[state] backend = "redis"`), if any.
+    shared: Option<Arc<Shared>>,
 }
 
 impl LiveState {
@@ -104,7 +108,42 @@ impl LiveState {
             ledger: Ledger::new(bounds.fetches),
             versions: Default::default(),
             compliance: Compliance::default(),
+            shared: None,
         }
+    }
+
+    /// Live state shared with other instances through `shared`, this instance's own state
+    /// answering whenever the backend does not.
+    pub fn with_shared(self, shared: Arc<Shared>) -> LiveState {
+        LiveState {
+            shared: Some(shared),
+            ..self
+        }
+    }
+
+    /// Keeps the shared backend's link (connection, health, the catches other instances share)
+    /// until `stop`; returns at once without a shared backend.
+    pub async fn maintain_shared(self: Arc<Self>, stop: tokio::sync::watch::Receiver<bool>) {
+        let Some(shared) = self.shared.clone() else {
+            return;
+        };
+        let state = self.clone();
+        let mirror = move |key: CatchKey, ban: Ban| {
+            let now = Instant::now();
+            let left = ban.until.saturating_duration_since(now);
+            state.catches.catch(key, now, left, ban.reason);
+        };
+        shared.maintain(mirror, stop).await;
+    }
+
+    /// Whether a shared backend is configured.
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// The shared backend when it answers now.
+    fn shared_up(&self) -> Option<&Arc<Shared>> {
+        self.shared.as_ref().filter(|s| s.is_up())
     }
 
     /// The per-robot compliance counts (`GET /compliance`).
@@ -139,7 +178,7 @@ impl LiveState {
         } else {
             None
         };
-        let (read, read_robots) = self.read(policy, client, now);
+        let (read, read_robots) = self.read(policy, client, now).await;
         Standing {
             caught,
             robot_until,
@@ -150,7 +189,7 @@ impl LiveState {
 
     /// The fetch ledger's record of `client`'s robots.txt fetches: looked up for robots whether
     /// or not fairness judges by it (the compliance view counts "no robots.txt on record").
-    fn read(
+    async fn read(
         &self,
         policy: &Policy,
         client: &Client<'_>,
@@ -159,16 +198,21 @@ impl LiveState {
         let (Some(ip), Some(reader)) = (client.ip, client.reader) else {
             return (Read::Unknown, None);
         };
-        if self.ledger.is_empty() {
-            return (Read::Nothing, None);
-        }
+        self.versions.live(&policy.robots, policy.fairness.versions);
         let window = policy.fairness.cache_window;
-        let Some(fetch) = reader
-            .keys(ip)
-            .into_iter()
-            .flatten()
-            .find_map(|key| self.ledger.lookup(&key, now, window))
-        else {
+        let keys: Vec<LedgerKey> = reader.keys(ip).into_iter().flatten().collect();
+        let shared = match self.shared_up() {
+            Some(shared) => shared.fetched(&keys, now).await,
+            None => None,
+        };
+        let fetch = match shared {
+            Some(fetch) => fetch.filter(|f| now.saturating_duration_since(f.at) <= window),
+            None if self.ledger.is_empty() => None,
+            None => keys
+                .iter()
+                .find_map(|key| self.ledger.lookup(key, now, window)),
+        };
+        let Some(fetch) = fetch else {
             return (Read::Nothing, None);
         };
         let read = Read::Fetched {
@@ -200,7 +244,8 @@ impl LiveState {
         }
         match decision.outcome {
             Outcome::Pass => {
-                self.pace(decision, policy, client.ip, client.user_agent);
+                self.pace(decision, policy, client.ip, client.user_agent)
+                    .await;
                 None
             }
             Outcome::Tarpit => {
@@ -259,6 +304,9 @@ impl LiveState {
             let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
             let reason = catches::Reason::Trap { path };
             self.catches.catch(key, now, policy.trap.ban, reason);
+            if let Some(shared) = self.shared_up() {
+                shared.share_catch(key, policy.trap.ban, reason);
+            }
         }
     }
 
@@ -276,22 +324,25 @@ impl LiveState {
             at: now,
             wall: SystemTime::now(),
         };
-        for key in reader.keys(ip).into_iter().flatten() {
-            self.ledger.record(key, fetch);
+        let keys: Vec<LedgerKey> = reader.keys(ip).into_iter().flatten().collect();
+        for key in &keys {
+            self.ledger.record(*key, fetch);
         }
-        self.versions
-            .fetched(&policy.robots, policy.fairness.versions);
+        if let Some(shared) = self.shared_up() {
+            shared.record_fetch(&keys, fetch, policy.fairness.cache_window);
+        }
+        self.versions.live(&policy.robots, policy.fairness.versions);
     }
 
     /// What `client` fetched of robots.txt, for the evidence line of a refusal that was not
     /// looked up before `decide` (a browser-UA client caught by a trap or rapid fire).
-    pub fn read_by_user_agent(&self, policy: &Policy, client: &Client<'_>) -> Read {
+    pub async fn read_by_user_agent(&self, policy: &Policy, client: &Client<'_>) -> Read {
         let reader = Reader::by_user_agent(client.user_agent);
         let client = Client {
             reader: Some(reader),
             ..*client
         };
-        self.read(policy, &client, Instant::now()).0
+        self.read(policy, &client, Instant::now()).await.0
     }
 
     /// Whether `client`'s requests count against rapid-fire at all.
@@ -349,7 +400,7 @@ impl LiveState {
     }
 
     /// Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
-    fn pace(
+    async fn pace(
         &self,
         decision: &mut Decision,
         policy: &Policy,
@@ -360,7 +411,13 @@ impl LiveState {
             return;
         };
         let robot = policy.pacing_name(decision, user_agent);
-        match self.pacer.admit(Key::new(robot, ip), delay, Instant::now()) {
+        let shared = match self.shared_up() {
+            Some(shared) => shared.pace(robot, ip, delay).await,
+            None => None,
+        };
+        let admission =
+            shared.unwrap_or_else(|| self.pacer.admit(Key::new(robot, ip), delay, Instant::now()));
+        match admission {
             Admission::Admit => {}
             Admission::Untracked => {
                 METRICS.crawl_delay_untracked.inc();

@@ -18,6 +18,7 @@ mod ranges;
 mod reload;
 mod robots_conformance;
 mod robots_props;
+mod shared_state;
 mod signature;
 mod sources;
 mod verify;

@@ -1,0 +1,537 @@
+//! The shared backend of live state: a Redis/Valkey server that several robogates point at
+//! (`[state] backend = "redis"`), through the `redis` crate's `ConnectionManager` (one
+//! multiplexed connection, reconnected on its own).
+//!
+//! What is shared, and how:
+//! - **Crawl-delay**: one key per (robot, client) set with `SET NX PX <delay>`: the instance
+//!   whose `SET` wins admits the request, the others answer 429 with the key's remaining time.
+//!   Atomic on the server in one round trip (with `PTTL`, pipelined): a GCRA with a burst of one,
+//!   which is what a Crawl-delay is.
+//! - **The robots.txt fetch ledger**: a key per (robot, network) holding the version and when,
+//!   expiring with `fairness.cache_window`; written after a fetch without waiting, read before a
+//!   robot's request is decided (robots only: a browser costs no round trip).
+//! - **Trap catches**: each catch is written with its ban as expiry and published on a channel;
+//!   every instance keeps a local mirror (fed by the channel, and by a scan when it connects), so
+//!   the per-request ban check stays a local lookup for every client.
+//!
+//! Not shared: rapid-fire buckets (counted per instance), tarpits (connections held), the
+//! compliance counts.
+//!
+//! Faults: every round trip has `state.timeout`. A failed or late answer puts the backend down:
+//! from then on this instance's own state answers every request at once, the outage is logged
+//! once and `robogate_state_backend_up` is 0, until the link task's next `PING` succeeds (every
+//! 500 ms), which puts it back up (and rescans the catches). A request never waits longer than
+//! `state.timeout` and never fails because of the backend.
+
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use arc_swap::ArcSwapOption;
+use redis::aio::ConnectionManager;
+
+use super::catches::{Ban, CatchKey, Reason};
+use super::ledger::{Fetch, LedgerKey};
+use super::pacer::Admission;
+use crate::config::RedisSettings;
+use crate::metrics::METRICS;
+use crate::policy::Version;
+
+/// How often the link task checks the server.
+const PING_EVERY: Duration = Duration::from_millis(500);
+
+/// The longest a (re)connection attempt or a `PING` may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Most catches loaded by one scan of the server (the local mirror's bound applies too).
+const SCAN_MOST: usize = 100_000;
+
+/// Why a round trip failed (the `kind` label of `robogate_state_backend_errors_total`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// No answer within `state.timeout`.
+    Timeout,
+    /// The connection could not be made, or broke.
+    Connection,
+    /// The server answered with an error, or with something unexpected.
+    Response,
+}
+
+impl Failure {
+    pub const ALL: [Failure; 3] = [Failure::Timeout, Failure::Connection, Failure::Response];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Failure::Timeout => "timeout",
+            Failure::Connection => "connection",
+            Failure::Response => "response",
+        }
+    }
+
+    fn of(e: &redis::RedisError) -> Failure {
+        if e.is_timeout() {
+            Failure::Timeout
+        } else if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
+            Failure::Connection
+        } else {
+            Failure::Response
+        }
+    }
+}
+
+/// The shared backend.
+pub struct Shared {
+    settings: RedisSettings,
+    client: redis::Client,
+    conn: ArcSwapOption<ConnectionManager>,
+    up: AtomicBool,
+    /// The channel catches are published on.
+    channel: String,
+}
+
+impl Shared {
+    /// The backend for `settings` (not connected yet: [`Shared::maintain`] connects).
+    pub fn new(settings: RedisSettings) -> redis::RedisResult<Shared> {
+        let mut info: redis::ConnectionInfo =
+            redis::IntoConnectionInfo::into_connection_info(settings.url.as_str())?;
+        if let Some(password) = &settings.password {
+            let redis = info.redis_settings().clone().set_password(password);
+            info = info.set_redis_settings(redis);
+        }
+        let client = redis::Client::open(info)?;
+        Ok(Shared {
+            channel: format!("{}catches", settings.prefix),
+            settings,
+            client,
+            conn: ArcSwapOption::empty(),
+            up: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether the shared state answers now.
+    pub fn is_up(&self) -> bool {
+        self.up.load(Ordering::Relaxed)
+    }
+
+    /// The connection to use now; `None` while the backend is down.
+    fn conn(&self) -> Option<ConnectionManager> {
+        if !self.is_up() {
+            return None;
+        }
+        self.conn.load_full().map(|c| (*c).clone())
+    }
+
+    /// Marks the backend down after `failure` (once per outage in the log).
+    fn failed(&self, failure: Failure, what: &str) {
+        METRICS.count_state_error(failure.as_str());
+        if self.up.swap(false, Ordering::Relaxed) {
+            METRICS.state_backend_up.set(0);
+            tracing::warn!(
+                target: "state",
+                backend = %self.settings.shown(),
+                failure = failure.as_str(),
+                during = what,
+                "shared state unreachable: this instance decides with its own state until it is back"
+            );
+        }
+    }
+
+    /// One round trip of `pipe` within `state.timeout`; `None` (and the backend down) on any
+    /// failure.
+    async fn query<T: redis::FromRedisValue>(
+        &self,
+        pipe: &redis::Pipeline,
+        what: &str,
+    ) -> Option<T> {
+        let mut conn = self.conn()?;
+        let began = Instant::now();
+        let answer =
+            tokio::time::timeout(self.settings.timeout, pipe.query_async::<T>(&mut conn)).await;
+        METRICS
+            .state_backend_seconds
+            .observe(began.elapsed().as_secs_f64());
+        match answer {
+            Ok(Ok(value)) => Some(value),
+            Ok(Err(e)) => {
+                self.failed(Failure::of(&e), what);
+                None
+            }
+            Err(_) => {
+                self.failed(Failure::Timeout, what);
+                None
+            }
+        }
+    }
+
+    /// Sends `pipe` without waiting for it (a write the request's answer does not depend on).
+    fn send(self: &Arc<Self>, pipe: redis::Pipeline, what: &'static str) {
+        if !self.is_up() {
+            return;
+        }
+        let shared = self.clone();
+        tokio::spawn(async move {
+            let _: Option<redis::Value> = shared.query(&pipe, what).await;
+        });
+    }
+
+    fn pace_key(&self, robot: &str, ip: IpAddr) -> String {
+        format!("{}pace:{robot}:{ip}", self.settings.prefix)
+    }
+
+    fn read_key(&self, key: &LedgerKey) -> String {
+        match key.network {
+            Some(net) => format!("{}read:{:016x}:{net}", self.settings.prefix, key.robot),
+            None => format!("{}read:{:016x}:*", self.settings.prefix, key.robot),
+        }
+    }
+
+    fn catch_key(&self, key: &CatchKey) -> String {
+        format!(
+            "{}catch:{}:{:016x}",
+            self.settings.prefix, key.ip, key.agent
+        )
+    }
+
+    /// Crawl-delay across instances: admitted if no instance admitted this robot from this
+    /// client within `delay`. `None`: the backend did not answer (decide locally).
+    pub async fn pace(&self, robot: &str, ip: IpAddr, delay: Duration) -> Option<Admission> {
+        let key = self.pace_key(robot, ip);
+        let ms = delay.as_millis().clamp(1, u128::from(u64::MAX)) as u64;
+        let mut pipe = redis::pipe();
+        pipe.cmd("SET")
+            .arg(&key)
+            .arg(1)
+            .arg("PX")
+            .arg(ms)
+            .arg("NX")
+            .cmd("PTTL")
+            .arg(&key);
+        let (set, left): (Option<String>, i64) = self.query(&pipe, "pace").await?;
+        Some(match set {
+            Some(_) => Admission::Admit,
+            None => Admission::Wait(Duration::from_millis(left.max(1) as u64)),
+        })
+    }
+
+    /// The robots.txt fetch on record for the first of `keys` that has one. `None`: the
+    /// backend did not answer; `Some(None)`: nothing on record.
+    pub async fn fetched(&self, keys: &[LedgerKey], now: Instant) -> Option<Option<Fetch>> {
+        let mut pipe = redis::pipe();
+        for key in keys {
+            pipe.cmd("GET").arg(self.read_key(key));
+        }
+        let values: Vec<Option<String>> = self.query(&pipe, "ledger lookup").await?;
+        Some(values.iter().flatten().find_map(|v| parse_fetch(v, now)))
+    }
+
+    /// Records a robots.txt fetch under `keys` for `window` (not waited for).
+    pub fn record_fetch(self: &Arc<Self>, keys: &[LedgerKey], fetch: Fetch, window: Duration) {
+        let ms = window.as_millis().max(1) as u64;
+        let value = format!("{} {}", fetch.version, unix_ms(fetch.wall));
+        let mut pipe = redis::pipe();
+        for key in keys {
+            pipe.cmd("SET")
+                .arg(self.read_key(key))
+                .arg(&value)
+                .arg("PX")
+                .arg(ms)
+                .ignore();
+        }
+        self.send(pipe, "ledger record");
+    }
+
+    /// Shares a catch: written with its ban as expiry (for instances that connect later) and
+    /// published (for those connected now). Not waited for.
+    pub fn share_catch(self: &Arc<Self>, key: CatchKey, ban: Duration, reason: Reason) {
+        if ban.is_zero() {
+            return;
+        }
+        let Reason::Trap { path } = reason;
+        let until = unix_ms(SystemTime::now() + ban);
+        let message = format!("{} {:016x} {until} {path}", key.ip, key.agent);
+        let mut pipe = redis::pipe();
+        pipe.cmd("SET")
+            .arg(self.catch_key(&key))
+            .arg(&message)
+            .arg("PX")
+            .arg(ban.as_millis().max(1) as u64)
+            .ignore()
+            .cmd("PUBLISH")
+            .arg(&self.channel)
+            .arg(&message)
+            .ignore();
+        self.send(pipe, "catch");
+    }
+
+    /// Keeps the link: connects, checks the server every [`PING_EVERY`], puts the backend up
+    /// and down, and feeds `mirror` every catch another instance shares. Runs until `stop`.
+    pub async fn maintain(
+        self: Arc<Self>,
+        mirror: impl Fn(CatchKey, Ban) + Send + Sync + 'static,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) {
+        let mirror = Arc::new(mirror);
+        let mut listener: Option<tokio::task::JoinHandle<()>> = None;
+        let mut ever_up = false;
+        let mut tick = tokio::time::interval(PING_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.changed() => break,
+                _ = tick.tick() => {}
+            }
+            match self.ping().await {
+                Ok(()) => {
+                    let listening = listener.as_ref().is_some_and(|l| !l.is_finished());
+                    if !listening {
+                        listener = self.listen(mirror.clone()).await;
+                    }
+                    if !self.up.swap(true, Ordering::Relaxed) {
+                        METRICS.state_backend_up.set(1);
+                        self.scan_catches(&*mirror).await;
+                        tracing::info!(
+                            target: "state",
+                            backend = %self.settings.shown(),
+                            "{}",
+                            if ever_up { "shared state reachable again" } else { "shared state connected" }
+                        );
+                        ever_up = true;
+                    }
+                }
+                Err(failure) => {
+                    if !ever_up && self.up.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    self.failed(failure, "ping");
+                    if let Some(l) = listener.take() {
+                        l.abort();
+                    }
+                }
+            }
+        }
+        if let Some(l) = listener {
+            l.abort();
+        }
+    }
+
+    /// A `PING` (connecting first if need be).
+    async fn ping(&self) -> Result<(), Failure> {
+        let conn = match self.conn.load_full() {
+            Some(conn) => (*conn).clone(),
+            None => {
+                let config = redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(CONNECT_TIMEOUT))
+                    .set_number_of_retries(1);
+                let made = tokio::time::timeout(
+                    CONNECT_TIMEOUT,
+                    ConnectionManager::new_with_config(self.client.clone(), config),
+                )
+                .await;
+                let conn = match made {
+                    Ok(Ok(conn)) => conn,
+                    Ok(Err(e)) => return Err(Failure::of(&e)),
+                    Err(_) => return Err(Failure::Timeout),
+                };
+                self.conn.store(Some(Arc::new(conn.clone())));
+                conn
+            }
+        };
+        let mut conn = conn;
+        match tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            redis::cmd("PING").query_async::<String>(&mut conn),
+        )
+        .await
+        {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(Failure::of(&e)),
+            Err(_) => Err(Failure::Timeout),
+        }
+    }
+
+    /// Subscribes to the catches channel; every message goes to `mirror`.
+    async fn listen(
+        &self,
+        mirror: Arc<impl Fn(CatchKey, Ban) + Send + Sync + 'static>,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        let mut pubsub = tokio::time::timeout(CONNECT_TIMEOUT, self.client.get_async_pubsub())
+            .await
+            .ok()?
+            .ok()?;
+        pubsub.subscribe(&self.channel).await.ok()?;
+        Some(tokio::spawn(async move {
+            use futures_util::StreamExt;
+            let mut messages = pubsub.into_on_message();
+            while let Some(message) = messages.next().await {
+                if let Some((key, ban)) = parse_catch(message.get_payload_bytes()) {
+                    mirror(key, ban);
+                }
+            }
+        }))
+    }
+
+    /// Loads the catches shared while this instance was not listening.
+    async fn scan_catches(&self, mirror: &(impl Fn(CatchKey, Ban) + Send + Sync)) {
+        let Some(mut conn) = self.conn.load_full().map(|c| (*c).clone()) else {
+            return;
+        };
+        let pattern = format!("{}catch:*", self.settings.prefix);
+        let mut cursor: u64 = 0;
+        let mut loaded = 0;
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let page = scan.query_async::<(u64, Vec<String>)>(&mut conn);
+            let Ok(Ok((next, keys))) = tokio::time::timeout(CONNECT_TIMEOUT, page).await else {
+                return;
+            };
+            if !keys.is_empty() {
+                let mut mget = redis::cmd("MGET");
+                mget.arg(&keys);
+                let values = mget.query_async::<Vec<Option<Vec<u8>>>>(&mut conn);
+                let Ok(Ok(values)) = tokio::time::timeout(CONNECT_TIMEOUT, values).await else {
+                    return;
+                };
+                for (key, ban) in values.iter().flatten().filter_map(|v| parse_catch(v)) {
+                    mirror(key, ban);
+                    loaded += 1;
+                }
+            }
+            cursor = next;
+            if cursor == 0 || loaded >= SCAN_MOST {
+                return;
+            }
+        }
+    }
+}
+
+/// What `robogate state check` found.
+#[derive(Debug)]
+pub struct Health {
+    /// `PING` round trips, sorted.
+    pub pings: Vec<Duration>,
+    /// The server's `redis_version` (or `valkey_version`), from `INFO server`.
+    pub version: Option<String>,
+}
+
+impl Shared {
+    /// Connects and measures `n` `PING`s, each within [`CONNECT_TIMEOUT`] (for `robogate state
+    /// check`, not the request path).
+    pub async fn health(&self, n: usize) -> Result<Health, String> {
+        let timed =
+            |what: &'static str| move |e: tokio::time::error::Elapsed| format!("{what}: {e}");
+        let mut conn = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            self.client.get_multiplexed_async_connection(),
+        )
+        .await
+        .map_err(timed("connect"))?
+        .map_err(|e| format!("connect: {e}"))?;
+        let mut pings = Vec::with_capacity(n);
+        for _ in 0..n {
+            let began = Instant::now();
+            tokio::time::timeout(
+                CONNECT_TIMEOUT,
+                redis::cmd("PING").query_async::<String>(&mut conn),
+            )
+            .await
+            .map_err(timed("PING"))?
+            .map_err(|e| format!("PING: {e}"))?;
+            pings.push(began.elapsed());
+        }
+        pings.sort();
+        let mut info = redis::cmd("INFO");
+        info.arg("server");
+        let info = tokio::time::timeout(CONNECT_TIMEOUT, info.query_async::<String>(&mut conn))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let version = info.lines().find_map(|l| {
+            l.strip_prefix("valkey_version:")
+                .or_else(|| l.strip_prefix("redis_version:"))
+                .map(|v| v.trim().to_owned())
+        });
+        Ok(Health { pings, version })
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A ledger value, `"<version> <unix ms>"`, as a fetch seen from `now`.
+fn parse_fetch(value: &str, now: Instant) -> Option<Fetch> {
+    let (version, ms) = value.split_once(' ')?;
+    let wall = UNIX_EPOCH + Duration::from_millis(ms.parse().ok()?);
+    let ago = SystemTime::now().duration_since(wall).unwrap_or_default();
+    Some(Fetch {
+        version: version.parse::<Version>().ok()?,
+        at: now.checked_sub(ago).unwrap_or(now),
+        wall,
+    })
+}
+
+/// A shared catch, `"<ip> <agent hash> <until unix ms> <path>"`; `None` if malformed or over.
+fn parse_catch(payload: &[u8]) -> Option<(CatchKey, Ban)> {
+    let text = std::str::from_utf8(payload).ok()?;
+    let mut parts = text.split(' ');
+    let ip: IpAddr = parts.next()?.parse().ok()?;
+    let agent = u64::from_str_radix(parts.next()?, 16).ok()?;
+    let until = UNIX_EPOCH + Duration::from_millis(parts.next()?.parse().ok()?);
+    let path: u16 = parts.next()?.parse().ok()?;
+    let left = until.duration_since(SystemTime::now()).ok()?;
+    Some((
+        CatchKey { ip, agent },
+        Ban {
+            until: Instant::now() + left,
+            reason: Reason::Trap { path },
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ledger_value_reads_back_as_its_fetch() {
+        let now = Instant::now();
+        let wall = SystemTime::now() - Duration::from_secs(60);
+        let value = format!("{} {}", Version(0xab), unix_ms(wall));
+        let fetch = parse_fetch(&value, now).unwrap();
+        assert_eq!(fetch.version, Version(0xab));
+        let ago = now.duration_since(fetch.at);
+        assert!(
+            ago >= Duration::from_secs(59) && ago <= Duration::from_secs(61),
+            "{ago:?}"
+        );
+        for bad in ["", "x", "abc 1", "0000000000ab nope"] {
+            assert!(parse_fetch(bad, now).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_shared_catch_reads_back_until_its_ban_ends() {
+        let until = unix_ms(SystemTime::now() + Duration::from_secs(3600));
+        let message = format!("192.0.2.7 {:016x} {until} 3", 42u64);
+        let (key, ban) = parse_catch(message.as_bytes()).unwrap();
+        assert_eq!(key.ip, "192.0.2.7".parse::<IpAddr>().unwrap());
+        assert_eq!((key.agent, ban.reason), (42, Reason::Trap { path: 3 }));
+        assert!(ban.until > Instant::now() + Duration::from_secs(3590));
+        let over = format!(
+            "192.0.2.7 {:016x} {} 3",
+            42u64,
+            unix_ms(SystemTime::now()) - 1000
+        );
+        assert!(parse_catch(over.as_bytes()).is_none(), "an ended ban");
+        assert!(parse_catch(b"garbage").is_none());
+    }
+}

@@ -1,0 +1,259 @@
+//! Shared live state through a real `redis-server` on a loopback port: two robogate processes
+//! enforce one Crawl-delay between them, a trap catch on one is enforced by the other, the
+//! robots.txt fetch ledger is shared; Redis killed mid-test leaves every request served and
+//! decided locally, and sharing resumes when it comes back, without a robogate restart.
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+
+use crate::support::*;
+
+/// A `redis-server` on a free loopback port, without persistence; killed on drop.
+pub struct Redis {
+    pub addr: SocketAddr,
+    child: Child,
+}
+
+impl Redis {
+    pub fn start() -> Redis {
+        Redis::start_on(free_port())
+    }
+
+    pub fn start_on(port: u16) -> Redis {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server (apt-get install redis-server; .ci/deps does)");
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let redis = Redis { addr, child };
+        eventually("redis-server to answer PING", || redis.ping().then_some(()));
+        redis
+    }
+
+    /// Whether the server answers `PING` (a RESP exchange over a plain socket).
+    pub fn ping(&self) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut s) = std::net::TcpStream::connect(self.addr) else {
+            return false;
+        };
+        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(1)));
+        let mut answer = [0; 7];
+        s.write_all(b"PING\r\n").is_ok()
+            && s.read_exact(&mut answer).is_ok()
+            && &answer == b"+PONG\r\n"
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+const LAUNCH: Launch = Launch {
+    args: &["--log-format", "json"],
+    env: &[("RUST_LOG", "info")],
+    origin: "",
+    server: "trusted_proxies = [\"127.0.0.1\"]\n",
+    config: None,
+};
+
+fn shared(origin: &Origin, redis: &Redis, robots: &str, extra: &str) -> Robogate {
+    let state = format!(
+        "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n{extra}",
+        redis.addr
+    );
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        robots,
+        &state,
+        LAUNCH,
+    );
+    eventually("the shared state to be up", || {
+        (rg.metric("robogate_state_backend_up") == 1.0
+            && rg.output().contains("shared state connected"))
+        .then_some(())
+    });
+    rg
+}
+
+fn get_from(rg: &Robogate, client: &str, path: &str, ua: &str) -> u16 {
+    request(
+        rg.addr,
+        "GET",
+        path,
+        Some(ua),
+        &[("X-Forwarded-For", client)],
+    )
+    .unwrap()
+    .status
+}
+
+const PACED: &str = "User-agent: *\nCrawl-delay: 30\nDisallow: /private/\nDisallow: /trap/\n";
+
+#[test]
+fn two_instances_enforce_one_crawl_delay_and_share_catches_and_fetches() {
+    let origin = Origin::start();
+    let redis = Redis::start();
+    let a = shared(&origin, &redis, PACED, "[trap]\npaths = [\"/trap/\"]\n");
+    let b = shared(&origin, &redis, PACED, "[trap]\npaths = [\"/trap/\"]\n");
+
+    // One Crawl-delay between them: Wget admitted by A is too early at B.
+    assert_eq!(
+        get_from(&a, "192.0.2.1", "/a.html", WGET),
+        404,
+        "the origin's answer"
+    );
+    assert_eq!(get_from(&b, "192.0.2.1", "/b.html", WGET), 429);
+    // Another client of the same robot is another pace.
+    assert_eq!(get_from(&b, "192.0.2.2", "/b.html", WGET), 404);
+
+    // Caught at A, refused at B (the catch reaches B through Redis).
+    assert_eq!(get_from(&a, "198.51.100.7", "/trap/x", CHROME), 403);
+    eventually("B to know the catch", || {
+        (get_from(&b, "198.51.100.7", "/", CHROME) == 403).then_some(())
+    });
+    assert_eq!(
+        get_from(&b, "198.51.100.8", "/", CHROME),
+        200,
+        "other clients untouched"
+    );
+
+    // A robot that read robots.txt at A has read it for B: after an edit of both, B grants it
+    // grace for what only the new version disallows.
+    assert_eq!(get_from(&a, "203.0.113.5", "/robots.txt", WGET), 200);
+    let edited = format!("{PACED}Disallow: /new/\n");
+    for rg in [&a, &b] {
+        std::fs::write(rg.path("robots.txt"), &edited).unwrap();
+    }
+    for rg in [&a, &b] {
+        eventually("the edit to be served", || {
+            let r = get(rg.addr, "/robots.txt", Some(FIREFOX)).ok()?;
+            (r.text() == edited).then_some(())
+        });
+    }
+    assert_ne!(
+        get_from(&b, "203.0.113.5", "/new/x", WGET),
+        403,
+        "grace at B"
+    );
+    assert_ne!(
+        get_from(&b, "203.0.113.6", "/new/y", WGET),
+        403,
+        "its /24 read it too"
+    );
+    assert_eq!(
+        get_from(&b, "198.51.100.99", "/new/x", WGET),
+        403,
+        "another network did not"
+    );
+}
+
+#[test]
+fn a_redis_outage_is_served_locally_and_sharing_resumes_when_it_returns() {
+    let origin = Origin::start();
+    let mut redis = Redis::start();
+    let port = redis.addr.port();
+    let a = shared(&origin, &redis, PACED, "");
+    let b = shared(&origin, &redis, PACED, "");
+    assert_eq!(get_from(&a, "192.0.2.1", "/a", WGET), 404);
+    assert_eq!(get_from(&b, "192.0.2.1", "/a", WGET), 429);
+
+    redis.kill();
+    // Browsers are served, robots decided locally; the metrics say the backend is down.
+    eventually("the outage to be noticed", || {
+        (a.metric("robogate_state_backend_up") == 0.0).then_some(())
+    });
+    assert_eq!(get_from(&a, "198.51.100.1", "/", CHROME), 200);
+    assert_eq!(get_from(&a, "192.0.2.50", "/private/x", WGET), 403);
+    assert_eq!(
+        get_from(&a, "192.0.2.51", "/x", WGET),
+        404,
+        "paced locally: first is admitted"
+    );
+    assert_eq!(
+        get_from(&a, "192.0.2.51", "/y", WGET),
+        429,
+        "and the second is not"
+    );
+    assert!(
+        a.output().contains("shared state unreachable"),
+        "logged once"
+    );
+    assert!(
+        a.metric("robogate_state_backend_errors_total{kind=\"connection\"}")
+            + a.metric("robogate_state_backend_errors_total{kind=\"timeout\"}")
+            >= 1.0
+    );
+
+    // Back on the same port: both instances share again, without a restart.
+    let _redis = Redis::start_on(port);
+    for rg in [&a, &b] {
+        eventually("the backend to be up again", || {
+            (rg.metric("robogate_state_backend_up") == 1.0).then_some(())
+        });
+    }
+    assert!(a.output().contains("shared state reachable again"));
+    assert_eq!(get_from(&a, "192.0.2.9", "/a", WGET), 404);
+    assert_eq!(
+        get_from(&b, "192.0.2.9", "/a", WGET),
+        429,
+        "one Crawl-delay again"
+    );
+}
+
+#[test]
+fn state_check_tells_whether_the_backend_answers() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("robogate.toml");
+    let write = |url: &str| {
+        std::fs::write(dir.path().join("robots.txt"), "User-agent: *\nDisallow:\n").unwrap();
+        std::fs::write(
+            &conf,
+            format!(
+                "[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nfile = \"robots.txt\"\n[state]\nbackend = \"redis\"\nurl = \"{url}\"\n"
+            ),
+        )
+        .unwrap();
+    };
+    write(&format!("redis://{}/0", redis.addr));
+    let out = robogate_cmd()
+        .args(["state", "check", "--config"])
+        .arg(&conf)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&format!("redis://{}/0: up", redis.addr)),
+        "{text}"
+    );
+    assert!(text.contains("PING"), "{text}");
+
+    write(&format!("redis://127.0.0.1:{}/0", free_port()));
+    let out = robogate_cmd()
+        .args(["state", "check", "--config"])
+        .arg(&conf)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(": down"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
