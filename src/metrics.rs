@@ -267,7 +267,7 @@ impl Metrics {
         );
         let fairness_versions = gauge(
             "robogate_fairness_versions",
-            "robots.txt versions kept compiled because robots fetched them (the live one and at most fairness.versions earlier ones).",
+            "robots.txt versions kept compiled for the robots that read them (the live one and at most fairness.versions earlier ones).",
         );
         let fairness_version_bytes = gauge(
             "robogate_fairness_version_bytes",
