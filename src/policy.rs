@@ -16,6 +16,8 @@ use crate::identity::{Identity, SignatureAgent, SpoofedAction};
 use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
 
+mod preferences;
+
 keyword_enum! {
     /// What enforcement does at all: `enforce` acts on disallowed robot requests, `shadow` only
     /// counts and logs what enforcement would do, `off` passes everything (robots.txt is still
@@ -468,6 +470,9 @@ pub struct Decision {
     /// The tell that decided, when it was one of robogate's own (a trap, a ban, rapid fire).
     pub tell: Option<Tell>,
     pub outcome: Outcome,
+    /// The AI usage preferences (`Content-Usage`, `Content-Signal`) robots.txt states for this
+    /// request: the robot's group's on an allowed path, the `*` group's for other clients.
+    pub preferences: robots::Preferences,
 }
 
 impl Decision {
@@ -493,6 +498,7 @@ impl Decision {
             identity: Identity::None,
             tell: None,
             outcome: Outcome::Pass,
+            preferences: robots::Preferences::default(),
         }
     }
 
@@ -584,6 +590,7 @@ impl Policy {
                     agent,
                     x_robots_tags,
                     identity,
+                    preferences: self.announced_preferences(&target),
                     ..Decision::pass(class)
                 },
                 None,
@@ -623,6 +630,7 @@ impl Policy {
                 Suspicion::Caught => Some(Tell::Caught),
                 Suspicion::RapidFireRobot => Some(Tell::RapidFire),
             },
+            preferences: self.preferences_of(&selection, &target, verdict.verdict),
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {

@@ -246,13 +246,29 @@ pub(super) fn disagreement_warnings(
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
 pub fn lint(body: &[u8], classifier: &Classifier) -> Vec<crate::robots::LintWarning> {
-    crate::robots::lint(
-        body,
-        classifier
-            .agents()
-            .iter()
-            .map(|agent| agent.tokens.as_slice()),
-    )
+    lint_catalog(body, classifier.agents())
+}
+
+/// [`lint`] for a catalog's agents: the robots.txt lint for their token chains, and for each
+/// preference line that disallows a use, the mixed-use crawlers (`mixed_use = true`) that obey
+/// it and are therefore never refused under it. Warnings in line order.
+pub fn lint_catalog(
+    body: &[u8],
+    agents: &[crate::classify::Agent],
+) -> Vec<crate::robots::LintWarning> {
+    let mut warnings =
+        crate::robots::lint(body, agents.iter().map(|agent| agent.tokens.as_slice()));
+    let mixed: Vec<crate::robots::MixedUse<'_>> = agents
+        .iter()
+        .filter(|agent| agent.mixed_use)
+        .map(|agent| crate::robots::MixedUse {
+            name: &agent.name,
+            tokens: &agent.tokens,
+        })
+        .collect();
+    warnings.extend(crate::robots::mixed_use_notes(body, &mixed));
+    warnings.sort_by_key(|w| w.line);
+    warnings
 }
 
 /// Octets looked at for signs of a binary or UTF-16 file.
