@@ -32,7 +32,7 @@ pub use canon::{
     canonicalize_request, canonicalize_request_owned, separator_decoded, CanonicalPattern,
 };
 pub use lint::{is_generic_agent_name, lint, mixed_use_notes, Disagreement, LintWarning, MixedUse};
-pub use model::{merge, render_groups, GroupSpec, RuleSpec};
+pub use model::{merge, render_groups, GroupSpec, PreferenceSpec, RuleSpec};
 pub use parse::{within_size_limit, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use pattern::{reference_match, PathPattern};
 pub use preference::{

@@ -225,6 +225,11 @@ impl Table {
         best.map(|(_, group)| group)
     }
 
+    /// The preference lines of a key's group (shared like its rules).
+    pub fn preferences_of(&self, group: &Group) -> &[preference::Rule] {
+        &self.rule_sets[group.rule_set].preferences
+    }
+
     /// The rules of a key's group (shared with every key named by the same groups).
     pub fn rules(&self, group: &Group) -> &[Rule] {
         &self.rule_sets[group.rule_set].rules

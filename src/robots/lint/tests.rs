@@ -188,6 +188,7 @@ fn generated_groups_read_the_same_first_match() {
             })
             .collect(),
         crawl_delay: None,
+        preferences: Vec::new(),
     };
     let text = super::super::render_groups(&[spec], &[], &["generated"]);
     let orders: Vec<LintWarning> = lint(text.as_bytes())
