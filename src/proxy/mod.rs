@@ -202,8 +202,19 @@ fn decorate_response(
     for value in policy.x_robots_tags(decision) {
         resp.append_header("x-robots-tag", value.clone())?;
     }
+    // The preferences robots.txt states for this path (draft-ietf-aipref-attach §2). An origin
+    // that sends its own keeps it: two fields would merge into one dictionary whose repeated
+    // keys take the last value (vocab §6.5.1), silently overriding one of them.
+    if !resp.headers.contains_key(CONTENT_USAGE) {
+        if let Some(value) = policy.content_usage(decision) {
+            resp.insert_header(CONTENT_USAGE, value)?;
+        }
+    }
     Ok(())
 }
+
+/// The AI usage preference header field (draft-ietf-aipref-attach §2).
+const CONTENT_USAGE: &str = "content-usage";
 
 /// A request with more than one `User-Agent` field.
 struct SeveralUserAgents;
