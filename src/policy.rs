@@ -62,6 +62,9 @@ pub struct Enforcement {
     pub rules: Vec<ActionRule>,
     pub block_status: u16,
     pub block_message: Option<String>,
+    /// `enforce.preferences`: refuse a robot whose one use a robots.txt preference denies on
+    /// the path; when false, such a request passes and is counted as shadow mode counts.
+    pub preferences: bool,
 }
 
 impl Default for Enforcement {
@@ -73,6 +76,7 @@ impl Default for Enforcement {
             rules: Vec::new(),
             block_status: 403,
             block_message: None,
+            preferences: false,
         }
     }
 }
@@ -410,6 +414,9 @@ pub enum Tell {
     /// The client is over `[rapid_fire]` (paced by admit), or was treated as a robot for
     /// having been over it.
     RapidFire,
+    /// A robots.txt preference (`Content-Usage`, `Content-Signal`) denies the robot's one use
+    /// on this path; the decision's `robots_line` is the preference line.
+    Preference { purpose: robots::Purpose },
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -648,6 +655,8 @@ impl Policy {
             out.action = Some(action);
             out.action_rule_line = rule_line;
             out.outcome = self.outcome_of(action);
+        } else {
+            self.refuse_for_preference(&mut out, catalog_agent);
         }
         (out, Some(verdict))
     }

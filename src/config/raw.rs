@@ -215,6 +215,9 @@ pub struct RawEnforce {
     /// Extra text appended to the block body.
     pub block_message: Option<String>,
     pub rule: Vec<RawActionRule>,
+    /// Refuse robots whose one use a robots.txt preference denies (`Content-Usage`,
+    /// `Content-Signal`); when false such requests are only counted, as in shadow mode.
+    pub preferences: bool,
 }
 
 impl Default for RawEnforce {
@@ -226,6 +229,7 @@ impl Default for RawEnforce {
             block_status: Spanned::new(0..0, 403),
             block_message: None,
             rule: Vec::new(),
+            preferences: false,
         }
     }
 }

@@ -448,6 +448,7 @@ pub fn reason_of(d: &Decision) -> Reason {
     match (d.tell, d.outcome) {
         (Some(Tell::TrapPath { .. } | Tell::Caught), _) => Reason::Trap,
         (Some(Tell::RapidFire), _) => Reason::RapidFire,
+        (Some(Tell::Preference { .. }), _) => Reason::Preference,
         (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
         (None, _) if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
         (None, _) => Reason::Disallow,
@@ -533,6 +534,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let decided = ActionLabel::of(d.outcome);
     if decided.is_taken_on_a_robot() {
         METRICS.count_action(agent_label, category, d.identity, decided);
+        METRICS.count_refusal(reason_of(d), decided);
     }
     let action = action.as_str();
     macro_rules! access_line {
