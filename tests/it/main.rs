@@ -12,6 +12,7 @@ mod evidence;
 mod forward;
 mod generate_props;
 mod metrics;
+mod preferences;
 mod proxy;
 mod ranges;
 mod reload;
