@@ -59,6 +59,26 @@ impl ActionLabel {
 }
 
 keyword_enum! {
+    /// Why a request was refused: the evidence line's and the problem details' `reason`, and
+    /// the `reason` label of `robogate_refusals_total`. What was done about it is the `action`.
+    pub enum Reason("evidence reason") {
+        /// robots.txt disallows the path to this robot (the `robots_line` says where).
+        Disallow = "disallow",
+        /// The client fetched a trap path (`[trap]`), or was caught on one before.
+        Trap = "trap",
+        /// The client came faster than `[rapid_fire]` allows.
+        RapidFire = "rapid-fire",
+        /// The robot came faster than its group's `Crawl-delay`.
+        CrawlDelay = "crawl-delay",
+        /// The robot's claimed identity failed its operator's published proof.
+        Spoofed = "spoofed",
+        /// A robots.txt preference (`Content-Usage`, `Content-Signal`) denies the robot's one
+        /// use on this path (the `robots_line` is the preference line).
+        Preference = "preference",
+    }
+}
+
+keyword_enum! {
     /// The `kind` label of `robogate_upstream_errors_total`.
     pub enum UpstreamError("kind") {
         Connect = "connect", Timeout = "timeout", Reset = "reset", Other = "other",
@@ -88,6 +108,7 @@ pub struct Metrics {
     robot_requests: IntCounterVec,
     robots_txt_fetches: IntCounterVec,
     actions: IntCounterVec,
+    refusals: IntCounterVec,
     identity_checks: IntCounterVec,
     request_duration: HistogramVec,
     upstream_errors: IntCounterVec,
@@ -157,6 +178,12 @@ impl Metrics {
             "robogate_actions_total",
             "What robogate did to robots (block, tarpit, limit) or, in shadow mode, would have done (shadow_block, shadow_tarpit), by catalog agent (or \"other\"), category and identity.",
             &["agent", "category", "identity", "action"],
+        );
+        let refusals = counter_vec(
+            &r,
+            "robogate_refusals_total",
+            "Robots refused (block, tarpit, limit) or, in shadow mode or for a preference robogate does not enforce, counted (shadow_block, shadow_tarpit), by reason (disallow, trap, rapid-fire, crawl-delay, spoofed, preference).",
+            &["reason", "action"],
         );
         let identity_checks = counter_vec(
             &r,
@@ -331,6 +358,7 @@ impl Metrics {
             robot_requests,
             robots_txt_fetches,
             actions,
+            refusals,
             identity_checks,
             request_duration,
             upstream_errors,
@@ -366,6 +394,15 @@ impl Metrics {
                 let labels = [class.as_str(), action.as_str()];
                 self.requests.with_label_values(&labels);
                 self.request_duration.with_label_values(&labels);
+            }
+        }
+        for reason in Reason::ALL {
+            for action in ActionLabel::ALL
+                .into_iter()
+                .filter(|a| a.is_taken_on_a_robot())
+            {
+                self.refusals
+                    .with_label_values(&[reason.as_str(), action.as_str()]);
             }
         }
         for kind in UpstreamError::ALL {
@@ -442,6 +479,13 @@ impl Metrics {
         let category = category.unwrap_or(Category::Other).as_str();
         self.actions
             .with_label_values(&[agent, category, identity.label(), action.as_str()])
+            .inc();
+    }
+
+    /// Counts one refusal by its reason (`action` is one taken on a robot).
+    pub fn count_refusal(&self, reason: Reason, action: ActionLabel) {
+        self.refusals
+            .with_label_values(&[reason.as_str(), action.as_str()])
             .inc();
     }
 

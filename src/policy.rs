@@ -16,6 +16,8 @@ use crate::identity::{Identity, SignatureAgent, SpoofedAction};
 use crate::keyword::keyword_enum;
 use crate::robots::{self, Reading, Robots, Verdict};
 
+mod preferences;
+
 keyword_enum! {
     /// What enforcement does at all: `enforce` acts on disallowed robot requests, `shadow` only
     /// counts and logs what enforcement would do, `off` passes everything (robots.txt is still
@@ -60,6 +62,9 @@ pub struct Enforcement {
     pub rules: Vec<ActionRule>,
     pub block_status: u16,
     pub block_message: Option<String>,
+    /// `enforce.preferences`: refuse a robot whose one use a robots.txt preference denies on
+    /// the path; when false, such a request passes and is counted as shadow mode counts.
+    pub preferences: bool,
 }
 
 impl Default for Enforcement {
@@ -71,6 +76,7 @@ impl Default for Enforcement {
             rules: Vec::new(),
             block_status: 403,
             block_message: None,
+            preferences: false,
         }
     }
 }
@@ -508,6 +514,9 @@ pub enum Tell {
     /// The client is over `[rapid_fire]` (paced by admit), or was treated as a robot for
     /// having been over it.
     RapidFire,
+    /// A robots.txt preference (`Content-Usage`, `Content-Signal`) denies the robot's one use
+    /// on this path; the decision's `robots_line` is the preference line.
+    Preference { purpose: robots::Purpose },
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -576,6 +585,9 @@ pub struct Decision {
     /// it is served (verdict `grace`).
     pub grace: bool,
     pub outcome: Outcome,
+    /// The AI usage preferences (`Content-Usage`, `Content-Signal`) robots.txt states for this
+    /// request: the robot's group's on an allowed path, the `*` group's for other clients.
+    pub preferences: robots::Preferences,
 }
 
 impl Decision {
@@ -604,6 +616,7 @@ impl Decision {
             judged_by: None,
             grace: false,
             outcome: Outcome::Pass,
+            preferences: robots::Preferences::default(),
         }
     }
 
@@ -729,6 +742,7 @@ impl Policy {
                     agent,
                     x_robots_tags,
                     identity,
+                    preferences: self.announced_preferences(&target),
                     ..Decision::pass(class)
                 },
                 None,
@@ -784,6 +798,7 @@ impl Policy {
             },
             judged_by: earlier.as_ref().map(|(v, _)| *v),
             grace,
+            preferences: self.preferences_of(&selection, &target, verdict.verdict),
             ..Decision::pass(class)
         };
         if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
@@ -808,6 +823,9 @@ impl Policy {
             out.action = Some(action);
             out.action_rule_line = rule_line;
             out.outcome = self.outcome_of(action);
+        } else if !grace {
+            // (A grace request was excused by the version the robot read: not refused again.)
+            self.refuse_for_preference(&mut out, catalog_agent);
         }
         (out, Some(verdict))
     }

@@ -49,6 +49,10 @@ pub struct Agent {
     pub signature_agent: Option<String>,
     /// The line of the entry's `[[agent]]` header in the catalog file.
     pub line: u32,
+    /// The crawler gathers for several uses under one name (Googlebot: Search and Gemini), so
+    /// a preference against one use (`train-ai=n`) never refuses it: robogate cannot tell
+    /// which use a fetch serves.
+    pub mixed_use: bool,
 }
 
 impl Agent {
@@ -118,6 +122,8 @@ struct RawAgent {
     #[serde(default)]
     rdns: Vec<String>,
     signature_agent: Option<String>,
+    #[serde(default)]
+    mixed_use: bool,
 }
 
 impl Catalog {
@@ -232,6 +238,7 @@ impl Catalog {
                 rdns: Vec::new(),
                 signature_agent: Some(url.to_owned()),
                 line: 0,
+                mixed_use: false,
             });
         }
         if problems.is_empty() {
@@ -341,6 +348,7 @@ fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
         rdns,
         signature_agent: raw.signature_agent,
         line,
+        mixed_use: raw.mixed_use,
     })
 }
 

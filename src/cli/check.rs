@@ -137,6 +137,18 @@ fn verdict_word(decision: &Decision) -> &'static str {
     }
 }
 
+/// The preferences that applied, per use: `(use, "y" | "n", line)`.
+fn preferences(d: &Decision) -> impl Iterator<Item = (&'static str, &'static str, u32)> + '_ {
+    robots::Purpose::ALL.into_iter().filter_map(|purpose| {
+        let (stance, line) = d.preferences.get(purpose)?;
+        let word = match stance {
+            robots::Stance::Allow => "y",
+            robots::Stance::Disallow => "n",
+        };
+        Some((purpose.as_str(), word, line))
+    })
+}
+
 fn text_line(
     policy: &Policy,
     path: &str,
@@ -156,6 +168,12 @@ fn text_line(
         None => "line -".to_string(),
     };
     let mut s = format!("{} {path} group {group} {rule}", verdict_word(d));
+    for (purpose, stance, line) in preferences(d) {
+        s.push_str(&format!(
+            " preference {purpose}={stance} (line {line}: {})",
+            policy.robots.line_text(line).unwrap_or_default()
+        ));
+    }
     if full {
         s.push_str(&format!(
             " class {} agent {} outcome {}",
@@ -206,6 +224,14 @@ fn json_line(
         "text": rule.and_then(|r| policy.robots.line_text(r.line)),
         "agent": policy.agent_name(d),
         "class": d.class.as_str(),
+        "preferences": preferences(d)
+            .map(|(purpose, stance, line)| serde_json::json!({
+                "use": purpose,
+                "preference": stance,
+                "line": line,
+                "text": policy.robots.line_text(line),
+            }))
+            .collect::<Vec<_>>(),
     });
     if full {
         v["outcome"] = d.outcome.as_str().into();

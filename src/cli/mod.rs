@@ -201,8 +201,7 @@ fn lint(path: &Path) -> ExitCode {
         }
     };
     let catalog = crate::classify::Catalog::builtin();
-    let chains = catalog.agents().iter().map(|agent| agent.tokens.as_slice());
-    let warnings = crate::robots::lint(&bytes, chains);
+    let warnings = crate::config::lint_catalog(&bytes, catalog.agents());
     for w in &warnings {
         println!("{name}: {w}");
     }

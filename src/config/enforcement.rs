@@ -94,6 +94,7 @@ pub(super) fn compile_enforce(
         rules,
         block_status: status,
         block_message: raw.block_message.clone(),
+        preferences: raw.preferences,
     })
 }
 

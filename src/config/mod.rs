@@ -31,7 +31,7 @@ use raw::resolve;
 use settings::compile_settings;
 use upstream::compile_upstream;
 
-pub use robots::{lint as lint_robots, read_robots, read_robots_file};
+pub use robots::{lint as lint_robots, lint_catalog, read_robots, read_robots_file};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -165,6 +165,21 @@ pub struct RawRobotsGroup {
     pub disallow: Vec<Spanned<String>>,
     /// Seconds between requests (written as `Crawl-delay`).
     pub crawl_delay: Option<Spanned<f64>>,
+    /// AI usage preferences, each written as a `Content-Usage` and a `Content-Signal` line.
+    #[serde(default)]
+    pub preferences: Vec<Spanned<RawPreference>>,
+}
+
+/// One entry of `[[robots.group]] preferences`: a path and a stance per use (`true`: allowed,
+/// `false`: disallowed, absent: no preference).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawPreference {
+    /// robots.txt path pattern; default `/` (every path).
+    pub path: Option<Spanned<String>>,
+    pub train_ai: Option<bool>,
+    pub search: Option<bool>,
+    pub ai_input: Option<bool>,
 }
 
 /// One `[[x_robots_tag]]`: a header added to proxied responses.
@@ -200,6 +215,9 @@ pub struct RawEnforce {
     /// Extra text appended to the block body.
     pub block_message: Option<String>,
     pub rule: Vec<RawActionRule>,
+    /// Refuse robots whose one use a robots.txt preference denies (`Content-Usage`,
+    /// `Content-Signal`); when false such requests are only counted, as in shadow mode.
+    pub preferences: bool,
 }
 
 impl Default for RawEnforce {
@@ -211,6 +229,7 @@ impl Default for RawEnforce {
             block_status: Spanned::new(0..0, 403),
             block_message: None,
             rule: Vec::new(),
+            preferences: false,
         }
     }
 }

@@ -14,10 +14,13 @@ use super::errors::{first_space_or_control, ConfigError, Errors};
 use super::memo::{Memo, OriginState};
 use super::origin::{self, Fetched, ROBOTS_MAX_BYTES};
 use super::raw::resolve;
-use super::raw::{RawRobots, RawRobotsGroup, RawXRobotsTag};
+use super::raw::{RawPreference, RawRobots, RawRobotsGroup, RawXRobotsTag};
 use crate::classify::{Category, Classifier};
 use crate::policy::{RobotsFile, Upstream, XRobotsTag};
-use crate::robots::{render_groups, Disagreement, GroupSpec, PathPattern, RuleSpec};
+use crate::robots::{
+    render_groups, Disagreement, Form, GroupSpec, PathPattern, PreferenceSpec, Purpose, RuleSpec,
+    Stance, Statement,
+};
 
 /// What a robots.txt is compiled from, besides the `[robots]` section.
 pub(super) struct Sources<'a> {
@@ -246,13 +249,29 @@ pub(super) fn disagreement_warnings(
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.
 pub fn lint(body: &[u8], classifier: &Classifier) -> Vec<crate::robots::LintWarning> {
-    crate::robots::lint(
-        body,
-        classifier
-            .agents()
-            .iter()
-            .map(|agent| agent.tokens.as_slice()),
-    )
+    lint_catalog(body, classifier.agents())
+}
+
+/// [`lint`] for a catalog's agents: the robots.txt lint for their token chains, and for each
+/// preference line that disallows a use, the mixed-use crawlers (`mixed_use = true`) that obey
+/// it and are therefore never refused under it. Warnings in line order.
+pub fn lint_catalog(
+    body: &[u8],
+    agents: &[crate::classify::Agent],
+) -> Vec<crate::robots::LintWarning> {
+    let mut warnings =
+        crate::robots::lint(body, agents.iter().map(|agent| agent.tokens.as_slice()));
+    let mixed: Vec<crate::robots::MixedUse<'_>> = agents
+        .iter()
+        .filter(|agent| agent.mixed_use)
+        .map(|agent| crate::robots::MixedUse {
+            name: &agent.name,
+            tokens: &agent.tokens,
+        })
+        .collect();
+    warnings.extend(crate::robots::mixed_use_notes(body, &mixed));
+    warnings.sort_by_key(|w| w.line);
+    warnings
 }
 
 /// Octets looked at for signs of a binary or UTF-16 file.
@@ -577,7 +596,75 @@ fn group_spec(
         keys,
         rules,
         crawl_delay,
+        preferences: group
+            .preferences
+            .iter()
+            .filter_map(|p| preference_specs(p, errors))
+            .flatten()
+            .collect(),
     })
+}
+
+/// One `preferences` entry of a `[[robots.group]]`, written in both forms: a `Content-Usage`
+/// line (draft-ietf-aipref-attach) for the uses the IETF vocabulary names, and a
+/// `Content-Signal` line (contentsignals.org) for all three.
+fn preference_specs(
+    raw: &Spanned<RawPreference>,
+    errors: &mut Errors<'_>,
+) -> Option<[PreferenceSpec; 2]> {
+    let entry = raw.get_ref();
+    let path = match &entry.path {
+        None => "/".to_string(),
+        Some(p) => {
+            let v = p.get_ref();
+            let problem = if !v.starts_with('/') {
+                Some("must start with `/` (draft-ietf-aipref-attach §3.2)")
+            } else if v.contains('#') {
+                Some(HASH_IN_PATTERN)
+            } else if v.contains(char::is_whitespace) {
+                Some("must not contain whitespace: it ends the path (write %20)")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                errors.push(
+                    Some(p.span()),
+                    "robots.group.preferences.path",
+                    format!("{v:?} {problem}"),
+                );
+                return None;
+            }
+            v.clone()
+        }
+    };
+    let mut statement = Statement::default();
+    for (purpose, stance) in [
+        (Purpose::TrainAi, entry.train_ai),
+        (Purpose::Search, entry.search),
+        (Purpose::AiInput, entry.ai_input),
+    ] {
+        if let Some(allowed) = stance {
+            let stance = if allowed {
+                Stance::Allow
+            } else {
+                Stance::Disallow
+            };
+            statement.set(purpose, stance);
+        }
+    }
+    if statement.is_empty() {
+        errors.push(
+            Some(raw.span()),
+            "robots.group.preferences",
+            "states no preference: give `train_ai`, `search` or `ai_input` (true: allowed, false: disallowed)",
+        );
+        return None;
+    }
+    Some(Form::ALL.map(|form| PreferenceSpec {
+        form,
+        path: path.clone(),
+        statement,
+    }))
 }
 
 /// `source = "origin"`: RFC 9309 §2.3 — 2xx: the rules; 4xx (or too many redirects): no
@@ -688,6 +775,7 @@ fn trap_disallows(specs: &[GroupSpec], trap_paths: &[String]) -> Option<GroupSpe
             })
             .collect(),
         crawl_delay: None,
+        preferences: Vec::new(),
     })
 }
 

@@ -1095,3 +1095,44 @@ fn rapid_fire_settings_load_and_a_small_burst_warns() {
         "{warnings:?}"
     );
 }
+
+/// `[[robots.group]] preferences` are written in both forms after the group's rules, read back
+/// by the engine, and checked: a path must start with `/`, and an entry must state something.
+#[test]
+fn generated_groups_carry_preferences_in_both_forms() {
+    let loaded = load_with(
+        "[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"*\"]\nallow = [\"/\"]\npreferences = [\n  { train_ai = false, search = true, ai_input = false },\n  { path = \"/open/\", train_ai = true },\n]\n",
+    )
+    .map_err(|e| e.to_string())
+    .unwrap();
+    let body = String::from_utf8_lossy(&loaded.policy.robots.body).into_owned();
+    for line in [
+        "\nContent-Usage: / train-ai=n, search=y\n",
+        "\nContent-Signal: / ai-train=no, search=yes, ai-input=no\n",
+        "\nContent-Usage: /open/ train-ai=y\n",
+        "\nContent-Signal: /open/ ai-train=yes\n",
+    ] {
+        assert!(body.contains(line), "{line:?} not in\n{body}");
+    }
+    let robots = &loaded.policy.robots.robots;
+    let star = robots.select(None, &[] as &[&str], false);
+    let prefs = star.preferences(&crate::robots::Canonical::new("/open/x"));
+    assert_eq!(
+        prefs
+            .statement()
+            .written(crate::robots::Form::ContentSignal),
+        "ai-train=yes"
+    );
+    let errors = errors_of(
+        "[robots]\nsource = \"generate\"\n[[robots.group]]\nagents = [\"*\"]\npreferences = [{ path = \"open/\", train_ai = false }, { path = \"/x\" }]\n",
+    );
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(
+        errors[0].starts_with("9: robots.group.preferences.path: \"open/\" must start with `/`"),
+        "{errors:#?}"
+    );
+    assert!(
+        errors[1].contains("robots.group.preferences: states no preference"),
+        "{errors:#?}"
+    );
+}

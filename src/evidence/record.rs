@@ -16,25 +16,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::classify::Class;
 use crate::identity::{Identity, Method, Unverified};
-use crate::keyword::keyword_enum;
 use crate::metrics::ActionLabel;
 use crate::policy::Version;
 
-keyword_enum! {
-    /// Why a request was refused (the `reason` key). What was done about it is the `action`.
-    pub enum Reason("evidence reason") {
-        /// robots.txt disallows the path to this robot (the `robots_line` says where).
-        Disallow = "disallow",
-        /// The client fetched a trap path (`[trap]`), or was caught on one before.
-        Trap = "trap",
-        /// The client came faster than `[rapid_fire]` allows.
-        RapidFire = "rapid-fire",
-        /// The robot came faster than its group's `Crawl-delay`.
-        CrawlDelay = "crawl-delay",
-        /// The robot's claimed identity failed its operator's published proof.
-        Spoofed = "spoofed",
-    }
-}
+/// Why a request was refused (the `reason` key): declared in `metrics`, whose
+/// `robogate_refusals_total` carries it too.
+pub use crate::metrics::Reason;
 
 /// The longest `user_agent` or `path` a record keeps, in bytes: a queued record's memory is
 /// bounded by this (pingora alone would allow a 1 MiB request head). Longer text is cut at a

@@ -199,8 +199,19 @@ fn decorate_response(
     for value in policy.x_robots_tags(decision) {
         resp.append_header("x-robots-tag", value.clone())?;
     }
+    // The preferences robots.txt states for this path (draft-ietf-aipref-attach §2). An origin
+    // that sends its own keeps it: two fields would merge into one dictionary whose repeated
+    // keys take the last value (vocab §6.5.1), silently overriding one of them.
+    if !resp.headers.contains_key(CONTENT_USAGE) {
+        if let Some(value) = policy.content_usage(decision) {
+            resp.insert_header(CONTENT_USAGE, value)?;
+        }
+    }
     Ok(())
 }
+
+/// The AI usage preference header field (draft-ietf-aipref-attach §2).
+const CONTENT_USAGE: &str = "content-usage";
 
 /// A request with more than one `User-Agent` field.
 struct SeveralUserAgents;
@@ -457,6 +468,7 @@ pub fn reason_of(d: &Decision) -> Reason {
     match (d.tell, d.outcome) {
         (Some(Tell::TrapPath { .. } | Tell::Caught), _) => Reason::Trap,
         (Some(Tell::RapidFire), _) => Reason::RapidFire,
+        (Some(Tell::Preference { .. }), _) => Reason::Preference,
         (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
         (None, _) if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
         (None, _) => Reason::Disallow,
@@ -588,6 +600,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let decided = ActionLabel::of(d.outcome);
     if decided.is_taken_on_a_robot() {
         METRICS.count_action(agent_label, category, d.identity, decided);
+        METRICS.count_refusal(reason_of(d), decided);
     }
     let action = action.as_str();
     // Why it was refused (or would have been, in shadow mode).

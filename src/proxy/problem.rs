@@ -3,7 +3,8 @@
 //! A 403 or 429 is text by default (a person reading it, a crawler's log). A client whose
 //! `Accept` prefers `application/problem+json` or `application/json` to text gets the same
 //! refusal as a problem details object instead, with extension members naming the robot
-//! (`agent`), why it was refused (`reason`: disallow, trap, rapid-fire, crawl-delay, spoofed),
+//! (`agent`), why it was refused (`reason`: disallow, trap, rapid-fire, crawl-delay, spoofed,
+//! preference),
 //! the robots.txt `line` and its `text`, and `retry_after` for a 429.
 
 use serde_json::json;
@@ -23,6 +24,7 @@ pub fn type_uri(reason: Reason) -> &'static str {
         Reason::RapidFire => "tag:robogate,2025:problem:rapid-fire",
         Reason::CrawlDelay => "tag:robogate,2025:problem:crawl-delay",
         Reason::Spoofed => "tag:robogate,2025:problem:spoofed",
+        Reason::Preference => "tag:robogate,2025:problem:preference",
     }
 }
 
@@ -34,6 +36,7 @@ fn title(reason: Reason) -> &'static str {
         Reason::RapidFire => "Too many requests from this client",
         Reason::CrawlDelay => "Faster than robots.txt's Crawl-delay",
         Reason::Spoofed => "Claimed robot identity failed its operator's proof",
+        Reason::Preference => "robots.txt states a preference against this robot's use",
     }
 }
 

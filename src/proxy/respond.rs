@@ -214,6 +214,11 @@ pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> Str
             "this client kept sending requests faster than people do and is treated as a \
              robot: it may not fetch {target}{line}"
         ),
+        Some(Tell::Preference { purpose }) => format!(
+            "{who} gathers content for {} and robots.txt states a preference against that use \
+             for {target}{line}",
+            purpose_words(purpose)
+        ),
         None if decision.identity.is_spoofed() => {
             let how = decision.identity.detail();
             format!(
@@ -222,6 +227,15 @@ pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> Str
             )
         }
         None => format!("{who} may not fetch {target}{line}"),
+    }
+}
+
+/// A use of content in words, for a refusal.
+fn purpose_words(purpose: crate::robots::Purpose) -> &'static str {
+    match purpose {
+        crate::robots::Purpose::TrainAi => "AI training (train-ai)",
+        crate::robots::Purpose::Search => "a search index (search)",
+        crate::robots::Purpose::AiInput => "AI answers (ai-input)",
     }
 }
 

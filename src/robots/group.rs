@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::agent::AgentKey;
 use super::parse::{words, Content, Document, Field};
+use super::preference::Form;
 
 /// Which grouping rules apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +40,19 @@ pub struct RawGroup<'a> {
     pub rules: Vec<RawRule<'a>>,
     /// The first valid `Crawl-delay` inside the group: seconds and line.
     pub crawl_delay: Option<(f64, u32)>,
+    /// `Content-Usage` and `Content-Signal` lines (see `preference`): they never close the
+    /// list of `User-agent` lines, so they never change a group's rules.
+    pub preferences: Vec<RawPreference<'a>>,
+}
+
+/// A `Content-Usage` or `Content-Signal` line as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawPreference<'a> {
+    pub form: Form,
+    /// The value as written, trimmed.
+    pub value: &'a [u8],
+    /// 1-based line number.
+    pub line: u32,
 }
 
 /// All groups naming one key, merged (§2: their rules are unioned, in file order).
@@ -62,6 +76,17 @@ impl MergedGroup {
             .iter()
             .filter_map(|&index| raw.get(index))
             .flat_map(|group| &group.rules)
+    }
+
+    /// The merged preference lines, in file order.
+    pub fn preferences<'g, 'a>(
+        &'g self,
+        raw: &'g [RawGroup<'a>],
+    ) -> impl Iterator<Item = &'g RawPreference<'a>> + 'g {
+        self.groups
+            .iter()
+            .filter_map(|&index| raw.get(index))
+            .flat_map(|group| &group.preferences)
     }
 }
 
@@ -97,8 +122,17 @@ pub fn groups<'a>(doc: &Document<'a>, grouping: Grouping) -> Vec<RawGroup<'a>> {
                 }
             }
             Field::Other => {
-                if let (Some(group), Some(delay)) = (current.as_mut(), crawl_delay(directive)) {
+                let Some(group) = current.as_mut() else {
+                    continue;
+                };
+                if let Some(delay) = crawl_delay(directive) {
                     group.crawl_delay.get_or_insert((delay, line.number));
+                } else if let Some(form) = Form::of_key(directive.key) {
+                    group.preferences.push(RawPreference {
+                        form,
+                        value: directive.value,
+                        line: line.number,
+                    });
                 }
             }
             Field::Sitemap => {}

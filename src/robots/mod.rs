@@ -23,6 +23,7 @@ mod lint;
 mod model;
 mod parse;
 mod pattern;
+mod preference;
 mod render;
 mod table;
 mod verdict;
@@ -30,10 +31,14 @@ mod verdict;
 pub use canon::{
     canonicalize_request, canonicalize_request_owned, separator_decoded, CanonicalPattern,
 };
-pub use lint::{is_generic_agent_name, lint, Disagreement, LintWarning};
-pub use model::{merge, render_groups, GroupSpec, RuleSpec};
+pub use lint::{is_generic_agent_name, lint, mixed_use_notes, Disagreement, LintWarning, MixedUse};
+pub use model::{merge, render_groups, GroupSpec, PreferenceSpec, RuleSpec};
 pub use parse::{within_size_limit, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use pattern::{reference_match, PathPattern};
+pub use preference::{
+    read as read_preference, Finding, Form, OldUse, Preferences, Purpose, Read as ReadPreference,
+    Stance, Statement, OLD_LABELS,
+};
 pub use verdict::{Decision, Reading, RuleRef, Verdict};
 
 use group::Grouping;
@@ -51,6 +56,8 @@ pub struct Robots {
     /// The 1994 reading when its groups differ from the RFC reading's; `None` means "same rules".
     classic: Option<Table>,
     sitemaps: Vec<String>,
+    /// Some RFC 9309 group states a preference (read once, asked per request).
+    preferences: bool,
 }
 
 impl Robots {
@@ -64,8 +71,10 @@ impl Robots {
         let classic = group::merge(&classic_raw);
         let classic = (!group::same_rules(&rfc_raw, &rfc, &classic_raw, &classic))
             .then(|| Table::compile(&classic_raw, &classic));
+        let rfc = Table::compile(&rfc_raw, &rfc);
         Robots {
-            rfc: Table::compile(&rfc_raw, &rfc),
+            preferences: rfc.has_preferences(),
+            rfc,
             classic,
             sitemaps: sitemaps(&doc),
         }
@@ -182,6 +191,12 @@ impl Robots {
         &self.sitemaps
     }
 
+    /// Whether some group has a `Content-Usage` or `Content-Signal` line that states a
+    /// preference (see [`Selection::preferences`]).
+    pub fn has_preferences(&self) -> bool {
+        self.preferences
+    }
+
     /// True iff the 1994 and RFC 9309 readings gave some key different rules and were
     /// compiled separately.
     pub fn readings_differ(&self) -> bool {
@@ -256,6 +271,25 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
     /// one in file order among the groups merged under its key.
     pub fn crawl_delay(&self) -> Option<(f64, u32)> {
         self.robots.rfc.groups.get(self.rfc?)?.crawl_delay
+    }
+
+    /// The AI usage preferences (`Content-Usage`, `Content-Signal`) of the RFC 9309 group for
+    /// a canonical request: per form the longest matching lines, the forms combined by the
+    /// most-restrictive rule (draft-ietf-aipref-attach-05 §3.1, draft-ietf-aipref-vocab-07
+    /// §5.1). Like the verdict, it also reads the path as an origin that decodes encoded
+    /// separators serves it, and combines both. Empty for `/robots.txt`. It says nothing about
+    /// whether the path may be crawled: attach §3.1 gives a disallowed path no preferences, and
+    /// the caller asks [`Selection::decide`] first.
+    pub fn preferences(&self, target: &Canonical<'_>) -> Preferences {
+        if target.is_robots_txt() || !self.robots.has_preferences() {
+            return Preferences::default();
+        }
+        let table = &self.robots.rfc;
+        let first = table.preferences(self.rfc, target.as_bytes());
+        match target.separator_decoded() {
+            Some(decoded) => first.combine(table.preferences(self.rfc, decoded.as_bytes())),
+            None => first,
+        }
     }
 
     /// §6: disallowed only if both readings disallow.

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::pattern::PathPattern;
+use super::preference::{Form, Statement};
 use super::table::Table;
 
 /// One rule of a group: Allow or Disallow and its pattern (canonical form when rendered).
@@ -20,13 +21,35 @@ pub struct RuleSpec {
     pub pattern: String,
 }
 
-/// One group: the agent keys it names, its rules and its Crawl-delay.
+/// One group: the agent keys it names, its rules, its Crawl-delay and its preferences.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GroupSpec {
     /// Lower-case agent keys (`[a-z_-]+`) or `*`.
     pub keys: Vec<String>,
     pub rules: Vec<RuleSpec>,
     pub crawl_delay: Option<f64>,
+    /// `Content-Usage` / `Content-Signal` lines, written after the rules.
+    pub preferences: Vec<PreferenceSpec>,
+}
+
+/// One preference line: its form, path (canonical when rendered) and statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PreferenceSpec {
+    pub form: Form,
+    pub path: String,
+    pub statement: Statement,
+}
+
+impl PreferenceSpec {
+    /// The line as robots.txt writes it (`Content-Usage: /path train-ai=n`), or `None` when
+    /// the form has no label for any use the statement speaks of.
+    pub fn line(&self) -> Option<String> {
+        let written = self.statement.written(self.form);
+        let path = PathPattern::new(self.path.as_bytes())
+            .canonical()
+            .to_written();
+        (!written.is_empty()).then(|| format!("{}: {path} {written}", self.form))
+    }
 }
 
 /// The groups of an RFC 9309 table, one per agent key (see [`super::Robots::groups`]): rules
@@ -47,6 +70,15 @@ pub(super) fn groups_of(table: &Table) -> Vec<GroupSpec> {
                 })
                 .collect(),
             crawl_delay: g.crawl_delay.map(|(d, _)| d),
+            preferences: table
+                .preferences_of(g)
+                .iter()
+                .map(|p| PreferenceSpec {
+                    form: p.form,
+                    path: p.pattern.canonical().to_written(),
+                    statement: p.statement,
+                })
+                .collect(),
         })
         .collect()
 }
@@ -75,6 +107,11 @@ pub fn merge(specs: &[GroupSpec]) -> Vec<GroupSpec> {
             if spec.crawl_delay.is_some() {
                 entry.crawl_delay = spec.crawl_delay;
             }
+            for preference in &spec.preferences {
+                if !entry.preferences.contains(preference) {
+                    entry.preferences.push(preference.clone());
+                }
+            }
         }
     }
     by_key.into_values().collect()
@@ -100,6 +137,7 @@ pub fn render_groups(specs: &[GroupSpec], sitemaps: &[String], header: &[&str]) 
         let same = shared.iter_mut().find(|g| {
             g.rules == rules
                 && g.crawl_delay == spec.crawl_delay
+                && g.preferences == spec.preferences
                 && !g.keys.contains(&"*".to_string())
                 && !spec.keys.contains(&"*".to_string())
         });
@@ -133,6 +171,9 @@ pub fn render_groups(specs: &[GroupSpec], sitemaps: &[String], header: &[&str]) 
         if group.rules.is_empty() {
             out.push_str("Disallow:\n");
         }
+        for line in group.preferences.iter().filter_map(PreferenceSpec::line) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     if !sitemaps.is_empty() {
         out.push('\n');
@@ -159,6 +200,7 @@ mod tests {
                 })
                 .collect(),
             crawl_delay: None,
+            preferences: Vec::new(),
         }
     }
 
@@ -213,6 +255,37 @@ mod tests {
             "# merged with a\n# User-agent: *\n# \n# Disallow: /\n"
         );
         assert!(Robots::parse(text.as_bytes()).groups().is_empty());
+    }
+
+    /// Preferences are written in their form after the rules, and read back the same.
+    #[test]
+    fn preferences_rendered_and_read_back() {
+        let mut statement = Statement::default();
+        statement.set(
+            crate::robots::Purpose::TrainAi,
+            crate::robots::Stance::Disallow,
+        );
+        statement.set(
+            crate::robots::Purpose::AiInput,
+            crate::robots::Stance::Disallow,
+        );
+        let mut g = spec(&["*"], &[(true, "/")]);
+        g.preferences = Form::ALL
+            .into_iter()
+            .map(|form| PreferenceSpec {
+                form,
+                path: "/a b".into(),
+                statement,
+            })
+            .collect();
+        let text = render_groups(&[g], &[], &[]);
+        assert_eq!(
+            text,
+            "\nUser-agent: *\nAllow: /\nContent-Usage: /a%20b train-ai=n\n\
+             Content-Signal: /a%20b ai-train=no, ai-input=no\n"
+        );
+        let again = render_groups(&Robots::parse(text.as_bytes()).groups(), &[], &[]);
+        assert_eq!(text, again);
     }
 
     #[test]

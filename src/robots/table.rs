@@ -9,6 +9,7 @@ use super::agent::{for_each_candidate, token_key, AgentKey};
 use super::group::{Merged, RawGroup, RawRule};
 use super::index::{PieceIndex, PrefixIndex};
 use super::pattern::PathPattern;
+use super::preference::{self, Preferences};
 use super::verdict::{RuleRef, Verdict};
 
 /// A compiled rule with its provenance.
@@ -52,6 +53,8 @@ pub struct RuleSet {
     by_prefix: PrefixIndex,
     /// Wildcard rules found by a longer piece than their prefix (see [`route`]).
     by_piece: Option<PieceIndex>,
+    /// `Content-Usage` and `Content-Signal` lines that state something (see `preference`).
+    pub preferences: Vec<preference::Rule>,
 }
 
 /// What one reading says for one request.
@@ -98,7 +101,12 @@ impl Table {
             }
             let rule_sets = &mut table.rule_sets;
             let rule_set = *shared.entry(&group.groups).or_insert_with(|| {
-                rule_sets.push(compile_rules(group.rules(raw)));
+                let mut set = compile_rules(group.rules(raw));
+                set.preferences = group
+                    .preferences(raw)
+                    .filter_map(|p| preference::Rule::compile(p.form, p.value, p.line))
+                    .collect();
+                rule_sets.push(set);
                 rule_sets.len() - 1
             });
             table.groups.push(Group {
@@ -217,9 +225,27 @@ impl Table {
         best.map(|(_, group)| group)
     }
 
+    /// The preference lines of a key's group (shared like its rules).
+    pub fn preferences_of(&self, group: &Group) -> &[preference::Rule] {
+        &self.rule_sets[group.rule_set].preferences
+    }
+
     /// The rules of a key's group (shared with every key named by the same groups).
     pub fn rules(&self, group: &Group) -> &[Rule] {
         &self.rule_sets[group.rule_set].rules
+    }
+
+    /// The preferences of the selected group for a canonical request (see `preference`).
+    pub fn preferences(&self, group: Option<usize>, path: &[u8]) -> Preferences {
+        match group.and_then(|g| self.groups.get(g)) {
+            Some(group) => preference::resolve(&self.rule_sets[group.rule_set].preferences, path),
+            None => Preferences::default(),
+        }
+    }
+
+    /// Whether any group has a preference line that states something.
+    pub fn has_preferences(&self) -> bool {
+        self.rule_sets.iter().any(|set| !set.preferences.is_empty())
     }
 
     /// §5: the verdict of the selected group for a canonical request.
@@ -309,6 +335,7 @@ fn compile_rules<'r, 'a: 'r>(raw_rules: impl Iterator<Item = &'r RawRule<'a>>) -
         rules,
         by_prefix,
         by_piece,
+        preferences: Vec::new(),
     }
 }
 

@@ -61,6 +61,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
             keys: keys.into_iter().map(String::from).collect(),
             rules,
             crawl_delay,
+            preferences: Vec::new(),
         })
 }
 

@@ -13,6 +13,7 @@ mod fairness;
 mod forward;
 mod generate_props;
 mod metrics;
+mod preferences;
 mod proxy;
 mod ranges;
 mod reload;

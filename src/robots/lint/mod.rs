@@ -13,6 +13,11 @@ use super::agent::{for_each_candidate, is_browser_token, AgentKey};
 use super::canon::{resolve_dot_segments, CanonicalPattern};
 use super::group::{crawl_delay, is_crawl_delay_key};
 use super::parse::{self, words, Content, Directive, Field, Line, MAX_FILE_BYTES, MAX_LINE_BYTES};
+use super::preference::Form;
+
+mod preference;
+
+pub use preference::{mixed_use_notes, MixedUse};
 
 /// Names that, under the 1994 substring match, name every robot whose name contains them
 /// (unless the crawler catalog's chains already give those robots the name: see [`Crawlers`]).
@@ -30,13 +35,7 @@ pub fn is_generic_agent_name(name: &str) -> bool {
 
 /// Keys of lines that are not directives of RFC 9309 but that some robots read (Yandex,
 /// Seznam, Cloudflare's content signals): no warning. `Crawl-delay` is checked on its own.
-const EXTENSION_KEYS: &[&str] = &[
-    "host",
-    "clean-param",
-    "request-rate",
-    "visit-time",
-    "content-signal",
-];
+const EXTENSION_KEYS: &[&str] = &["host", "clean-param", "request-rate", "visit-time"];
 
 /// Directives a misspelt key is compared with, as written and without `-`.
 const KNOWN_KEYS: &[(&str, &str)] = &[
@@ -217,6 +216,7 @@ fn lint_for(bytes: &[u8], crawlers: Crawlers<'_>) -> Vec<LintWarning> {
     for line in &doc.lines {
         linter.line(line);
     }
+    linter.warnings.extend(preference::disallowed_anyway(bytes));
     linter.warnings.sort_by_key(|w| w.line);
     linter.warnings
 }
@@ -269,6 +269,10 @@ struct Linter<'c> {
     first_star: Option<u32>,
     /// The rules of the current group so far, as first-match readers meet them.
     group_rules: Vec<SeenRule>,
+    /// Line of a preference line seen in the current group before any rule.
+    preference_before_rules: Option<u32>,
+    /// The preference lines of the current group so far.
+    group_preferences: Vec<preference::SeenPreference>,
 }
 
 /// A rule of the current group, as a reader that takes the first matching rule sees it.
@@ -297,6 +301,8 @@ impl<'c> Linter<'c> {
             record_ended_at: None,
             first_star: None,
             group_rules: Vec::new(),
+            preference_before_rules: None,
+            group_preferences: Vec::new(),
         }
     }
 
@@ -408,6 +414,11 @@ impl<'c> Linter<'c> {
             Field::Other if is_crawl_delay_key(directive.key) => {
                 self.crawl_delay(number, directive)
             }
+            Field::Other if Form::of_key(directive.key).is_some() => {
+                if let Some(form) = Form::of_key(directive.key) {
+                    self.preference(number, form, directive);
+                }
+            }
             Field::Other => self.unknown_key(number, directive),
             Field::Sitemap => {}
         }
@@ -507,6 +518,8 @@ impl<'c> Linter<'c> {
             self.group_has_rules = false;
             self.crawl_delay_before_rules = None;
             self.group_rules.clear();
+            self.preference_before_rules = None;
+            self.group_preferences.clear();
         }
         self.blank_since = None;
         self.record_ended_at = None;
@@ -518,6 +531,7 @@ impl<'c> Linter<'c> {
     /// A `User-agent` line that RFC 9309 adds to the group above it.
     fn joins_previous_group(&mut self, number: u32) {
         let first = self.group_start.unwrap_or(number);
+        self.preference_between_agents(number);
         if let Some(delay) = self.crawl_delay_before_rules {
             self.warn(
                 number,

@@ -188,6 +188,7 @@ fn generated_groups_read_the_same_first_match() {
             })
             .collect(),
         crawl_delay: None,
+        preferences: Vec::new(),
     };
     let text = super::super::render_groups(&[spec], &[], &["generated"]);
     let orders: Vec<LintWarning> = lint(text.as_bytes())
@@ -389,4 +390,41 @@ fn display_has_line_and_fix() {
         warning.to_string(),
         "line 1: Disallow before any User-agent line is ignored — fix: move it below a `User-agent:` line (e.g. `User-agent: *`)"
     );
+}
+
+linting! {
+    preferences_clean: b"User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /open/ train-ai=y\nContent-Signal: search=yes, ai-input=no, ai-train=no\n" => [];
+    preference_syntax: b"User-agent: *\nAllow: /\nContent-Usage: Train-AI=n\n" => [(Some(3), "not a structured-field dictionary")];
+    preference_unknown_label: b"User-agent: *\nAllow: /\nContent-Signal: ai-training=no\n" => [(Some(3), "`ai-training` is not a Content-Signal label")];
+    preference_old_label: b"User-agent: *\nAllow: /\nContent-Usage: ai=n\n" => [(Some(3), "`ai` is the label of draft-ietf-aipref-vocab-01")];
+    preference_old_label_names_current: b"User-agent: *\nAllow: /\nContent-Usage: train-genai=n\n" => [(Some(3), "draft-ietf-aipref-vocab-02")];
+    preference_other_forms_value: b"User-agent: *\nAllow: /\nContent-Usage: train-ai=no\n" => [(Some(3), "`train-ai=no`: the value is neither allow nor disallow")];
+    preference_conflict: b"User-agent: *\nAllow: /\nContent-Usage: /a train-ai=y\nContent-Signal: /a ai-train=no\n" => [(Some(4), "line 3 states the opposite train-ai preference for the same path /a")];
+    preference_on_disallowed_path: b"User-agent: *\nDisallow: /private/\nContent-Usage: /private/ train-ai=n\n" => [(Some(3), "may not fetch /private/ (line 2)")];
+    preference_everything_disallowed: b"User-agent: gptbot\nDisallow: /\nContent-Usage: train-ai=n\n" => [(Some(3), "may not fetch /")];
+    preference_between_agents: b"User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /x\n" => [(Some(2), "sits between User-agent lines")];
+    preference_before_any_group: b"Content-Signal: ai-train=no\nUser-agent: *\nAllow: /\n" => [(Some(1), "before any User-agent line")];
+    preference_path_must_start_with_slash: b"User-agent: *\nAllow: /\nContent-Usage: *.pdf train-ai=n\n" => [(Some(3), "not a structured-field dictionary"), (Some(3), "`*.pdf` is read as part of the preference")];
+}
+
+/// The catalog's mixed-use crawlers are named on a preference that disallows a use in a group
+/// they obey; a single-use crawler's own group gets no such note.
+#[test]
+fn mixed_use_crawlers_are_named() {
+    let catalog = crate::classify::Catalog::builtin();
+    let warnings = crate::config::lint_catalog(
+        b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n\nUser-agent: GPTBot\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n",
+        catalog.agents(),
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert_eq!(warnings[0].line, Some(3));
+    assert!(
+        warnings[0].message.contains("`Googlebot`"),
+        "{}",
+        warnings[0].message
+    );
+    assert!(warnings[0]
+        .message
+        .contains("never refuses them for train-ai"));
+    assert!(warnings[0].fix.contains("Google-Extended"));
 }

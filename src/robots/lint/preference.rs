@@ -1,0 +1,240 @@
+//! Lint of `Content-Usage` and `Content-Signal` lines (see `robots::preference`): syntax,
+//! unknown and older labels, values of the other form, conflicts at one path, a preference
+//! between `User-agent` lines, on a path the group disallows anyway, and for crawlers that
+//! robogate never refuses under a preference because they gather for several uses at once.
+
+use super::{LintWarning, Linter};
+use crate::robots::agent::AgentKey;
+use crate::robots::canon::CanonicalPattern;
+use crate::robots::group::{self, Grouping};
+use crate::robots::parse::{self, Directive};
+use crate::robots::preference::{self, Finding, Form, Purpose, Stance, Statement};
+use crate::robots::table::Table;
+
+/// A preference line of the current group, kept to find conflicts at one path.
+pub(super) struct SeenPreference {
+    line: u32,
+    /// The canonical path (`/` when absent).
+    path: String,
+    statement: Statement,
+}
+
+impl Linter<'_> {
+    pub(super) fn preference(&mut self, number: u32, form: Form, directive: &Directive<'_>) {
+        let read = preference::read(form, directive.value);
+        if self.group_start.is_none() {
+            self.warn(
+                number,
+                format!("this {form} line comes before any User-agent line: it belongs to no group and no robot reads it"),
+                "move it below the User-agent lines of the group it is meant for".into(),
+            );
+        }
+        if !self.group_has_rules {
+            self.preference_before_rules.get_or_insert(number);
+        }
+        for finding in &read.findings {
+            let (message, fix) = finding_text(form, finding);
+            self.warn(number, message, fix);
+        }
+        let path = CanonicalPattern::new(read.path.unwrap_or(b"/")).to_written();
+        for seen in &self.group_preferences {
+            if seen.path != path {
+                continue;
+            }
+            if let Some(purpose) = conflict(seen.statement, read.statement) {
+                self.warn(
+                    number,
+                    format!(
+                        "line {} states the opposite {} preference for the same path {path}: at one path the most restrictive applies (draft-ietf-aipref-vocab §5.1), so {} is disallowed",
+                        seen.line,
+                        purpose.as_str(),
+                        purpose.as_str()
+                    ),
+                    "keep one of the two lines".into(),
+                );
+                break;
+            }
+        }
+        if self.group_start.is_some() {
+            self.group_preferences.push(SeenPreference {
+                line: number,
+                path,
+                statement: read.statement,
+            });
+        }
+    }
+
+    /// A `User-agent` line that joins a group whose list of agents a preference line
+    /// interrupted: the draft's grammar makes `Content-Usage` a rule, which ends the list.
+    pub(super) fn preference_between_agents(&mut self, number: u32) {
+        if let Some(line) = self.preference_before_rules.take() {
+            self.warn(
+                line,
+                format!(
+                    "this preference line sits between User-agent lines: robogate (like RFC 9309 for unknown lines) keeps the User-agent line {number} in the same group, but readers that follow the AIPREF draft's grammar, where a preference is a rule, start a new group there and give the robots named above no rules"
+                ),
+                "put the preference lines after every User-agent line of the group, below an Allow or Disallow line".into(),
+            );
+        }
+    }
+}
+
+/// The first purpose one statement allows and the other disallows.
+fn conflict(a: Statement, b: Statement) -> Option<Purpose> {
+    Purpose::ALL.into_iter().find(|&p| {
+        matches!(
+            (a.get(p), b.get(p)),
+            (Some(Stance::Allow), Some(Stance::Disallow))
+                | (Some(Stance::Disallow), Some(Stance::Allow))
+        )
+    })
+}
+
+/// The message and fix of a finding on a line of `form`.
+fn finding_text(form: Form, finding: &Finding) -> (String, String) {
+    match finding {
+        Finding::NotADictionary(why) => (
+            format!("the preference is not a structured-field dictionary ({why}): readers following draft-ietf-aipref-vocab §6.5.1 take every preference of this line as unknown, and robogate enforces none of it"),
+            "write lower-case `label=y` or `label=n` pairs separated by commas, e.g. `Content-Usage: /path/ train-ai=n, search=y`".into(),
+        ),
+        Finding::Malformed(member) => (
+            format!("`{member}` is not a `label=value` pair and is ignored"),
+            "write e.g. `Content-Signal: search=yes, ai-input=no, ai-train=no`".into(),
+        ),
+        Finding::UnknownLabel(label) => (
+            format!("`{label}` is not a {form} label: kept in the file, never enforced"),
+            match form {
+                Form::ContentUsage => "the labels are `train-ai` and `search` (draft-ietf-aipref-vocab-07 §6.1)".into(),
+                Form::ContentSignal => "the labels are `search`, `ai-input` and `ai-train` (contentsignals.org)".into(),
+            },
+        ),
+        Finding::OldLabel { label, meaning, draft } => (
+            format!("`{label}` is the label of {draft}; robogate reads it as the same use, but readers following the current draft (draft-ietf-aipref-vocab-07) ignore it"),
+            format!("write {} instead", meaning.current()),
+        ),
+        Finding::BadValue { label, value } => {
+            let other = match form {
+                Form::ContentUsage => "`y` or `n` (Content-Signal writes `yes`/`no`)",
+                Form::ContentSignal => "`yes` or `no` (Content-Usage writes `y`/`n`)",
+            };
+            (
+                format!("`{label}={value}`: the value is neither allow nor disallow, so the preference is unknown"),
+                format!("write {other}"),
+            )
+        }
+        Finding::Repeated(label) => (
+            format!("`{label}` appears twice on this line"),
+            match form {
+                Form::ContentUsage => "keep one: in a structured-field dictionary only the last counts".into(),
+                Form::ContentSignal => "keep one: robogate reads the most restrictive of them".into(),
+            },
+        ),
+        Finding::PathLike(word) => (
+            format!("`{word}` is read as part of the preference, not as a path: a path starts with `/` (draft-ietf-aipref-attach §3.2)"),
+            format!("write `/{word}`"),
+        ),
+    }
+}
+
+/// Preference lines on a path that their group disallows anyway: attach §3.1 gives a path
+/// robots may not crawl no preferences, so nobody reads them. Only paths without wildcards are
+/// checked (a wildcard path may cover allowed paths too).
+pub(super) fn disallowed_anyway(bytes: &[u8]) -> Vec<LintWarning> {
+    let doc = parse::read(bytes);
+    let raw = group::groups(&doc, Grouping::Rfc9309);
+    let table = Table::compile(&raw, &group::merge(&raw));
+    let mut out = Vec::new();
+    for group in &raw {
+        for pref in &group.preferences {
+            let read = preference::read(pref.form, pref.value);
+            let path = read.path.unwrap_or(b"/");
+            if read.statement.is_empty() || path.iter().any(|&b| b == b'*' || b == b'$') {
+                continue;
+            }
+            let path = CanonicalPattern::new(path).to_written();
+            let disallowing = group.agents.iter().find_map(|(key, _)| {
+                if *key == AgentKey::Empty {
+                    return None;
+                }
+                let outcome = table.evaluate(table.find(key.as_str()), path.as_bytes());
+                outcome
+                    .verdict
+                    .is_disallowed()
+                    .then(|| outcome.rule.map(|r| r.line))
+            });
+            if let Some(rule_line) = disallowing {
+                let by = rule_line.map_or(String::new(), |l| format!(" (line {l})"));
+                out.push(LintWarning {
+                    line: Some(pref.line),
+                    message: format!(
+                        "robots of this group may not fetch {path}{by}: preferences apply only to paths robots may crawl (draft-ietf-aipref-attach §3.1), so this one is never read"
+                    ),
+                    fix: "remove it, or allow the path".into(),
+                    disagreement: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A crawler that gathers for several uses under one name (Googlebot: Search and Gemini): its
+/// catalog name and robots.txt token chain.
+pub struct MixedUse<'c> {
+    pub name: &'c str,
+    pub tokens: &'c [String],
+}
+
+/// For each preference line that disallows a use, the mixed-use crawlers that obey its group:
+/// robogate never refuses them under a preference (it cannot tell which use a fetch serves),
+/// and says so here. Warnings in line order.
+pub fn mixed_use_notes(bytes: &[u8], crawlers: &[MixedUse<'_>]) -> Vec<LintWarning> {
+    let doc = parse::read(bytes);
+    let raw = group::groups(&doc, Grouping::Rfc9309);
+    let table = Table::compile(&raw, &group::merge(&raw));
+    let mut out = Vec::new();
+    for group in &raw {
+        let keys: Vec<&str> = group
+            .agents
+            .iter()
+            .filter(|(key, _)| *key != AgentKey::Empty)
+            .map(|(key, _)| key.as_str())
+            .collect();
+        let obeying: Vec<&str> = crawlers
+            .iter()
+            .filter(|c| {
+                table
+                    .select_exact(None, c.tokens, false)
+                    .and_then(|g| table.groups.get(g))
+                    .is_some_and(|g| keys.contains(&&*g.key))
+            })
+            .map(|c| c.name)
+            .collect();
+        if obeying.is_empty() {
+            continue;
+        }
+        for pref in &group.preferences {
+            let statement = preference::read(pref.form, pref.value).statement;
+            let denied: Vec<&str> = Purpose::ALL
+                .into_iter()
+                .filter(|&p| statement.get(p) == Some(Stance::Disallow))
+                .map(Purpose::as_str)
+                .collect();
+            if denied.is_empty() {
+                continue;
+            }
+            out.push(LintWarning {
+                line: Some(pref.line),
+                message: format!(
+                    "{} obey this group but gather for several uses under one name, so robogate never refuses them for {} (it cannot tell which use a fetch serves); only crawlers with a single use are refused",
+                    super::quote_list(&obeying.iter().map(|n| n.to_string()).collect::<Vec<_>>()),
+                    denied.join(", ")
+                ),
+                fix: "to keep such a crawler's operator from an AI use, disallow the robots.txt token it reads for that use (e.g. `User-agent: Google-Extended` / `Disallow: /`, `User-agent: Applebot-Extended` / `Disallow: /`)".into(),
+                disagreement: None,
+            });
+        }
+    }
+    out.sort_by_key(|w| w.line);
+    out
+}
