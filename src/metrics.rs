@@ -260,7 +260,7 @@ impl Metrics {
         };
         let trap_catches = counter(
             "robogate_trap_catches_total",
-            "Requests for a trap path (trap.paths), whatever the client's class: each catches its client for trap.ban (in shadow mode too).",
+            "Requests for a trap path (trap.paths), whatever the client's class: each catches its client for trap.ban (in shadow mode too), unless a browser fetched it for a page (embedded: refused, nobody caught).",
         );
         let trap_bans_active = register(
             &r,

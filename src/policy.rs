@@ -413,6 +413,12 @@ pub struct RequestFacts<'a> {
     /// That version compiled, when it is an earlier one than the live file and still kept: the
     /// robot is then refused only what both versions disallow (RFC 9309 §2.4).
     pub read_robots: Option<&'a RobotsFile>,
+    /// A browser fetched this for a page rather than as a navigation of its own: another site
+    /// embeds it (`Sec-Fetch-Site: cross-site`/`same-site`, or a `Referer` from another host),
+    /// or it is a subresource (`Sec-Fetch-Dest` other than `document`/`empty`). A trap path
+    /// fetched so is refused but catches nobody: any site could otherwise get its visitors
+    /// banned with `<img src=".../trap/">`.
+    pub embedded: bool,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -507,8 +513,9 @@ pub enum Suspicion {
 /// (or a spoofed claim, or Crawl-delay) decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tell {
-    /// This request is for a trap path (`trap.paths[path]`): admit catches the client.
-    TrapPath { path: u16 },
+    /// This request is for a trap path (`trap.paths[path]`): refused, and admit catches the
+    /// client unless the request was `embedded` (see [`RequestFacts::embedded`]).
+    TrapPath { path: u16, embedded: bool },
     /// The client is under a trap ban.
     Caught,
     /// The client is over `[rapid_fire]` (paced by admit), or was treated as a robot for
@@ -630,12 +637,23 @@ impl Decision {
         }
     }
 
-    /// The trap path this request is for, if any (`admit` catches its client).
+    /// The trap path this request is for, if any.
     pub fn trap_path(&self) -> Option<u16> {
         match self.tell {
-            Some(Tell::TrapPath { path }) => Some(path),
+            Some(Tell::TrapPath { path, .. }) => Some(path),
             _ => None,
         }
+    }
+
+    /// Whether this request catches its client (`admit` bans it): a trap path, not embedded.
+    pub fn catches(&self) -> bool {
+        matches!(
+            self.tell,
+            Some(Tell::TrapPath {
+                embedded: false,
+                ..
+            })
+        )
     }
 }
 
@@ -853,6 +871,7 @@ impl Policy {
             Some(i) => (
                 Tell::TrapPath {
                     path: u16::try_from(i).unwrap_or(u16::MAX),
+                    embedded: facts.embedded,
                 },
                 match self.trap.action {
                     TrapAction::Block => Action::Block,

@@ -225,7 +225,7 @@ impl Report {
         };
         writeln!(
             out,
-            "robogate report: {} robot requests{span}\n",
+            "robogate report: {} requests of robots, robots.txt fetches included{span}\n",
             self.lines
         )?;
         writeln!(out, "| robot | requests | robots.txt fetches | last robots.txt fetch | without robots.txt | refused | grace | identity | clients |")?;

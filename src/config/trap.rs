@@ -86,13 +86,21 @@ fn invalid_trap_path(path: &str) -> Option<String> {
     if let Some(at) = first_space_or_control(path) {
         return Some(format!(
             "{path:?} has {at}: a request path holds none, and robogate writes the path into \
-             robots.txt; percent-encode a space as `%20`"
+             robots.txt; percent-encode it (a space as `%20`)"
         ));
     }
     if path.contains('#') {
         return Some(format!(
             "{path:?}: `#` starts a comment in robots.txt (robots would read the rule cut \
              there) and never appears in a request path; write `%23` to match an escaped `#`"
+        ));
+    }
+    if crate::robots::canonicalize_request(path)
+        .to_ascii_lowercase()
+        .starts_with("/.well-known/")
+    {
+        return Some(format!(
+            "{path:?} is under /.well-known/, whose files browsers, apps and other services fetch              without any link (RFC 8615: traffic-advice, assetlinks.json,              apple-app-site-association, ...): their users would be caught; choose a path that              no page shows a person, such as \"/trap/\""
         ));
     }
     let pattern = PathPattern::new(path.as_bytes());
@@ -218,6 +226,10 @@ mod tests {
             "/robots.txt",
             "/favicon.ico$",
             "/.well-known/",
+            "/.well-known/traffic-advice",
+            "/.well-known/assetlinks.json",
+            "/.Well-Known/foo",
+            "/%2Ewell-known/foo",
         ] {
             let why = invalid_trap_path(path).unwrap_or_default();
             assert!(why.contains("without any link"), "{path}: {why:?}");

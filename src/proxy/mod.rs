@@ -229,6 +229,37 @@ fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, 
     Ok(first.map(|v| String::from_utf8_lossy(v.as_bytes())))
 }
 
+/// Whether a browser fetched this for a page rather than as a navigation of its own (see
+/// [`RequestFacts::embedded`]): Fetch Metadata says so (`Sec-Fetch-Site` cross-site or
+/// same-site, `Sec-Fetch-Dest` a subresource), or a `Referer` names another host.
+fn embedded(req: &RequestHeader) -> bool {
+    let field = |name: &str| req.headers.get(name).and_then(|v| v.to_str().ok());
+    let site = field("sec-fetch-site").map(str::trim);
+    if site.is_some_and(|s| {
+        s.eq_ignore_ascii_case("cross-site") || s.eq_ignore_ascii_case("same-site")
+    }) {
+        return true;
+    }
+    let dest = field("sec-fetch-dest").map(str::trim);
+    if dest.is_some_and(|d| {
+        !d.is_empty() && !d.eq_ignore_ascii_case("document") && !d.eq_ignore_ascii_case("empty")
+    }) {
+        return true;
+    }
+    let (Some(referer), Some(host)) = (
+        field(header::REFERER.as_str()),
+        field(header::HOST.as_str()),
+    ) else {
+        return false;
+    };
+    match referer.parse::<http::Uri>() {
+        Ok(uri) => uri
+            .authority()
+            .is_some_and(|a| !a.as_str().eq_ignore_ascii_case(host.trim())),
+        Err(_) => false,
+    }
+}
+
 #[async_trait]
 impl ProxyHttp for Gate {
     type CTX = RequestCtx;
@@ -299,6 +330,7 @@ impl ProxyHttp for Gate {
                     identity: proof.identity,
                     signed_agent: proof.signed_agent,
                     claimed_agent: proof.claimed_agent,
+                    embedded: embedded(req),
                     ..RequestFacts::default()
                 };
                 let asker = Client {

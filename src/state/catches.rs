@@ -66,10 +66,13 @@ pub enum Reason {
     Trap { path: u16 },
 }
 
-/// A ban: what the client's further requests get is `trap.then`, until `until`.
+/// A ban: what the client's further requests get is `trap.then`, until `until` (or until
+/// `at` plus the `trap.ban` in force, if that was shortened since).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ban {
     pub until: Instant,
+    /// When the client was caught.
+    pub at: Instant,
     pub reason: Reason,
 }
 
@@ -142,14 +145,28 @@ impl Catches {
         if ban.is_zero() {
             return;
         }
-        let until = now + ban;
+        let ban = Ban {
+            until: now + ban,
+            at: now,
+            reason,
+        };
+        self.hold(key, now, ban);
+    }
+
+    /// Holds `ban` against `key` (a catch made here, or by another instance), as
+    /// [`Catches::catch`] does.
+    pub fn hold(&self, key: CatchKey, now: Instant, ban: Ban) {
+        if ban.until <= now {
+            return;
+        }
+        let until = ban.until;
         let shard = self.shard_of(&key);
         let Ok(mut map) = self.shards[shard].lock() else {
             return;
         };
         if let Some(held) = map.bans.get_mut(&key) {
             if until >= held.until {
-                *held = Ban { until, reason };
+                *held = ban;
             }
             return;
         }
@@ -167,7 +184,7 @@ impl Catches {
                 _ => return,
             };
         }
-        map.bans.insert(key, Ban { until, reason });
+        map.bans.insert(key, ban);
         map.order.push_back(key);
     }
 
@@ -264,6 +281,7 @@ mod tests {
             ban,
             Some(Ban {
                 until: t0 + HOUR,
+                at: t0,
                 reason: TRAP
             })
         );
@@ -405,9 +423,9 @@ mod tests {
         assert!(c.caught(&last, t0).is_some(), "the newest catch is held");
         assert!(c.caught(&key(0), t0).is_none(), "the oldest gave way");
         let per_entry = c.heap_bytes() / BOUND;
-        // (key 32 + ban 24 + 1 control byte) per bucket at most 2 buckets per entry, plus 32
+        // (key 32 + ban 40 + 1 control byte) per bucket at most 2 buckets per entry, plus 32
         // per queued key at most 2 slots per entry.
-        assert!(per_entry <= 2 * 57 + 2 * 32, "{per_entry} bytes per entry");
-        assert_eq!(size_of::<(CatchKey, Ban)>(), 56);
+        assert!(per_entry <= 2 * 73 + 2 * 32, "{per_entry} bytes per entry");
+        assert_eq!(size_of::<(CatchKey, Ban)>(), 72);
     }
 }

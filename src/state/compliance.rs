@@ -14,8 +14,12 @@ use serde::Serialize;
 
 use crate::policy::{Read, Version};
 
-/// Most robots with a row of their own.
+/// Most robots outside the catalog with a row of their own (catalog robots always have one).
 pub const MOST_ROBOTS: usize = 1000;
+
+/// The longest robot name kept, in characters (names outside the catalog come from a
+/// User-Agent, which a client writes as it likes).
+pub const NAME_MAX: usize = 64;
 
 /// The row robots beyond [`MOST_ROBOTS`] share (as in the metrics' `agent` label).
 pub const OTHER: &str = "other";
@@ -25,6 +29,8 @@ pub const OTHER: &str = "other";
 pub struct Event<'a> {
     /// The robot's name: its catalog name, or the product token of its User-Agent.
     pub robot: &'a str,
+    /// The name is a catalog agent's.
+    pub catalog: bool,
     /// A `/robots.txt` fetch of this version (`None`: any other request).
     pub fetched: Option<Version>,
     /// What it had fetched of robots.txt when it asked.
@@ -61,7 +67,30 @@ pub struct Row {
 /// The compliance counts of this instance.
 #[derive(Default)]
 pub struct Compliance {
-    rows: Mutex<HashMap<Box<str>, Row>>,
+    rows: Mutex<Rows>,
+}
+
+#[derive(Default)]
+struct Rows {
+    by_name: HashMap<Box<str>, Row>,
+    /// Rows of robots outside the catalog (at most [`MOST_ROBOTS`]).
+    uncatalogued: usize,
+}
+
+/// A name as shown: printable ASCII only (anything else as `?`), at most [`NAME_MAX`]
+/// characters; `(no name)` for none.
+fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    let clean = name.len() <= NAME_MAX && name.bytes().all(|b| b.is_ascii_graphic());
+    match name {
+        "" => "(no name)".into(),
+        _ if clean => name.into(),
+        _ => name
+            .chars()
+            .take(NAME_MAX)
+            .map(|c| if c.is_ascii_graphic() { c } else { '?' })
+            .collect::<String>()
+            .into(),
+    }
 }
 
 impl Compliance {
@@ -71,14 +100,19 @@ impl Compliance {
             .rows
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let name = if rows.len() < MOST_ROBOTS || rows.contains_key(e.robot) {
-            e.robot
+        let rows = &mut *rows;
+        let name = shown(e.robot);
+        let name: &str = if e.catalog || rows.by_name.contains_key(&*name) {
+            &name
+        } else if rows.uncatalogued < MOST_ROBOTS {
+            rows.uncatalogued += 1;
+            &name
         } else {
             OTHER
         };
-        let row = match rows.get_mut(name) {
+        let row = match rows.by_name.get_mut(name) {
             Some(row) => row,
-            None => rows.entry(name.into()).or_default(),
+            None => rows.by_name.entry(name.into()).or_default(),
         };
         match e.fetched {
             Some(version) => {
@@ -106,7 +140,8 @@ impl Compliance {
             .rows
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        rows.iter()
+        rows.by_name
+            .iter()
             .map(|(name, row)| (name.to_string(), row.clone()))
             .collect()
     }
@@ -148,6 +183,7 @@ mod tests {
     fn event(robot: &str) -> Event<'_> {
         Event {
             robot,
+            catalog: false,
             fetched: None,
             read: Read::Nothing,
             refused: None,
@@ -201,8 +237,26 @@ mod tests {
         for i in 0..MOST_ROBOTS + 50 {
             c.count(event(&format!("bot{i}")));
         }
+        // A catalog robot always gets its row.
+        c.count(Event {
+            catalog: true,
+            ..event("ClaudeBot")
+        });
         let rows = c.rows();
-        assert_eq!(rows.len(), MOST_ROBOTS + 1);
+        assert_eq!(rows.len(), MOST_ROBOTS + 2);
         assert_eq!(rows[OTHER].requests, 50);
+        assert_eq!(rows["ClaudeBot"].requests, 1);
+    }
+
+    #[test]
+    fn names_from_user_agents_are_cut_and_printable() {
+        let c = Compliance::default();
+        c.count(event(&"z".repeat(800_000)));
+        c.count(event("Caf\u{e9}<b>\u{7}"));
+        c.count(event(""));
+        let rows = c.rows();
+        assert!(rows.contains_key(&"z".repeat(NAME_MAX)));
+        assert!(rows.contains_key("Caf?<b>?"), "{:?}", rows.keys());
+        assert!(rows.contains_key("(no name)"));
     }
 }

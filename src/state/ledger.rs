@@ -38,6 +38,11 @@ pub struct Reader {
     /// It proved its identity (verified, or a valid signature): its fetches count for every
     /// address it crawls from.
     pub proven: bool,
+    /// A catalog agent (kept in a ledger of their own: invented names cannot crowd them out).
+    pub catalog: bool,
+    /// Its fetches count for its own address only (a browser: one Firefox in a /24 is not
+    /// another), not its network.
+    pub exact: bool,
 }
 
 impl Reader {
@@ -49,21 +54,29 @@ impl Reader {
         let name = match agent.and_then(|i| policy.classifier.agents().get(i)) {
             Some(agent) => agent.name.as_bytes(),
             None if class == Class::Browser => return None,
-            None => return Some(Reader::by_user_agent(facts.user_agent)),
+            None => {
+                return Some(Reader {
+                    exact: false,
+                    ..Reader::by_user_agent(facts.user_agent)
+                })
+            }
         };
         Some(Reader {
             robot: fingerprint(&[name]),
             proven: matches!(facts.identity, Identity::Verified(_)) || facts.signed_agent.is_some(),
+            catalog: true,
+            exact: false,
         })
     }
 
-    /// A client outside the catalog, by its whole User-Agent (a browser's fetches are recorded
-    /// too, for the evidence line of a browser-UA robot caught later; they are never looked up
-    /// per request).
+    /// A browser, by its whole User-Agent and its own address (its fetches are recorded for
+    /// the evidence line of a browser-UA robot caught later; never looked up per request).
     pub fn by_user_agent(user_agent: Option<&str>) -> Reader {
         Reader {
             robot: fingerprint(&[user_agent.unwrap_or("").as_bytes()]),
             proven: false,
+            catalog: false,
+            exact: true,
         }
     }
 
@@ -72,7 +85,11 @@ impl Reader {
     pub fn keys(&self, ip: IpAddr) -> [Option<LedgerKey>; 2] {
         let here = LedgerKey {
             robot: self.robot,
-            network: Some(network(ip)),
+            network: Some(if self.exact {
+                super::catches::client_prefix(ip)
+            } else {
+                network(ip)
+            }),
         };
         let anywhere = LedgerKey {
             robot: self.robot,
@@ -119,11 +136,12 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// A ledger holding at most `bound` fetches (at least one per shard).
+    /// A ledger holding at most `bound` fetches (at least one per shard: 16 for a smaller
+    /// bound).
     pub fn new(bound: usize) -> Ledger {
         Ledger {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            per_shard: bound.div_ceil(SHARDS).max(1),
+            per_shard: (bound / SHARDS).max(1),
             len: AtomicUsize::new(0),
             hasher: std::hash::RandomState::new(),
         }
@@ -233,6 +251,8 @@ mod tests {
         let proven = Reader {
             robot: 9,
             proven: true,
+            catalog: true,
+            exact: false,
         };
         let [anywhere, here] = proven.keys("66.249.66.1".parse().unwrap());
         assert_eq!(anywhere.unwrap().network, None);
@@ -242,6 +262,10 @@ mod tests {
             ..proven
         };
         assert_eq!(unproven.keys("66.249.66.1".parse().unwrap())[0], None);
+        // A browser's fetch is its own address's, not its neighbours'.
+        let browser = Reader::by_user_agent(Some("Mozilla/5.0 Firefox/133.0"));
+        let [_, here] = browser.keys("192.0.2.7".parse().unwrap());
+        assert_eq!(here.unwrap().network, Some("192.0.2.7".parse().unwrap()));
     }
 
     #[test]
@@ -272,7 +296,7 @@ mod tests {
                 fetch(i, t0 + Duration::from_millis(i)),
             );
         }
-        assert!(ledger.len() <= 1000 + SHARDS, "{}", ledger.len());
+        assert!(ledger.len() <= 1000, "{}", ledger.len());
         let held: usize = ledger
             .shards
             .iter()

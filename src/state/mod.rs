@@ -90,7 +90,10 @@ pub struct LiveState {
     tarpits: std::sync::Arc<TarpitGate>,
     catches: Catches,
     rapid: RapidFire,
+    /// robots.txt fetches of catalog agents, and of everyone else (apart, so that a flood of
+    /// invented names cannot push the catalog's robots out).
     ledger: Ledger,
+    others: Ledger,
     versions: versions::Versions,
     compliance: Compliance,
     /// The shared backend (`[state] backend = "redis"`), if any.
@@ -106,6 +109,7 @@ impl LiveState {
             catches: Catches::new(bounds.caught),
             rapid: RapidFire::new(bounds.rapid),
             ledger: Ledger::new(bounds.fetches),
+            others: Ledger::new(bounds.fetches),
             versions: Default::default(),
             compliance: Compliance::default(),
             shared: None,
@@ -129,11 +133,18 @@ impl LiveState {
         };
         let state = self.clone();
         let mirror = move |key: CatchKey, ban: Ban| {
-            let now = Instant::now();
-            let left = ban.until.saturating_duration_since(now);
-            state.catches.catch(key, now, left, ban.reason);
+            state.catches.hold(key, Instant::now(), ban);
         };
         shared.maintain(mirror, stop).await;
+    }
+
+    /// The ledger `reader`'s fetches are kept in.
+    fn ledger_of(&self, reader: &Reader) -> &Ledger {
+        if reader.catalog {
+            &self.ledger
+        } else {
+            &self.others
+        }
     }
 
     /// Whether a shared backend is configured.
@@ -154,7 +165,7 @@ impl LiveState {
     /// robots.txt fetches on record, and the versions kept with their bytes (for the gauges).
     pub fn fairness_held(&self) -> (usize, usize, usize) {
         let (versions, bytes) = self.versions.held();
-        (self.ledger.len(), versions, bytes)
+        (self.ledger.len() + self.others.len(), versions, bytes)
     }
 
     /// What is known of `client` now: read before `decide`, counts nothing. Four lookups at
@@ -167,11 +178,15 @@ impl LiveState {
             return Standing::default();
         }
         let now = Instant::now();
-        let caught = if self.catches.is_empty() {
+        // A ban lasts `trap.ban` as it is now (a reload can shorten or lift bans), and only
+        // while trap paths are set.
+        let caught = if self.catches.is_empty() || policy.trap.paths.is_empty() {
             None
         } else {
             let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
-            self.catches.caught(&key, now)
+            self.catches
+                .caught(&key, now)
+                .filter(|ban| now < ban.at + policy.trap.ban)
         };
         let robot_until = if self.rapid_fire_applies(policy, client) {
             self.rapid.robot_until(ip, now)
@@ -205,12 +220,11 @@ impl LiveState {
             Some(shared) => shared.fetched(&keys, now).await,
             None => None,
         };
+        let ledger = self.ledger_of(&reader);
         let fetch = match shared {
             Some(fetch) => fetch.filter(|f| now.saturating_duration_since(f.at) <= window),
-            None if self.ledger.is_empty() => None,
-            None => keys
-                .iter()
-                .find_map(|key| self.ledger.lookup(key, now, window)),
+            None if ledger.is_empty() => None,
+            None => keys.iter().find_map(|key| ledger.lookup(key, now, window)),
         };
         let Some(fetch) = fetch else {
             return (Read::Nothing, None);
@@ -279,6 +293,7 @@ impl LiveState {
         );
         self.compliance.count(compliance::Event {
             robot: policy.pacing_name(decision, client.user_agent),
+            catalog: decision.agent.is_some(),
             fetched: (decision.outcome == Outcome::RobotsTxt).then(|| policy.robots.version()),
             read: decision.read,
             refused: refused.then_some(reason),
@@ -300,6 +315,9 @@ impl LiveState {
             return;
         };
         METRICS.trap_catches.inc();
+        if !decision.catches() {
+            return;
+        }
         if let Some(ip) = client.ip {
             let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
             let reason = catches::Reason::Trap { path };
@@ -326,7 +344,7 @@ impl LiveState {
         };
         let keys: Vec<LedgerKey> = reader.keys(ip).into_iter().flatten().collect();
         for key in &keys {
-            self.ledger.record(*key, fetch);
+            self.ledger_of(&reader).record(*key, fetch);
         }
         if let Some(shared) = self.shared_up() {
             shared.record_fetch(&keys, fetch, policy.fairness.cache_window);

@@ -248,8 +248,14 @@ impl Shared {
             return;
         }
         let Reason::Trap { path } = reason;
-        let until = unix_ms(SystemTime::now() + ban);
-        let message = format!("{} {:016x} {until} {path}", key.ip, key.agent);
+        let at = SystemTime::now();
+        let message = format!(
+            "{} {:016x} {} {path} {}",
+            key.ip,
+            key.agent,
+            unix_ms(at + ban),
+            unix_ms(at)
+        );
         let mut pipe = redis::pipe();
         pipe.cmd("SET")
             .arg(self.catch_key(&key))
@@ -479,7 +485,8 @@ fn parse_fetch(value: &str, now: Instant) -> Option<Fetch> {
     })
 }
 
-/// A shared catch, `"<ip> <agent hash> <until unix ms> <path>"`; `None` if malformed or over.
+/// A shared catch, `"<ip> <agent hash> <until unix ms> <path> <caught unix ms>"`; `None` if
+/// malformed or over.
 fn parse_catch(payload: &[u8]) -> Option<(CatchKey, Ban)> {
     let text = std::str::from_utf8(payload).ok()?;
     let mut parts = text.split(' ');
@@ -487,11 +494,15 @@ fn parse_catch(payload: &[u8]) -> Option<(CatchKey, Ban)> {
     let agent = u64::from_str_radix(parts.next()?, 16).ok()?;
     let until = UNIX_EPOCH + Duration::from_millis(parts.next()?.parse().ok()?);
     let path: u16 = parts.next()?.parse().ok()?;
-    let left = until.duration_since(SystemTime::now()).ok()?;
+    let at = UNIX_EPOCH + Duration::from_millis(parts.next()?.parse().ok()?);
+    let (now, wall) = (Instant::now(), SystemTime::now());
+    let left = until.duration_since(wall).ok()?;
+    let ago = wall.duration_since(at).unwrap_or_default();
     Some((
         CatchKey { ip, agent },
         Ban {
-            until: Instant::now() + left,
+            until: now + left,
+            at: now.checked_sub(ago).unwrap_or(now),
             reason: Reason::Trap { path },
         },
     ))
@@ -521,7 +532,8 @@ mod tests {
     #[test]
     fn a_shared_catch_reads_back_until_its_ban_ends() {
         let until = unix_ms(SystemTime::now() + Duration::from_secs(3600));
-        let message = format!("192.0.2.7 {:016x} {until} 3", 42u64);
+        let at = unix_ms(SystemTime::now() - Duration::from_secs(60));
+        let message = format!("192.0.2.7 {:016x} {until} 3 {at}", 42u64);
         let (key, ban) = parse_catch(message.as_bytes()).unwrap();
         assert_eq!(key.ip, "192.0.2.7".parse::<IpAddr>().unwrap());
         assert_eq!((key.agent, ban.reason), (42, Reason::Trap { path: 3 }));

@@ -108,6 +108,69 @@ fn a_ban_expires() {
     });
 }
 
+/// Another site's `<img src="https://this.site/trap/">` makes its visitors' browsers fetch the
+/// trap path: refused, but nobody is banned (cold-try finding: any site could get people
+/// banned). A navigation of this site's own (how a crawler follows the hidden link) still is.
+#[test]
+fn a_trap_another_site_embeds_refuses_but_bans_nobody() {
+    let origin = site();
+    let gate = trap_gate(origin.addr, "1h");
+    let host = gate.addr.to_string();
+    let fetch = |path: &str, fields: &[(&str, &str)]| {
+        request(gate.addr, "GET", path, Some(CHROME), fields)
+            .unwrap()
+            .status
+    };
+    let embeds: [&[(&str, &str)]; 3] = [
+        &[
+            ("Sec-Fetch-Site", "cross-site"),
+            ("Sec-Fetch-Dest", "image"),
+        ],
+        &[
+            ("Sec-Fetch-Site", "same-origin"),
+            ("Sec-Fetch-Dest", "image"),
+        ],
+        &[("Referer", "https://evil.example/page.html")],
+    ];
+    for fields in embeds {
+        assert_eq!(
+            fetch("/trap/", fields),
+            403,
+            "{fields:?}: the trap is refused"
+        );
+        assert_eq!(fetch("/a.html", &[]), 200, "{fields:?}: and nobody banned");
+    }
+    let referer = format!("http://{host}/");
+    let navigation: &[(&str, &str)] = &[
+        ("Sec-Fetch-Site", "same-origin"),
+        ("Sec-Fetch-Dest", "document"),
+        ("Referer", &referer),
+    ];
+    assert_eq!(fetch("/trap/", navigation), 403);
+    assert_eq!(
+        fetch("/a.html", &[]),
+        403,
+        "a crawler following the hidden link is caught"
+    );
+    assert_eq!(gate.metric("robogate_trap_catches_total"), 4.0);
+}
+
+/// A ban lasts `trap.ban` as it is now: an operator lifts wrongful bans with a reload
+/// (`ban = "0s"`), without a restart (cold-try finding).
+#[test]
+fn a_reload_shortens_or_lifts_bans() {
+    let origin = site();
+    let gate = trap_gate(origin.addr, "1h");
+    assert_eq!(get(gate.addr, "/trap/", Some(CHROME)).unwrap().status, 403);
+    assert_eq!(get(gate.addr, "/a.html", Some(CHROME)).unwrap().status, 403);
+    let conf = gate.path("robogate.toml");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    std::fs::write(&conf, text.replace("ban = \"1h\"", "ban = \"0s\"")).unwrap();
+    eventually("the ban to be lifted", || {
+        (get(gate.addr, "/a.html", Some(CHROME)).unwrap().status == 200).then_some(())
+    });
+}
+
 #[test]
 fn a_page_with_100_assets_loaded_in_parallel_is_never_paced() {
     let origin = Origin::start();
