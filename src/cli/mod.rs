@@ -6,6 +6,7 @@ pub mod check;
 pub mod classify;
 mod inputs;
 pub mod ranges;
+mod tls;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -147,6 +148,7 @@ fn config_check(path: &Path) -> ExitCode {
                 };
                 println!("warning: {served}: {w}{not_enforced}");
             }
+            tls::print(&loaded);
             let v = &p.verify;
             let lists = v.ranges.lists();
             println!(

@@ -43,6 +43,10 @@ pub struct Settings {
     pub trap_max_entries: usize,
     /// Bound of the rapid-fire buckets (`rapid_fire.max_entries`).
     pub rapid_fire_max_entries: usize,
+    /// `server.tls_listen`: the TLS listener (HTTPS, HTTP/2), if any.
+    pub tls_listen: Option<SocketAddr>,
+    /// `server.tls_min_version`.
+    pub tls_min_version: crate::tls::MinVersion,
 }
 
 impl Settings {
@@ -66,6 +70,8 @@ impl Settings {
             evidence,
             trap_max_entries,
             rapid_fire_max_entries,
+            tls_listen,
+            tls_min_version,
         } = self;
         let EvidenceSettings {
             file,
@@ -115,6 +121,11 @@ impl Settings {
             (
                 "rapid_fire.max_entries",
                 *rapid_fire_max_entries != new.rapid_fire_max_entries,
+            ),
+            ("server.tls_listen", *tls_listen != new.tls_listen),
+            (
+                "server.tls_min_version",
+                *tls_min_version != new.tls_min_version,
             ),
         ]
         .into_iter()
@@ -220,6 +231,9 @@ pub(super) fn compile_settings(
         // Zero is reported by `config::trap`.
         trap_max_entries: (*raw.trap.max_entries.get_ref()).max(1),
         rapid_fire_max_entries: (*raw.rapid_fire.max_entries.get_ref()).max(1),
+        // Set from `config::tls` once the certificates are read.
+        tls_listen: None,
+        tls_min_version: crate::tls::MinVersion::Tls12,
     })
 }
 

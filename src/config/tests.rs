@@ -524,6 +524,8 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         },
         trap_max_entries: a.trap_max_entries + 1,
         rapid_fire_max_entries: a.rapid_fire_max_entries + 1,
+        tls_listen: Some("127.0.0.1:3".parse().unwrap()),
+        tls_min_version: crate::tls::MinVersion::Tls13,
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

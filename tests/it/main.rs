@@ -19,5 +19,6 @@ mod robots_conformance;
 mod robots_props;
 mod signature;
 mod sources;
+mod tls;
 mod verify;
 mod verify_dns;
