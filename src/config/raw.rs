@@ -46,6 +46,8 @@ pub struct RawServer {
     pub tls_listen: Option<Spanned<String>>,
     /// The lowest TLS version accepted: "1.2" or "1.3".
     pub tls_min_version: Spanned<String>,
+    /// The plain listener redirects every request to https on `tls_listen`.
+    pub tls_redirect: Spanned<bool>,
     /// `[[server.tls]]`: certificate chains and keys, chosen by SNI (the first by default).
     pub tls: Vec<Spanned<RawTlsCert>>,
 }
@@ -76,6 +78,7 @@ impl Default for RawServer {
             trusted_proxies: Vec::new(),
             tls_listen: None,
             tls_min_version: Spanned::new(0..0, "1.2".to_string()),
+            tls_redirect: Spanned::new(0..0, false),
             tls: Vec::new(),
         }
     }

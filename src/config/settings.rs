@@ -47,6 +47,8 @@ pub struct Settings {
     pub tls_listen: Option<SocketAddr>,
     /// `server.tls_min_version`.
     pub tls_min_version: crate::tls::MinVersion,
+    /// `server.tls_redirect`: the plain listener redirects to https instead of proxying.
+    pub tls_redirect: bool,
 }
 
 impl Settings {
@@ -72,6 +74,7 @@ impl Settings {
             rapid_fire_max_entries,
             tls_listen,
             tls_min_version,
+            tls_redirect,
         } = self;
         let EvidenceSettings {
             file,
@@ -127,6 +130,7 @@ impl Settings {
                 "server.tls_min_version",
                 *tls_min_version != new.tls_min_version,
             ),
+            ("server.tls_redirect", *tls_redirect != new.tls_redirect),
         ]
         .into_iter()
         .filter_map(|(key, differs)| differs.then_some(key))
@@ -234,6 +238,7 @@ pub(super) fn compile_settings(
         // Set from `config::tls` once the certificates are read.
         tls_listen: None,
         tls_min_version: crate::tls::MinVersion::Tls12,
+        tls_redirect: *server.tls_redirect.get_ref(),
     })
 }
 

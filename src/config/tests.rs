@@ -526,6 +526,7 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         rapid_fire_max_entries: a.rapid_fire_max_entries + 1,
         tls_listen: Some("127.0.0.1:3".parse().unwrap()),
         tls_min_version: crate::tls::MinVersion::Tls13,
+        tls_redirect: !a.tls_redirect,
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

@@ -89,6 +89,13 @@ pub(super) fn compile_server_tls(
                 "needs at least one [[server.tls]] entry with cert and key",
             );
         }
+    } else if *server.tls_redirect.get_ref() {
+        ok = false;
+        errors.push(
+            Some(server.tls_redirect.span()),
+            "server.tls_redirect",
+            "needs server.tls_listen: there is no https listener to redirect to",
+        );
     } else if let Some(first) = server.tls.first() {
         errors.warn(
             Some(first.span()),

@@ -27,6 +27,7 @@ use supervise::{OnFailure, Supervised};
 
 pub mod drain;
 pub mod exit;
+pub mod redirect;
 pub mod supervise;
 pub mod tls;
 
@@ -206,13 +207,32 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     if let Some(app) = proxy.app_logic_mut() {
         app.server_options = Some(options);
     }
-    proxy.add_listener(
-        ListenerConfig::tcp(public.key()).l4_buffer(L4BufferSettings::new(
-            CLIENT_READ_BUFFER,
-            CLIENT_WRITE_BUFFER,
-        )),
-    );
-    let mut proxy_listeners = vec![public];
+    // server.tls_redirect: the plain listener gets the redirecting app, not the proxy.
+    let redirect_to = match (&secure, &certs) {
+        (Some(s), Some(_)) if settings.tls_redirect => Some(s.addr.port()),
+        _ => None,
+    };
+    let mut proxy_listeners = Vec::new();
+    let mut redirect = None;
+    match redirect_to {
+        Some(port) => {
+            let mut service = Service::new(
+                "robogate https redirect".to_string(),
+                redirect::ToHttps { port },
+            );
+            service.add_tcp(&public.key());
+            redirect = Some((service, public));
+        }
+        None => {
+            proxy.add_listener(
+                ListenerConfig::tcp(public.key()).l4_buffer(L4BufferSettings::new(
+                    CLIENT_READ_BUFFER,
+                    CLIENT_WRITE_BUFFER,
+                )),
+            );
+            proxy_listeners.push(public);
+        }
+    }
     if let (Some(secure), Some(certs)) = (secure, &certs) {
         proxy.add_listener(
             ListenerConfig::tcp(secure.key())
@@ -251,6 +271,9 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     );
 
     server.add_service(Supervised::new(proxy, proxy_listeners, failed.clone()));
+    if let Some((service, listener)) = redirect {
+        server.add_service(Supervised::new(service, vec![listener], failed.clone()));
+    }
     server.add_service(Supervised::new(admin, vec![admin_listener], failed.clone()));
     server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(sweeper, Vec::new(), failed.clone()));

@@ -576,3 +576,60 @@ fn the_origin_is_told_the_client_used_https() {
         "plain: {head}"
     );
 }
+
+/// `server.tls_redirect = true`: the plain listener sends every request to https, where it is
+/// decided as usual.
+#[test]
+fn the_plain_listener_can_redirect_to_https() {
+    let origin = Origin::start();
+    let ca = Ca::new("test CA");
+    let (cert, key) = ca.issue(&["site.test"], 0x7001);
+    let (rg, tls) = start_tls_with(
+        origin.addr,
+        &[
+            ("cert.pem", &cert),
+            ("key.pem", &key),
+            ("ca.pem", &ca.pem()),
+        ],
+        &["cert = \"cert.pem\"\nkey = \"key.pem\""],
+        "",
+        "",
+        "tls_redirect = true\n",
+    );
+    let plain = rg.addr.port();
+    let curl_plain = |ua: &str, follow: bool| {
+        let mut cmd = Command::new("curl");
+        cmd.args(["-sS", "-o", "/dev/null", "--max-time", "10", "--cacert"])
+            .arg(rg.path("ca.pem"))
+            .arg("--resolve")
+            .arg(format!("site.test:{plain}:127.0.0.1"))
+            .arg("--resolve")
+            .arg(format!("site.test:{}:127.0.0.1", tls.port()))
+            .args([
+                "-A",
+                ua,
+                "-w",
+                "%{http_code} %{redirect_url} %{url_effective}",
+            ]);
+        if follow {
+            cmd.arg("-L");
+        }
+        let out = cmd
+            .arg(format!("http://site.test:{plain}/private/report.html?x=1"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let https = format!("https://site.test:{}/private/report.html?x=1", tls.port());
+    assert_eq!(
+        curl_plain(FIREFOX, false),
+        format!("308 {https} http://site.test:{plain}/private/report.html?x=1")
+    );
+    assert_eq!(curl_plain(FIREFOX, true), format!("200  {https}"));
+    assert_eq!(curl_plain("Wget/1.21", true), format!("403  {https}"));
+    let robots = get(rg.addr, "/robots.txt", None).unwrap();
+    assert_eq!(
+        robots.status, 308,
+        "robots.txt too: robots follow redirects"
+    );
+}
