@@ -20,4 +20,5 @@ pub mod reload;
 pub mod robots;
 pub mod serve;
 pub mod state;
+pub mod tls;
 pub mod verify;

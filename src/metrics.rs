@@ -81,7 +81,7 @@ keyword_enum! {
 keyword_enum! {
     /// The `kind` label of `robogate_upstream_errors_total`.
     pub enum UpstreamError("kind") {
-        Connect = "connect", Timeout = "timeout", Reset = "reset", Other = "other",
+        Connect = "connect", Timeout = "timeout", Reset = "reset", Tls = "tls", Other = "other",
     }
 }
 
@@ -132,6 +132,8 @@ pub struct Metrics {
     evidence_lines: IntCounterVec,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
+    /// TLS listener and HTTP version metrics (see [`TlsMetrics`]).
+    pub tls: TlsMetrics,
 }
 
 /// The process-wide metrics.
@@ -352,7 +354,9 @@ impl Metrics {
             )
             .expect("static metric definition"),
         );
+        let tls = TlsMetrics::new(&r);
         let metrics = Metrics {
+            tls,
             registry: r,
             requests,
             robot_requests,
@@ -539,5 +543,106 @@ impl Metrics {
         // Encoding into a Vec cannot fail for the text format.
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
         out
+    }
+}
+
+/// The TLS listener's handshakes, the HTTP version of requests, and certificate expiry.
+pub struct TlsMetrics {
+    pub handshakes_started: IntCounter,
+    handshakes: IntCounterVec,
+    pub refused_version: IntCounter,
+    http_versions: IntCounterVec,
+    cert_expiry: prometheus::GaugeVec,
+}
+
+/// The `version` label values of `robogate_tls_handshakes_total` (as rustls names them).
+const TLS_VERSIONS: [&str; 2] = ["TLSv1.2", "TLSv1.3"];
+
+/// The `version` label values of `robogate_http_requests_by_version_total`.
+pub const HTTP_VERSIONS: [&str; 4] = ["1.0", "1.1", "2", "other"];
+
+impl TlsMetrics {
+    fn new(r: &Registry) -> TlsMetrics {
+        let m = TlsMetrics {
+            handshakes_started: register(
+                r,
+                IntCounter::new(
+                    "robogate_tls_handshakes_started_total",
+                    "TLS handshakes begun on server.tls_listen; minus robogate_tls_handshakes_total, the ones that failed (client gave up, no common version or cipher, bad record).",
+                )
+                .expect("static metric definition"),
+            ),
+            handshakes: counter_vec(
+                r,
+                "robogate_tls_handshakes_total",
+                "TLS handshakes completed, by protocol version.",
+                &["version"],
+            ),
+            refused_version: register(
+                r,
+                IntCounter::new(
+                    "robogate_tls_handshakes_refused_version_total",
+                    "TLS handshakes refused because the client offers no TLS 1.3 while server.tls_min_version = \"1.3\".",
+                )
+                .expect("static metric definition"),
+            ),
+            http_versions: counter_vec(
+                r,
+                "robogate_http_requests_by_version_total",
+                "Requests answered, by HTTP version (1.0, 1.1, 2).",
+                &["version"],
+            ),
+            cert_expiry: register(
+                r,
+                prometheus::GaugeVec::new(
+                    Opts::new(
+                        "robogate_tls_certificate_expiry_timestamp_seconds",
+                        "Unix time at which each served certificate (by file) expires.",
+                    ),
+                    &["cert"],
+                )
+                .expect("static metric definition"),
+            ),
+        };
+        for v in TLS_VERSIONS {
+            m.handshakes.with_label_values(&[v]);
+        }
+        for v in HTTP_VERSIONS {
+            m.http_versions.with_label_values(&[v]);
+        }
+        m
+    }
+
+    /// Counts a completed handshake (`version` as rustls names it, `TLSv1_3`, or `TLSv1.3`).
+    pub fn count_handshake(&self, version: &str) {
+        let v = TLS_VERSIONS
+            .iter()
+            .find(|v| {
+                v.bytes()
+                    .eq(version.bytes().map(|b| if b == b'_' { b'.' } else { b }))
+            })
+            .unwrap_or(&"other");
+        self.handshakes.with_label_values(&[v]).inc();
+    }
+
+    /// Counts an answered request by its HTTP version.
+    pub fn count_http_version(&self, version: http::Version) {
+        let v = match version {
+            http::Version::HTTP_10 => "1.0",
+            http::Version::HTTP_11 => "1.1",
+            http::Version::HTTP_2 => "2",
+            _ => "other",
+        };
+        self.http_versions.with_label_values(&[v]).inc();
+    }
+
+    /// Sets the expiry gauge to exactly these certificates (file, notAfter).
+    pub fn set_cert_expiry<'a>(&self, certs: impl IntoIterator<Item = (&'a str, i64)>) {
+        self.cert_expiry.reset();
+        for (file, not_after) in certs {
+            self.cert_expiry
+                .with_label_values(&[file])
+                .set(not_after as f64);
+        }
     }
 }

@@ -336,6 +336,8 @@ pub struct Upstream {
     pub read_timeout: Duration,
     pub write_timeout: Duration,
     pub idle_timeout: Duration,
+    /// `origin.tls`: speak TLS to the origin (`None`: plain HTTP).
+    pub tls: Option<crate::tls::OriginTls>,
 }
 
 /// One immutable policy snapshot.
@@ -378,6 +380,7 @@ impl Policy {
                 read_timeout: Duration::ZERO,
                 write_timeout: Duration::ZERO,
                 idle_timeout: Duration::ZERO,
+                tls: None,
             },
             trap: Trap::default(),
             rapid_fire: RapidFire::default(),

@@ -27,6 +27,7 @@ use tokio::sync::mpsc;
 use crate::config::{self, ConfigErrors, Settings};
 use crate::metrics::{ReloadResult, METRICS};
 use crate::policy::Policy;
+use crate::tls::{CertSet, ServerCerts};
 
 /// Quiet time after the last file event before reloading: editors write in several steps.
 pub const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -68,6 +69,34 @@ pub fn reload_once(
     running: &Settings,
     fetch_origin: bool,
 ) -> (ReloadOutcome, Vec<PathBuf>) {
+    reload_serving(config_path, live, memo, running, fetch_origin, None)
+}
+
+/// Serves `set` from `certs` (the TLS listener's live certificates) and exports their expiry.
+/// A set that is `None` (every `[[server.tls]]` entry removed) leaves the listener serving the
+/// last one: the listener itself stays until a restart.
+pub fn store_certs(certs: Option<&ServerCerts>, set: Option<Arc<CertSet>>) {
+    let Some(set) = set else { return };
+    METRICS.tls.set_cert_expiry(
+        set.entries()
+            .iter()
+            .filter_map(|e| Some((e.cert_file.to_str()?, e.not_after))),
+    );
+    if let Some(certs) = certs {
+        certs.store(set);
+    }
+}
+
+/// [`reload_once`] for a server with a TLS listener: a good load also replaces the served
+/// certificates (a broken certificate or key fails the load, so the old ones stay).
+pub fn reload_serving(
+    config_path: &Path,
+    live: &ArcSwap<Policy>,
+    memo: &mut config::Memo,
+    running: &Settings,
+    fetch_origin: bool,
+    certs: Option<&ServerCerts>,
+) -> (ReloadOutcome, Vec<PathBuf>) {
     let current = live.load();
     match config::load_after(
         config_path,
@@ -104,6 +133,7 @@ pub fn reload_once(
                 tracing::warn!(target: "reload", "{w}");
             }
             let generation = loaded.policy.generation;
+            store_certs(certs, loaded.certs);
             live.store(Arc::new(loaded.policy));
             *memo = loaded.memo;
             crate::alloc::release_freed_memory();
@@ -137,6 +167,8 @@ pub struct Reloader {
     pub memo: config::Memo,
     pub interval: Duration,
     pub ready: Arc<AtomicBool>,
+    /// The TLS listener's certificates, replaced by every good load.
+    pub certs: Option<Arc<ServerCerts>>,
 }
 
 /// Most symlinks followed while resolving one file (the kernel's own limit, `ELOOP`).
@@ -265,12 +297,13 @@ impl Reloader {
         // A link may have been re-pointed (often the very event that triggered this reload):
         // watch where the files are now before reading them, so no later edit goes unseen.
         state.watches.sync(&state.files);
-        let (outcome, files) = reload_once(
+        let (outcome, files) = reload_serving(
             &self.config_path,
             &self.live,
             &mut state.memo,
             &self.running,
             fetch_origin,
+            self.certs.as_deref(),
         );
         let live = match outcome {
             ReloadOutcome::Failed(_) => {

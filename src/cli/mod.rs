@@ -8,6 +8,7 @@ mod inputs;
 pub mod ranges;
 pub mod report;
 pub mod state;
+mod tls;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -156,6 +157,7 @@ fn config_check(path: &Path) -> ExitCode {
                 };
                 println!("warning: {served}: {w}{not_enforced}");
             }
+            tls::print(&loaded);
             let v = &p.verify;
             let lists = v.ranges.lists();
             println!(

@@ -13,6 +13,7 @@ pub mod raw;
 mod robots;
 mod settings;
 mod state;
+pub mod tls;
 mod trap;
 mod upstream;
 mod verify;
@@ -65,6 +66,8 @@ pub struct Loaded {
     /// and may refuse them. Logged like [`Loaded::warnings`] (see [`Loaded::to_log`]);
     /// `config check` prints `robogate lint`'s fuller findings for them instead.
     pub disagreements: Vec<ConfigError>,
+    /// `[[server.tls]]`: the certificates to serve (`None`: no entries).
+    pub certs: Option<Arc<crate::tls::CertSet>>,
 }
 
 impl Loaded {
@@ -116,6 +119,9 @@ pub fn load_after(
             if let Some(a) = &parts.agents_text {
                 inputs.push(a.as_bytes());
             }
+            inputs.extend(parts.tls.bytes.iter().map(Vec::as_slice));
+            let ca = parts.upstream.tls.as_ref().and_then(|t| t.ca.clone());
+            inputs.extend(ca.iter().flat_map(|c| c.iter().map(|d| d.as_ref())));
             let fp = fingerprint(&inputs);
             Ok(Loaded {
                 settings,
@@ -146,6 +152,7 @@ pub fn load_after(
                 robots_file: parts.robots_file,
                 warnings: errors.warnings,
                 disagreements: errors.disagreements,
+                certs: parts.tls.certs,
             })
         }
         _ => Err(ConfigErrors(errors.list)),
@@ -218,6 +225,7 @@ struct Parts {
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
+    tls: tls::ServerTls,
 }
 
 fn compile(
@@ -229,11 +237,27 @@ fn compile(
 ) -> Option<(Settings, Parts)> {
     // A section that could not be read holds placeholders: it is neither checked nor used (its
     // problems are reported already), and the other sections are still checked.
-    let settings = compile_settings(raw, base, errors);
+    let mut settings = compile_settings(raw, base, errors);
+    let server_tls = raw
+        .read("server")
+        .then(|| tls::compile_server_tls(raw, base, errors))
+        .flatten();
+    if let (Some(settings), Some(t)) = (&mut settings, &server_tls) {
+        settings.tls_listen = t.listen;
+        settings.tls_min_version = t.min_version.unwrap_or(crate::tls::MinVersion::Tls12);
+    }
+    let origin_tls = raw
+        .read("origin")
+        .then(|| tls::compile_origin_tls(raw, base, errors))
+        .flatten();
     let upstream = raw
         .read("origin")
         .then(|| compile_upstream(raw, errors))
-        .flatten();
+        .flatten()
+        .and_then(|mut up| {
+            up.tls = origin_tls.clone()?;
+            Some(up)
+        });
     if let (Some(settings), Some(upstream)) = (&settings, &upstream) {
         if settings::is_own_listener(settings.listen, upstream.socket) {
             errors.push(
@@ -328,6 +352,11 @@ fn compile(
     };
     let mut files = robots.files;
     files.extend(agents_file);
+    let server_tls = server_tls?;
+    files.extend(server_tls.files.iter().cloned());
+    if let Some(ca) = raw.origin.ca.as_ref().filter(|_| *raw.origin.tls.get_ref()) {
+        files.push(resolve(base, ca.get_ref()));
+    }
     let verify_fingerprint = verify.as_ref().map_or(0, |v| v.fingerprint);
     let verify = verify.map(|v| {
         files.extend(v.files);
@@ -353,6 +382,7 @@ fn compile(
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,
+            tls: server_tls,
         },
     ))
 }

@@ -66,33 +66,50 @@ pub fn invalid_host(host: &str) -> Option<String> {
     })
 }
 
-/// GETs `http://{address}/robots.txt` with `host` as Host header, following up to
-/// [`MAX_REDIRECTS`] redirects itself (RFC 9309 §2.3.1.2). `host` is sent only to `address`: a
-/// redirect to another authority gets that authority as Host. A redirect that cannot be followed
-/// makes robots.txt [`Fetched::Unfollowable`].
-pub fn fetch(address: &str, host: Option<&str>, timeout: Duration) -> Fetched {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .max_redirects(0)
-        .http_status_as_error(false)
-        .user_agent(concat!("robogate/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
-    let mut url = format!("http://{address}/robots.txt");
+/// GETs `http://{address}/robots.txt` (with `tls`, `https://`, connecting to `address` while
+/// naming and verifying the origin as `tls.sni`) with `host` as Host header, following up to
+/// [`MAX_REDIRECTS`] redirects itself (RFC 9309 §2.3.1.2), to http:// or https:// URLs. `host`
+/// is sent only to the origin: a redirect to another authority gets that authority as Host.
+/// A redirect that cannot be followed makes robots.txt [`Fetched::Unfollowable`].
+pub fn fetch(
+    address: &str,
+    host: Option<&str>,
+    timeout: Duration,
+    tls: Option<&crate::tls::OriginTls>,
+) -> Fetched {
+    let port = address.rsplit_once(':').map_or("", |(_, p)| p);
+    let (first, origin_authority) = match tls {
+        Some(t) => {
+            let name = if t.sni.contains(':') {
+                format!("[{}]", t.sni)
+            } else {
+                t.sni.clone()
+            };
+            let authority = format!("{name}:{port}");
+            (format!("https://{authority}/robots.txt"), authority)
+        }
+        None => (format!("http://{address}/robots.txt"), address.to_string()),
+    };
+    let agent = fetch_agent(address, &origin_authority, timeout, tls);
+    let mut url = first;
     for hop in 0..=MAX_REDIRECTS {
         let target = match url.parse::<http::Uri>() {
-            Ok(t) if t.scheme_str() == Some("http") && t.authority().is_some() => t,
             Ok(t)
-                if t.scheme_str()
-                    .is_some_and(|s| !s.eq_ignore_ascii_case("http")) =>
+                if matches!(t.scheme_str(), Some("http" | "https")) && t.authority().is_some() =>
             {
-                return cannot_follow(&url, "robogate fetches robots.txt over http:// only");
+                t
             }
-            _ => return cannot_follow(&url, "not an absolute http:// URL"),
+            Ok(t) if t.scheme_str().is_some() => {
+                return cannot_follow(
+                    &url,
+                    "robogate fetches robots.txt over http:// and https:// only",
+                );
+            }
+            _ => return cannot_follow(&url, "not an absolute http:// or https:// URL"),
         };
         let same_authority = target
             .authority()
-            .is_some_and(|a| a.as_str().eq_ignore_ascii_case(address));
+            .is_some_and(|a| a.as_str().eq_ignore_ascii_case(&origin_authority));
         let mut request = agent.get(&url);
         if let (true, Some(host)) = (same_authority, host) {
             request = request.header("Host", host);
@@ -144,6 +161,77 @@ pub fn fetch(address: &str, host: Option<&str>, timeout: Duration) -> Fetched {
         }
     }
     unreachable!("the last hop returns")
+}
+
+/// The agent of one fetch: no redirects of its own, the origin's TLS settings, and the origin's
+/// authority (`tls.sni:port` with TLS) connected to `address`, whatever DNS says of the name.
+fn fetch_agent(
+    address: &str,
+    origin_authority: &str,
+    timeout: Duration,
+    tls: Option<&crate::tls::OriginTls>,
+) -> ureq::Agent {
+    use ureq::tls::{Certificate, RootCerts, TlsConfig};
+    let mut tls_config = TlsConfig::builder();
+    if let Some(t) = tls {
+        tls_config = tls_config.disable_verification(!t.verify);
+        if let Some(ca) = &t.ca {
+            let roots: Vec<Certificate<'static>> = ca
+                .iter()
+                .map(|c| Certificate::from_der(c.as_ref()).to_owned())
+                .collect();
+            tls_config = tls_config.root_certs(RootCerts::Specific(std::sync::Arc::new(roots)));
+        }
+    }
+    let config = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .user_agent(concat!("robogate/", env!("CARGO_PKG_VERSION")))
+        .tls_config(tls_config.build())
+        .build();
+    let pinned = std::net::ToSocketAddrs::to_socket_addrs(address)
+        .ok()
+        .and_then(|mut a| a.next());
+    let resolver = OriginResolver {
+        authority: origin_authority.to_ascii_lowercase(),
+        socket: pinned,
+    };
+    ureq::Agent::with_parts(
+        config,
+        ureq::unversioned::transport::DefaultConnector::new(),
+        resolver,
+    )
+}
+
+/// Resolves the origin's own authority to `origin.address` (as the proxy connects), and every
+/// other one (a redirect elsewhere) through DNS.
+#[derive(Debug)]
+struct OriginResolver {
+    authority: String,
+    socket: Option<std::net::SocketAddr>,
+}
+
+impl ureq::unversioned::resolver::Resolver for OriginResolver {
+    fn resolve(
+        &self,
+        uri: &http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let ours = uri
+            .authority()
+            .is_some_and(|a| a.as_str().eq_ignore_ascii_case(&self.authority));
+        match (ours, self.socket) {
+            (true, Some(socket)) => {
+                let mut addrs = self.empty();
+                addrs.push(socket);
+                Ok(addrs)
+            }
+            _ => ureq::unversioned::resolver::DefaultResolver::default()
+                .resolve(uri, config, timeout),
+        }
+    }
 }
 
 /// A redirect robogate cannot follow to `target`: robots.txt is unavailable.

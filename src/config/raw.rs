@@ -42,6 +42,27 @@ pub struct RawServer {
     pub pid_file: Option<String>,
     /// Proxies (addresses or CIDR networks) whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<Spanned<String>>,
+    /// The TLS listener (HTTPS and HTTP/2), beside `listen`; needs `[[server.tls]]`.
+    pub tls_listen: Option<Spanned<String>>,
+    /// The lowest TLS version accepted: "1.2" or "1.3".
+    pub tls_min_version: Spanned<String>,
+    /// The plain listener redirects every request to https on `tls_listen`.
+    pub tls_redirect: Spanned<bool>,
+    /// `[[server.tls]]`: certificate chains and keys, chosen by SNI (the first by default).
+    pub tls: Vec<Spanned<RawTlsCert>>,
+}
+
+/// One `[[server.tls]]` entry. Its files reload live with the rest of `conf/`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawTlsCert {
+    /// PEM: the certificate, then its chain.
+    pub cert: Spanned<String>,
+    /// PEM: the private key.
+    pub key: Spanned<String>,
+    /// SNI names this entry answers (default: the certificate's DNS names).
+    #[serde(default)]
+    pub names: Vec<String>,
 }
 
 impl Default for RawServer {
@@ -55,6 +76,10 @@ impl Default for RawServer {
             client_timeout: unwritten(Duration::from_secs(60)),
             pid_file: None,
             trusted_proxies: Vec::new(),
+            tls_listen: None,
+            tls_min_version: Spanned::new(0..0, "1.2".to_string()),
+            tls_redirect: Spanned::new(0..0, false),
+            tls: Vec::new(),
         }
     }
 }
@@ -77,6 +102,27 @@ pub struct RawOrigin {
     /// How long an idle pooled origin connection is kept.
     #[serde(default = "default_idle_timeout", with = "humantime_serde")]
     pub idle_timeout: Duration,
+    /// Speak TLS to the origin.
+    #[serde(default = "default_false")]
+    pub tls: Spanned<bool>,
+    /// The name sent as SNI and verified in the origin's certificate (default: origin.host,
+    /// else the host of origin.address).
+    #[serde(default)]
+    pub sni: Option<Spanned<String>>,
+    /// PEM file of the CA(s) the origin's certificate must chain to (default: the system's).
+    #[serde(default)]
+    pub ca: Option<Spanned<String>>,
+    /// `false` accepts any certificate (logged loudly at every load).
+    #[serde(default = "default_true")]
+    pub verify: Spanned<bool>,
+}
+
+fn default_true() -> Spanned<bool> {
+    Spanned::new(0..0, true)
+}
+
+fn default_false() -> Spanned<bool> {
+    Spanned::new(0..0, false)
 }
 
 impl RawOrigin {
@@ -89,6 +135,10 @@ impl RawOrigin {
             read_timeout: default_read_timeout(),
             write_timeout: default_read_timeout(),
             idle_timeout: default_idle_timeout(),
+            tls: default_false(),
+            sni: None,
+            ca: None,
+            verify: default_true(),
         }
     }
 }

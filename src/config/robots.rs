@@ -687,6 +687,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
             &up.address,
             up.host.as_deref(),
             up.read_timeout.min(std::time::Duration::from_secs(10)),
+            up.tls.as_ref(),
         ),
         None => Fetched::Unreachable("no valid origin address".into()),
     };

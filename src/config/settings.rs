@@ -48,6 +48,12 @@ pub struct Settings {
     pub fairness_max_entries: usize,
     /// Where live state is kept (`[state]`).
     pub state: StateBackend,
+    /// `server.tls_listen`: the TLS listener (HTTPS, HTTP/2), if any.
+    pub tls_listen: Option<SocketAddr>,
+    /// `server.tls_min_version`.
+    pub tls_min_version: crate::tls::MinVersion,
+    /// `server.tls_redirect`: the plain listener redirects to https instead of proxying.
+    pub tls_redirect: bool,
 }
 
 impl Settings {
@@ -73,6 +79,9 @@ impl Settings {
             rapid_fire_max_entries,
             fairness_max_entries,
             state,
+            tls_listen,
+            tls_min_version,
+            tls_redirect,
         } = self;
         let EvidenceSettings {
             file,
@@ -147,6 +156,12 @@ impl Settings {
                 "state.timeout",
                 redis(state, |r| &r.timeout) != redis(&new.state, |r| &r.timeout),
             ),
+            ("server.tls_listen", *tls_listen != new.tls_listen),
+            (
+                "server.tls_min_version",
+                *tls_min_version != new.tls_min_version,
+            ),
+            ("server.tls_redirect", *tls_redirect != new.tls_redirect),
         ]
         .into_iter()
         .filter_map(|(key, differs)| differs.then_some(key))
@@ -259,6 +274,10 @@ pub(super) fn compile_settings(
         // Zero is reported by `config::fairness`.
         fairness_max_entries: (*raw.fairness.max_entries.get_ref()).max(1),
         state: state?,
+        // Set from `config::tls` once the certificates are read.
+        tls_listen: None,
+        tls_min_version: crate::tls::MinVersion::Tls12,
+        tls_redirect: *server.tls_redirect.get_ref(),
     })
 }
 

@@ -531,6 +531,9 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
             prefix: "other:".into(),
             timeout: Duration::from_millis(7),
         }),
+        tls_listen: Some("127.0.0.1:3".parse().unwrap()),
+        tls_min_version: crate::tls::MinVersion::Tls13,
+        tls_redirect: !a.tls_redirect,
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

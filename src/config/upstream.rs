@@ -53,7 +53,7 @@ pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Opti
             "origin.address",
             format!(
                 "{address:?}: address is host:port, without \"{scheme}://\" (write \"{authority}\"; \
-                 robogate talks plain HTTP to the origin)"
+                 and origin.tls = true for https)"
             ),
         );
         return None;
@@ -91,5 +91,6 @@ pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Opti
         read_timeout: read_timeout?,
         write_timeout: write_timeout?,
         idle_timeout: origin.idle_timeout,
+        tls: None, // set by `config::tls::compile_origin_tls`
     })
 }

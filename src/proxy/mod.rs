@@ -6,6 +6,7 @@ pub mod access_log;
 pub mod admin;
 pub mod forward;
 pub mod in_flight;
+pub mod origin_tls;
 pub mod problem;
 pub mod respond;
 pub mod tarpit;
@@ -136,14 +137,25 @@ fn peer_ip(session: &Session) -> Option<IpAddr> {
         .map(|a| a.ip())
 }
 
+/// The scheme the client used to reach robogate: `https` on the TLS listener.
+fn client_scheme(session: &Session) -> &'static str {
+    let tls = session.digest().is_some_and(|d| d.ssl_digest.is_some());
+    if tls {
+        "https"
+    } else {
+        "http"
+    }
+}
+
 /// Turns the client's request head into the one the origin gets: origin-form target, `Host`,
-/// `X-Forwarded-For` (the peer appended), `X-Forwarded-Proto` (`http`, or what a trusted proxy
+/// `X-Forwarded-For` (the peer appended), `X-Forwarded-Proto` (`scheme`, or what a trusted proxy
 /// said), HTTP/1.1.
 fn prepare_upstream_request(
     upstream: &mut RequestHeader,
     origin: &Upstream,
     peer: Option<IpAddr>,
     from_trusted_proxy: bool,
+    scheme: &'static str,
 ) -> Result<()> {
     // Origin-form towards the origin, whatever form the client used: pingora forwards the
     // raw request target (absolute-form included) unless the URI is set again.
@@ -183,7 +195,7 @@ fn prepare_upstream_request(
             .get("x-forwarded-proto")
             .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http");
     if !proto_told {
-        upstream.insert_header("x-forwarded-proto", "http")?;
+        upstream.insert_header("x-forwarded-proto", scheme)?;
     }
     Ok(())
 }
@@ -371,15 +383,16 @@ impl ProxyHttp for Gate {
         if respond::act(session, &policy, decision, tarpit).await? {
             return Ok(true);
         }
-        if !forward::eligible(session) {
-            return Ok(false); // pingora's general proxy path
+        if !forward::eligible(session) || policy.upstream.tls.is_some() {
+            return Ok(false); // pingora's general proxy path (the direct lane speaks plain HTTP)
         }
         let up = &policy.upstream;
         let from_trusted_proxy = self.sent_by_trusted_proxy(session);
         let build = |session: &Session| {
             let mut req = session.req_header().clone();
             forward::strip_hop_by_hop(&mut req);
-            prepare_upstream_request(&mut req, up, peer_ip(session), from_trusted_proxy)?;
+            let scheme = client_scheme(session);
+            prepare_upstream_request(&mut req, up, peer_ip(session), from_trusted_proxy, scheme)?;
             Ok(req)
         };
         let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
@@ -395,15 +408,7 @@ impl ProxyHttp for Gate {
         ctx: &mut RequestCtx,
     ) -> Result<Box<HttpPeer>> {
         let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
-        let up = &policy.upstream;
-        let mut peer = HttpPeer::new(up.socket, false, String::new());
-        let o = &mut peer.options;
-        o.connection_timeout = Some(up.connect_timeout);
-        o.total_connection_timeout = Some(up.connect_timeout);
-        o.read_timeout = Some(up.read_timeout);
-        o.write_timeout = Some(up.write_timeout);
-        o.idle_timeout = Some(up.idle_timeout);
-        Ok(Box::new(peer))
+        Ok(Box::new(origin_tls::peer(&policy.upstream)))
     }
 
     async fn upstream_request_filter(
@@ -418,6 +423,7 @@ impl ProxyHttp for Gate {
             &policy.upstream,
             peer_ip(session),
             self.sent_by_trusted_proxy(session),
+            client_scheme(session),
         )
     }
 
@@ -448,6 +454,9 @@ impl ProxyHttp for Gate {
     }
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        crate::metrics::METRICS
+            .tls
+            .count_http_version(session.req_header().version);
         if let Some(asked) = ctx.asked.take() {
             let status = session.response_written().map_or(0, |r| r.status.as_u16());
             record(ctx, &asked, End::Answered { status, error: e });

@@ -250,8 +250,21 @@ pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String 
     body
 }
 
+/// The request target as the client wrote it: HTTP/1 sends it whole (absolute-form included),
+/// HTTP/2 sends `:path` apart from `:scheme` and `:authority`, which pingora folds into the URI.
+fn quoted_target(req: &pingora_http::RequestHeader) -> String {
+    match req.version {
+        http::Version::HTTP_2 => req
+            .uri
+            .path_and_query()
+            .map_or("/", |pq| pq.as_str())
+            .to_string(),
+        _ => req.uri.to_string(),
+    }
+}
+
 async fn block(session: &mut Session, policy: &Policy, decision: &Decision) -> Result<()> {
-    let target = session.req_header().uri.to_string();
+    let target = quoted_target(session.req_header());
     let mut body = block_body(policy, decision, &target);
     let status = policy.enforce.block_status;
     if status != 403 {
@@ -297,6 +310,10 @@ pub fn upstream_error_kind(e: &Error) -> Option<UpstreamError> {
         ErrorType::ConnectionClosed | ErrorType::ReadError | ErrorType::WriteError => {
             UpstreamError::Reset
         }
+        ErrorType::TLSHandshakeFailure
+        | ErrorType::TLSWantX509Lookup
+        | ErrorType::InvalidCert
+        | ErrorType::HandshakeError => UpstreamError::Tls,
         _ => UpstreamError::Other,
     })
 }
@@ -326,6 +343,14 @@ fn failure_status(e: &Error) -> Option<u16> {
 /// written, and the connection closes without the body's end, so the client sees a truncated
 /// answer rather than the origin's status with an error page glued onto its body).
 pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
+    if upstream_error_kind(e) == Some(UpstreamError::Tls) {
+        // pingora's own line says what failed; this one says what to look at.
+        tracing::error!(
+            target: "origin",
+            "TLS to the origin failed: check origin.ca (the CA its certificate chains to), \
+             origin.sni (a name its certificate holds) and that origin.address speaks TLS: {e}"
+        );
+    }
     if session.response_written().is_some() {
         return 0;
     }

@@ -27,7 +27,9 @@ use supervise::{OnFailure, Supervised};
 
 pub mod drain;
 pub mod exit;
+pub mod redirect;
 pub mod supervise;
+pub mod tls;
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -130,12 +132,20 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     let started = (|| {
         let public = supervise::bind("server.listen", settings.listen, &[])?;
         let admin = supervise::bind("admin.listen", settings.admin_listen, &[&public])?;
+        let secure = match settings.tls_listen {
+            Some(addr) => Some(supervise::bind(
+                "server.tls_listen",
+                addr,
+                &[&public, &admin],
+            )?),
+            None => None,
+        };
         if let Some(path) = &settings.pid_file {
             exit.write_pid_file(path)?;
         }
-        Ok::<_, String>((public, admin))
+        Ok::<_, String>((public, admin, secure))
     })();
-    let (public, admin_listener) = match started {
+    let (public, admin_listener, secure) = match started {
         Ok(listeners) => listeners,
         Err(message) => {
             eprintln!("robogate: {message}");
@@ -162,6 +172,11 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
         })
     };
     reload::mark_success(loaded.policy.generation);
+    let certs = match (&secure, loaded.certs.clone()) {
+        (Some(_), Some(set)) => Some(tls::server_certs(set, settings.tls_min_version)),
+        _ => None,
+    };
+    reload::store_certs(None, loaded.certs.clone());
     let live = Arc::new(ArcSwap::from_pointee(loaded.policy));
     crate::alloc::release_freed_memory();
 
@@ -199,12 +214,46 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     if let Some(app) = proxy.app_logic_mut() {
         app.server_options = Some(options);
     }
-    proxy.add_listener(
-        ListenerConfig::tcp(public.key()).l4_buffer(L4BufferSettings::new(
-            CLIENT_READ_BUFFER,
-            CLIENT_WRITE_BUFFER,
-        )),
-    );
+    // server.tls_redirect: the plain listener gets the redirecting app, not the proxy.
+    let redirect_to = match (&secure, &certs) {
+        (Some(s), Some(_)) if settings.tls_redirect => Some(s.addr.port()),
+        _ => None,
+    };
+    let mut proxy_listeners = Vec::new();
+    let mut redirect = None;
+    match redirect_to {
+        Some(port) => {
+            let mut service = Service::new(
+                "robogate https redirect".to_string(),
+                redirect::ToHttps { port },
+            );
+            service.add_tcp(&public.key());
+            redirect = Some((service, public));
+        }
+        None => {
+            proxy.add_listener(
+                ListenerConfig::tcp(public.key()).l4_buffer(L4BufferSettings::new(
+                    CLIENT_READ_BUFFER,
+                    CLIENT_WRITE_BUFFER,
+                )),
+            );
+            proxy_listeners.push(public);
+        }
+    }
+    if let (Some(secure), Some(certs)) = (secure, &certs) {
+        proxy.add_listener(
+            ListenerConfig::tcp(secure.key())
+                .tls(tls::settings(certs.clone()))
+                .l4_buffer(L4BufferSettings::new(
+                    CLIENT_READ_BUFFER,
+                    CLIENT_WRITE_BUFFER,
+                )),
+        );
+        proxy
+            .endpoints()
+            .set_pre_tls_callback(Arc::new(tls::HandshakeStarted));
+        proxy_listeners.push(secure);
+    }
 
     let mut admin = Service::new(
         "robogate admin".to_string(),
@@ -225,10 +274,14 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             memo: loaded.memo,
             interval: RECHECK_INTERVAL,
             ready,
+            certs,
         },
     );
 
-    server.add_service(Supervised::new(proxy, vec![public], failed.clone()));
+    server.add_service(Supervised::new(proxy, proxy_listeners, failed.clone()));
+    if let Some((service, listener)) = redirect {
+        server.add_service(Supervised::new(service, vec![listener], failed.clone()));
+    }
     server.add_service(Supervised::new(admin, vec![admin_listener], failed.clone()));
     server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(sweeper, Vec::new(), failed.clone()));
@@ -237,6 +290,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     tracing::info!(
         listen = %settings.listen,
         admin = %settings.admin_listen,
+        tls = ?settings.tls_listen,
         config = %config_path.display(),
         "robogate starting"
     );

@@ -22,5 +22,6 @@ mod robots_props;
 mod shared_state;
 mod signature;
 mod sources;
+mod tls;
 mod verify;
 mod verify_dns;

@@ -271,7 +271,7 @@ fn origin_redirects_are_followed_up_to_five() {
     });
 }
 
-/// Redirects robogate cannot follow (to https, without a Location) are logged with their
+/// Redirects robogate cannot follow (to an https host that does not resolve, without a Location) are logged with their
 /// target and make robots.txt unavailable: no restrictions, served as 404. Before, the https
 /// redirect ended in complete disallow served with 503, and a bare 3xx was served as such.
 #[test]

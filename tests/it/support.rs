@@ -94,7 +94,28 @@ impl Nginx {
     /// Starts nginx on a free loopback port (tried again on another port if that one was taken
     /// meanwhile). Panics with nginx's error log if it cannot start.
     pub fn start() -> Nginx {
+        Nginx::start_with(&[], |addr, _| format!("listen {addr};"))
+    }
+
+    /// nginx over TLS with `cert_pem` and `key_pem` (written as `cert.pem` and `key.pem`), and
+    /// `extra` lines in its server block (`{addr}` in them is replaced by its address).
+    pub fn start_tls(cert_pem: &str, key_pem: &str, extra: &str) -> Nginx {
+        let files = [("cert.pem", cert_pem), ("key.pem", key_pem)];
+        Nginx::start_with(&files, |addr, d| {
+            format!(
+                "listen {addr} ssl; ssl_certificate {d}/cert.pem; ssl_certificate_key {d}/key.pem; {}",
+                extra.replace("{addr}", &addr.to_string())
+            )
+        })
+    }
+
+    /// nginx with `files` in its folder and the server block's directives (before `root`) made
+    /// by `server` from its address and folder.
+    fn start_with(files: &[(&str, &str)], server: impl Fn(SocketAddr, &str) -> String) -> Nginx {
         let dir = tempfile::tempdir().expect("nginx temp dir");
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
         let www = dir.path().join("www");
         for (path, title, body) in demo_origin::PAGES {
             let file = if path.ends_with('/') {
@@ -112,6 +133,7 @@ impl Nginx {
             let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let conf = dir.path().join("nginx.conf");
             let d = dir.path().display();
+            let server = server(addr, &d.to_string());
             std::fs::write(
                 &conf,
                 format!(
@@ -120,7 +142,7 @@ impl Nginx {
                      http {{\n access_log off;\n client_body_temp_path {d}/body;\n\
                      proxy_temp_path {d}/proxy;\n fastcgi_temp_path {d}/fastcgi;\n\
                      uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
-                     server {{ listen {addr}; root {d}/www; }}\n}}\n"
+                     server {{ {server} root {d}/www; }}\n}}\n"
                 ),
             )
             .unwrap();
