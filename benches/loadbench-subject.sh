@@ -8,6 +8,8 @@
 #      the proxy. `exempt` lists 127.0.0.1 in rapid_fire.exempt (the check still runs: the
 #      exemption lookup per request); `bucket` keeps wrk tracked under a rate it never reaches,
 #      so every request pays the full bucket check; `off` disables rapid-fire.
+#      STATE (local): `redis` keeps live state in the Redis at REDIS_URL
+#      (redis://127.0.0.1:6379/0), as several instances would share it.
 #      A trap path is set (/private/trap/: loadbench.sh's robots.txt disallows it to every
 #      group, as a trap path must be), so every request pays the trap match.
 set -euo pipefail
@@ -33,5 +35,10 @@ case "${RAPID_FIRE:-exempt}" in
   bucket) printf '[rapid_fire]\nrate = 1000000\nburst = 1000000\n' >> robogate.toml ;;
   off) printf '[rapid_fire]\nenabled = false\n' >> robogate.toml ;;
   *) echo "RAPID_FIRE: exempt, bucket or off" >&2; exit 2 ;;
+esac
+case "${STATE:-local}" in
+  local) ;;
+  redis) printf '[state]\nbackend = "redis"\nurl = "%s"\n' "${REDIS_URL:-redis://127.0.0.1:6379/0}" >> robogate.toml ;;
+  *) echo "STATE: local or redis" >&2; exit 2 ;;
 esac
 RUST_LOG=${RUST_LOG:-warn} exec "$bin" --config robogate.toml

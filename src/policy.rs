@@ -594,6 +594,10 @@ pub struct Decision {
     /// Only the live robots.txt disallows this path; the version the robot read allows it, so
     /// it is served (verdict `grace`).
     pub grace: bool,
+    /// A refusal that continues a run already on record (a rapid-fire 429 after the first of
+    /// its run): counted, but not written to the evidence log again, so that a flood cannot
+    /// rotate the log's earlier lines away.
+    pub repeat: bool,
     pub outcome: Outcome,
     /// The AI usage preferences (`Content-Usage`, `Content-Signal`) robots.txt states for this
     /// request: the robot's group's on an allowed path, the `*` group's for other clients.
@@ -625,6 +629,7 @@ impl Decision {
             read: Read::Unknown,
             judged_by: None,
             grace: false,
+            repeat: false,
             outcome: Outcome::Pass,
             preferences: robots::Preferences::default(),
         }

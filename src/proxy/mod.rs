@@ -473,7 +473,7 @@ fn evidence_of(
     req: &RequestHeader,
 ) -> Option<Evidence> {
     let action = ActionLabel::of(d.outcome);
-    if !action.is_taken_on_a_robot() {
+    if !action.is_taken_on_a_robot() || d.repeat {
         return None;
     }
     let reason = reason_of(d);

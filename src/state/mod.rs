@@ -412,6 +412,7 @@ impl LiveState {
                         retry_after_secs: whole_seconds(retry_after),
                     };
                     decision.tell = Some(Tell::RapidFire);
+                    decision.repeat = !check.run_started && !check.turned_robot;
                 }
             }
         }

@@ -78,6 +78,9 @@ pub struct Check {
     pub robot_until: Option<Instant>,
     /// This request made it a robot (count it once, write its evidence once).
     pub turned_robot: bool,
+    /// This request was paced and began a run of excess (its evidence line is written; the
+    /// run's further refusals are only counted).
+    pub run_started: bool,
 }
 
 /// Token buckets of the client addresses of this instance.
@@ -199,9 +202,11 @@ impl RapidFire {
             }
         };
         let mut turned_robot = false;
+        let mut run_started = false;
         if let Pace::Paced { .. } = pace {
             if b.over_since == NONE || t.saturating_sub(b.last_paced) > n.gap {
                 b.over_since = t;
+                run_started = true;
             }
             b.last_paced = t;
             if n.robot_for > 0 && b.robot_until <= t && t - b.over_since >= n.sustain {
@@ -215,6 +220,7 @@ impl RapidFire {
             pace,
             robot_until,
             turned_robot,
+            run_started,
         }
     }
 
@@ -277,6 +283,7 @@ impl Check {
             pace: Pace::Untracked,
             robot_until: None,
             turned_robot: false,
+            run_started: false,
         }
     }
 }

@@ -238,6 +238,40 @@ fn a_hammering_loop_is_paced_then_treated_as_a_robot() {
     assert!(gate.metric("robogate_rapid_fire_paced_total") >= 1.0);
 }
 
+/// A flood of 429s writes one evidence line per run of excess (and one when the client turns
+/// robot), not one per refusal: a hammering client cannot rotate earlier evidence away
+/// (cold-try finding).
+#[test]
+fn a_run_of_rapid_fire_refusals_is_one_evidence_line() {
+    let origin = Origin::start();
+    let gate = Robogate::start(
+        origin.addr,
+        ROBOTS,
+        "[rapid_fire]\nrate = 5\nburst = 10\n[evidence]\nfile = \"evidence.jsonl\"\n",
+    );
+    let mut conn = Conn::open(gate.addr).unwrap();
+    let mut paced = 0;
+    while paced < 200 {
+        if conn.get("/", CHROME).unwrap().status == 429 {
+            paced += 1;
+        }
+    }
+    let file = gate.path("evidence.jsonl");
+    let lines = eventually("the run's evidence line", || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        let n = text
+            .lines()
+            .filter(|l| l.contains("\"rapid-fire\""))
+            .count();
+        (n >= 1).then_some(n)
+    });
+    assert!(
+        lines <= 3,
+        "{lines} evidence lines for 200 refusals of one run"
+    );
+    assert!(gate.metric("robogate_rapid_fire_paced_total") >= 200.0);
+}
+
 #[test]
 fn refusals_are_problem_details_for_clients_that_ask() {
     let origin = site();
