@@ -588,8 +588,8 @@ pub struct Decision {
     pub tell: Option<Tell>,
     /// What the robot had fetched of robots.txt (see [`RequestFacts::read`]).
     pub read: Read,
-    /// The earlier robots.txt the robot was judged by as well as the live one (`None`: the live
-    /// one alone).
+    /// The earlier robots.txt whose rules decided, when the robot was served as grace by it
+    /// (`None`: the live one decided, whatever the robot read).
     pub judged_by: Option<Version>,
     /// Only the live robots.txt disallows this path; the version the robot read allows it, so
     /// it is served (verdict `grace`).
@@ -822,7 +822,6 @@ impl Policy {
                 Suspicion::Caught => Some(Tell::Caught),
                 Suspicion::RapidFireRobot => Some(Tell::RapidFire),
             },
-            judged_by: earlier.as_ref().map(|(v, _)| *v),
             grace,
             preferences: self.preferences_of(&selection, &target, verdict.verdict),
             ..Decision::pass(class)
@@ -851,7 +850,19 @@ impl Policy {
             out.outcome = self.outcome_of(action);
         } else if !grace {
             // (A grace request was excused by the version the robot read: not refused again.)
-            self.refuse_for_preference(&mut out, catalog_agent);
+            // A preference the version the robot read did not state yet is grace too.
+            let read_denies = |purpose| {
+                earlier.as_ref().is_none_or(|(_, s)| {
+                    matches!(
+                        s.preferences(&target).get(purpose),
+                        Some((robots::Stance::Disallow, _))
+                    )
+                })
+            };
+            self.refuse_for_preference(&mut out, catalog_agent, read_denies);
+        }
+        if out.grace {
+            out.judged_by = earlier.as_ref().map(|(v, _)| *v);
         }
         (out, Some(verdict))
     }
@@ -1629,7 +1640,10 @@ mod tests {
         assert_eq!(d.robots_line, Some(3), "the live line it is excused from");
         // Both disallow /private/: refused.
         let d = live.decide(&having_read("/private/x", Some("Wget/1.21"), &read));
-        assert_eq!((d.outcome, d.grace), (Outcome::Block, false));
+        assert_eq!(
+            (d.outcome, d.grace, d.judged_by),
+            (Outcome::Block, false, None)
+        );
         assert_eq!(d.verdict_label(), Some("disallow"));
         // No fetch on record: the live version alone.
         let d = live.decide(&facts("/new/page", Some("Wget/1.21")));
@@ -1700,6 +1714,29 @@ mod tests {
         let warned = file("User-agent: *\nDisallow: /trap/\n");
         let d = p.decide(&having_read("/trap/x", Some("Wget/1.21"), &warned));
         assert_eq!((d.outcome, d.trap_path()), (Outcome::Block, Some(0)));
+    }
+
+    #[test]
+    fn a_preference_the_robots_version_did_not_state_is_grace() {
+        let live = policy(
+            "User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\n",
+            Enforcement {
+                preferences: true,
+                ..Enforcement::default()
+            },
+        );
+        let read = file("User-agent: *\nAllow: /\n");
+        let d = live.decide(&having_read("/article", Some(GPTBOT), &read));
+        assert_eq!((d.outcome, d.grace), (Outcome::Pass, true));
+        assert_eq!(d.verdict_label(), Some("grace"));
+        // Read with the preference, or nothing on record: refused.
+        let stated = file("User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\n# v2\n");
+        let d = live.decide(&having_read("/article", Some(GPTBOT), &stated));
+        assert_eq!(d.outcome, Outcome::Block);
+        assert_eq!(
+            live.decide(&facts("/article", Some(GPTBOT))).outcome,
+            Outcome::Block
+        );
     }
 
     #[test]

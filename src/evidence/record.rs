@@ -63,8 +63,8 @@ pub struct Evidence {
     pub robots_fetched: Option<SystemTime>,
     /// The version of robots.txt it fetched then: `robots_read` (12 hex digits), or `null`.
     pub robots_read: Option<Version>,
-    /// The version it was judged by: the earlier one it read, when it was judged by that as
-    /// well as the live one (`fairness`), else the live one: `robots_version`.
+    /// The version whose rules decided: the live one for a refusal, the earlier one the robot
+    /// read for a grace (`fairness`): `robots_version`.
     pub robots_version: Option<Version>,
     /// Generation of the live policy: `generation`.
     pub generation: u64,

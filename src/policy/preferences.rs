@@ -56,7 +56,15 @@ impl Policy {
     /// fetch serves, so it never refuses it for one). The refusal is a Disallow's — the same
     /// action, `robots_line` naming the preference line — under `enforce.preferences`; without
     /// it the request passes and is counted as shadow mode counts it.
-    pub(super) fn refuse_for_preference(&self, out: &mut Decision, agent: Option<&Agent>) {
+    ///
+    /// `read_denies`: whether the robots.txt the robot read (fairness) denies that use too; if
+    /// it does not, the request is served as grace, as a new Disallow would be.
+    pub(super) fn refuse_for_preference(
+        &self,
+        out: &mut Decision,
+        agent: Option<&Agent>,
+        read_denies: impl Fn(Purpose) -> bool,
+    ) {
         let Some(agent) = agent.filter(|a| !a.mixed_use) else {
             return;
         };
@@ -66,6 +74,10 @@ impl Policy {
         let Some((Stance::Disallow, line)) = out.preferences.get(purpose) else {
             return;
         };
+        if !read_denies(purpose) {
+            out.grace = true;
+            return;
+        }
         let (action, rule_line) = self.action_for(Some(agent));
         let outcome = if self.enforce.preferences {
             self.outcome_of(action)

@@ -132,8 +132,24 @@ impl LiveState {
             return;
         };
         let state = self.clone();
-        let mirror = move |key: CatchKey, ban: Ban| {
-            state.catches.hold(key, Instant::now(), ban);
+        let mirror = move |event: shared::Mirrored| match event {
+            shared::Mirrored::Catch(key, ban) => state.catches.hold(key, Instant::now(), ban),
+            shared::Mirrored::Fetch {
+                key,
+                catalog,
+                fetch,
+            } => {
+                let ledger = if catalog {
+                    &state.ledger
+                } else {
+                    &state.others
+                };
+                // A fetch this instance recorded itself comes back: keep the later one.
+                let known = ledger.lookup(&key, fetch.at, std::time::Duration::MAX);
+                if known.is_none_or(|k| k.at < fetch.at) {
+                    ledger.record(key, fetch);
+                }
+            }
         };
         shared.maintain(mirror, stop).await;
     }
@@ -215,16 +231,16 @@ impl LiveState {
         };
         self.versions.live(&policy.robots, policy.fairness.versions);
         let window = policy.fairness.cache_window;
-        let keys: Vec<LedgerKey> = reader.keys(ip).into_iter().flatten().collect();
-        let shared = match self.shared_up() {
-            Some(shared) => shared.fetched(&keys, now).await,
-            None => None,
-        };
+        // Local, also with a shared backend: it mirrors every instance's fetches.
         let ledger = self.ledger_of(&reader);
-        let fetch = match shared {
-            Some(fetch) => fetch.filter(|f| now.saturating_duration_since(f.at) <= window),
-            None if ledger.is_empty() => None,
-            None => keys.iter().find_map(|key| ledger.lookup(key, now, window)),
+        let fetch = if ledger.is_empty() {
+            None
+        } else {
+            reader
+                .keys(ip)
+                .into_iter()
+                .flatten()
+                .find_map(|key| ledger.lookup(&key, now, window))
         };
         let Some(fetch) = fetch else {
             return (Read::Nothing, None);
@@ -347,7 +363,7 @@ impl LiveState {
             self.ledger_of(&reader).record(*key, fetch);
         }
         if let Some(shared) = self.shared_up() {
-            shared.record_fetch(&keys, fetch, policy.fairness.cache_window);
+            shared.share_fetch(&keys, reader.catalog, fetch, policy.fairness.cache_window);
         }
         self.versions.live(&policy.robots, policy.fairness.versions);
     }

@@ -7,12 +7,12 @@
 //!   whose `SET` wins admits the request, the others answer 429 with the key's remaining time.
 //!   Atomic on the server in one round trip (with `PTTL`, pipelined): a GCRA with a burst of one,
 //!   which is what a Crawl-delay is.
-//! - **The robots.txt fetch ledger**: a key per (robot, network) holding the version and when,
-//!   expiring with `fairness.cache_window`; written after a fetch without waiting, read before a
-//!   robot's request is decided (robots only: a browser costs no round trip).
-//! - **Trap catches**: each catch is written with its ban as expiry and published on a channel;
-//!   every instance keeps a local mirror (fed by the channel, and by a scan when it connects), so
-//!   the per-request ban check stays a local lookup for every client.
+//! - **Trap catches** and **the robots.txt fetch ledger**: each catch (with its ban as expiry)
+//!   and each fetch (expiring with `fairness.cache_window`) is written and published on a
+//!   channel; every instance keeps a local mirror, fed by the channel and by a scan when it
+//!   (re)connects, so the per-request checks stay local lookups: a robot's request costs a round
+//!   trip only for its Crawl-delay, a browser's none. Both are rare events (a catch, a
+//!   robots.txt fetch), so the channel carries little.
 //!
 //! Not shared: rapid-fire buckets (counted per instance), tarpits (connections held), the
 //! compliance counts.
@@ -86,8 +86,9 @@ pub struct Shared {
     client: redis::Client,
     conn: ArcSwapOption<ConnectionManager>,
     up: AtomicBool,
-    /// The channel catches are published on.
-    channel: String,
+    /// The channels catches and fetches are published on.
+    catches: String,
+    fetches: String,
 }
 
 impl Shared {
@@ -101,7 +102,8 @@ impl Shared {
         }
         let client = redis::Client::open(info)?;
         Ok(Shared {
-            channel: format!("{}catches", settings.prefix),
+            catches: format!("{}catches", settings.prefix),
+            fetches: format!("{}fetches", settings.prefix),
             settings,
             client,
             conn: ArcSwapOption::empty(),
@@ -214,31 +216,31 @@ impl Shared {
         })
     }
 
-    /// The robots.txt fetch on record for the first of `keys` that has one. `None`: the
-    /// backend did not answer; `Some(None)`: nothing on record.
-    pub async fn fetched(&self, keys: &[LedgerKey], now: Instant) -> Option<Option<Fetch>> {
-        let mut pipe = redis::pipe();
-        for key in keys {
-            pipe.cmd("GET").arg(self.read_key(key));
-        }
-        let values: Vec<Option<String>> = self.query(&pipe, "ledger lookup").await?;
-        Some(values.iter().flatten().find_map(|v| parse_fetch(v, now)))
-    }
-
-    /// Records a robots.txt fetch under `keys` for `window` (not waited for).
-    pub fn record_fetch(self: &Arc<Self>, keys: &[LedgerKey], fetch: Fetch, window: Duration) {
+    /// Shares a robots.txt fetch: written under each of `keys` for `window` (for instances that
+    /// connect later) and published (for those connected now). Not waited for.
+    pub fn share_fetch(
+        self: &Arc<Self>,
+        keys: &[LedgerKey],
+        catalog: bool,
+        fetch: Fetch,
+        window: Duration,
+    ) {
         let ms = window.as_millis().max(1) as u64;
-        let value = format!("{} {}", fetch.version, unix_ms(fetch.wall));
         let mut pipe = redis::pipe();
         for key in keys {
+            let value = fetch_message(key, catalog, &fetch);
             pipe.cmd("SET")
                 .arg(self.read_key(key))
                 .arg(&value)
                 .arg("PX")
                 .arg(ms)
+                .ignore()
+                .cmd("PUBLISH")
+                .arg(&self.fetches)
+                .arg(&value)
                 .ignore();
         }
-        self.send(pipe, "ledger record");
+        self.send(pipe, "fetch");
     }
 
     /// Shares a catch: written with its ban as expiry (for instances that connect later) and
@@ -264,17 +266,18 @@ impl Shared {
             .arg(ban.as_millis().max(1) as u64)
             .ignore()
             .cmd("PUBLISH")
-            .arg(&self.channel)
+            .arg(&self.catches)
             .arg(&message)
             .ignore();
         self.send(pipe, "catch");
     }
 
     /// Keeps the link: connects, checks the server every [`PING_EVERY`], puts the backend up
-    /// and down, and feeds `mirror` every catch another instance shares. Runs until `stop`.
+    /// and down, and feeds `mirror` every catch and fetch the instances share. Runs until
+    /// `stop`.
     pub async fn maintain(
         self: Arc<Self>,
-        mirror: impl Fn(CatchKey, Ban) + Send + Sync + 'static,
+        mirror: impl Fn(Mirrored) + Send + Sync + 'static,
         mut stop: tokio::sync::watch::Receiver<bool>,
     ) {
         let mirror = Arc::new(mirror);
@@ -295,7 +298,7 @@ impl Shared {
                     }
                     if !self.up.swap(true, Ordering::Relaxed) {
                         METRICS.state_backend_up.set(1);
-                        self.scan_catches(&*mirror).await;
+                        self.scan(&*mirror).await;
                         tracing::info!(
                             target: "state",
                             backend = %self.settings.shown(),
@@ -356,64 +359,128 @@ impl Shared {
         }
     }
 
-    /// Subscribes to the catches channel; every message goes to `mirror`.
+    /// Subscribes to the catches and fetches channels; every message goes to `mirror`.
     async fn listen(
         &self,
-        mirror: Arc<impl Fn(CatchKey, Ban) + Send + Sync + 'static>,
+        mirror: Arc<impl Fn(Mirrored) + Send + Sync + 'static>,
     ) -> Option<tokio::task::JoinHandle<()>> {
         let mut pubsub = tokio::time::timeout(CONNECT_TIMEOUT, self.client.get_async_pubsub())
             .await
             .ok()?
             .ok()?;
-        pubsub.subscribe(&self.channel).await.ok()?;
+        pubsub.subscribe(&self.catches).await.ok()?;
+        pubsub.subscribe(&self.fetches).await.ok()?;
+        let catches = self.catches.clone();
         Some(tokio::spawn(async move {
             use futures_util::StreamExt;
             let mut messages = pubsub.into_on_message();
             while let Some(message) = messages.next().await {
-                if let Some((key, ban)) = parse_catch(message.get_payload_bytes()) {
-                    mirror(key, ban);
+                let payload = message.get_payload_bytes();
+                let event = if message.get_channel_name() == catches {
+                    parse_catch(payload).map(|(key, ban)| Mirrored::Catch(key, ban))
+                } else {
+                    parse_fetch_message(payload, Instant::now())
+                };
+                if let Some(event) = event {
+                    mirror(event);
                 }
             }
         }))
     }
 
-    /// Loads the catches shared while this instance was not listening.
-    async fn scan_catches(&self, mirror: &(impl Fn(CatchKey, Ban) + Send + Sync)) {
+    /// Loads the catches and fetches shared while this instance was not listening.
+    async fn scan(&self, mirror: &(impl Fn(Mirrored) + Send + Sync)) {
         let Some(mut conn) = self.conn.load_full().map(|c| (*c).clone()) else {
             return;
         };
-        let pattern = format!("{}catch:*", self.settings.prefix);
-        let mut cursor: u64 = 0;
-        let mut loaded = 0;
-        loop {
-            let mut scan = redis::cmd("SCAN");
-            scan.arg(cursor)
-                .arg("MATCH")
-                .arg(&pattern)
-                .arg("COUNT")
-                .arg(1000);
-            let page = scan.query_async::<(u64, Vec<String>)>(&mut conn);
-            let Ok(Ok((next, keys))) = tokio::time::timeout(CONNECT_TIMEOUT, page).await else {
-                return;
-            };
-            if !keys.is_empty() {
-                let mut mget = redis::cmd("MGET");
-                mget.arg(&keys);
-                let values = mget.query_async::<Vec<Option<Vec<u8>>>>(&mut conn);
-                let Ok(Ok(values)) = tokio::time::timeout(CONNECT_TIMEOUT, values).await else {
+        for kind in ["catch", "read"] {
+            let pattern = format!("{}{kind}:*", self.settings.prefix);
+            let mut cursor: u64 = 0;
+            let mut loaded = 0;
+            loop {
+                let mut scan = redis::cmd("SCAN");
+                scan.arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(1000);
+                let page = scan.query_async::<(u64, Vec<String>)>(&mut conn);
+                let Ok(Ok((next, keys))) = tokio::time::timeout(CONNECT_TIMEOUT, page).await else {
                     return;
                 };
-                for (key, ban) in values.iter().flatten().filter_map(|v| parse_catch(v)) {
-                    mirror(key, ban);
-                    loaded += 1;
+                if !keys.is_empty() {
+                    let mut mget = redis::cmd("MGET");
+                    mget.arg(&keys);
+                    let values = mget.query_async::<Vec<Option<Vec<u8>>>>(&mut conn);
+                    let Ok(Ok(values)) = tokio::time::timeout(CONNECT_TIMEOUT, values).await else {
+                        return;
+                    };
+                    let now = Instant::now();
+                    for value in values.iter().flatten() {
+                        let event = match kind {
+                            "catch" => parse_catch(value).map(|(k, b)| Mirrored::Catch(k, b)),
+                            _ => parse_fetch_message(value, now),
+                        };
+                        if let Some(event) = event {
+                            mirror(event);
+                            loaded += 1;
+                        }
+                    }
                 }
-            }
-            cursor = next;
-            if cursor == 0 || loaded >= SCAN_MOST {
-                return;
+                cursor = next;
+                if cursor == 0 || loaded >= SCAN_MOST {
+                    break;
+                }
             }
         }
     }
+}
+
+/// A catch or a fetch another instance shared (or this one, echoed by the channel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mirrored {
+    Catch(CatchKey, Ban),
+    Fetch {
+        key: LedgerKey,
+        /// Kept in the catalog's ledger.
+        catalog: bool,
+        fetch: Fetch,
+    },
+}
+
+/// A fetch as written and published: `"<version> <unix ms> <robot hash> <network or *>
+/// <catalog 0|1>"`.
+fn fetch_message(key: &LedgerKey, catalog: bool, fetch: &Fetch) -> String {
+    let network = key
+        .network
+        .map_or_else(|| "*".to_owned(), |n| n.to_string());
+    format!(
+        "{} {} {:016x} {network} {}",
+        fetch.version,
+        unix_ms(fetch.wall),
+        key.robot,
+        u8::from(catalog)
+    )
+}
+
+/// A shared fetch (see [`fetch_message`]), seen from `now`; `None` if malformed.
+fn parse_fetch_message(payload: &[u8], now: Instant) -> Option<Mirrored> {
+    let text = std::str::from_utf8(payload).ok()?;
+    let mut parts = text.splitn(3, ' ');
+    let (version, ms, rest) = (parts.next()?, parts.next()?, parts.next()?);
+    let fetch = parse_fetch(&format!("{version} {ms}"), now)?;
+    let mut rest = rest.split(' ');
+    let robot = u64::from_str_radix(rest.next()?, 16).ok()?;
+    let network = match rest.next()? {
+        "*" => None,
+        n => Some(n.parse().ok()?),
+    };
+    let catalog = rest.next()? == "1";
+    Some(Mirrored::Fetch {
+        key: LedgerKey { robot, network },
+        catalog,
+        fetch,
+    })
 }
 
 /// What `robogate state check` found.
@@ -527,6 +594,30 @@ mod tests {
         for bad in ["", "x", "abc 1", "0000000000ab nope"] {
             assert!(parse_fetch(bad, now).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_shared_fetch_reads_back_as_its_key_and_fetch() {
+        let now = Instant::now();
+        let fetch = Fetch {
+            version: Version(0xabc),
+            at: now,
+            wall: SystemTime::now(),
+        };
+        for network in [None, Some("192.0.2.0".parse().unwrap())] {
+            let key = LedgerKey { robot: 7, network };
+            let message = fetch_message(&key, true, &fetch);
+            let Some(Mirrored::Fetch {
+                key: k,
+                catalog,
+                fetch: f,
+            }) = parse_fetch_message(message.as_bytes(), now)
+            else {
+                panic!("{message}");
+            };
+            assert_eq!((k, catalog, f.version), (key, true, Version(0xabc)));
+        }
+        assert!(parse_fetch_message(b"000000000abc 1 zz * 1", now).is_none());
     }
 
     #[test]
