@@ -211,6 +211,9 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
         pingora_proxy::http_proxy_service_with_name(&server.configuration, gate, "robogate proxy");
     let mut options = HttpServerOptions::default();
     options.keepalive_request_limit = Some(settings.keepalive_request_limit());
+    // HTTP/2 connections close after `server.keepalive_timeout` without a stream, as HTTP/1.1
+    // ones do between requests (cold-try finding: idle h2 connections stayed open for good).
+    options.h2_idle_timeout = Some(settings.keepalive_timeout);
     if let Some(app) = proxy.app_logic_mut() {
         app.server_options = Some(options);
     }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair, SerialNumber};
 
 use crate::support::{
-    config_check, eventually, free_port, get, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS,
+    config_check, eventually, free_port, get, Conn, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS,
 };
 
 const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
@@ -419,6 +419,41 @@ fn a_wrong_ca_fails_with_502_and_says_why() {
     );
 }
 
+/// A reload that changes `origin.ca` is in force for the very next request: a connection to
+/// the origin pooled under the old trust is not reused (cold-try finding).
+#[test]
+fn a_changed_origin_ca_is_not_bypassed_by_pooled_connections() {
+    let ca = Ca::new("origin CA");
+    let other = Ca::new("some other CA");
+    let nginx = tls_origin(&ca);
+    let (rg, _) = start_tls(
+        nginx.addr,
+        &[("origin-ca.pem", &ca.pem()), ("other-ca.pem", &other.pem())],
+        &[],
+        "",
+        "tls = true\nsni = \"origin.test\"\nca = \"origin-ca.pem\"\n",
+    );
+    let mut conn = Conn::open(rg.addr).unwrap();
+    for _ in 0..3 {
+        assert_ne!(conn.get("/", FIREFOX).unwrap().status, 502, "the right CA");
+    }
+    let conf = rg.path("robogate.toml");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    std::fs::write(
+        &conf,
+        text.replace("ca = \"origin-ca.pem\"", "ca = \"other-ca.pem\""),
+    )
+    .unwrap();
+    eventually("the reload", || {
+        (rg.metric("robogate_config_generation") == 2.0).then_some(())
+    });
+    assert_eq!(
+        conn.get("/", FIREFOX).unwrap().status,
+        502,
+        "the next request, same client connection"
+    );
+}
+
 #[test]
 fn config_check_reports_each_certificate_and_its_problems() {
     let ca = Ca::new("test CA");
@@ -704,4 +739,56 @@ fn http2_clients_get_the_tarpit_and_the_crawl_delay_answer() {
                 .then_some(())
         },
     );
+}
+
+/// An HTTP/2 connection with no stream left closes after `server.keepalive_timeout`, as an
+/// HTTP/1.1 one does between requests (cold-try finding: idle h2 connections stayed open for
+/// good, so a client could hold any number of descriptors). A raw h2 client in Python: one
+/// request, then silence until robogate closes.
+#[test]
+fn an_idle_http2_connection_closes_after_the_keepalive_timeout() {
+    let origin = Origin::start();
+    let ca = Ca::new("test CA");
+    let (cert, key) = ca.issue(&["site.test"], 0x9001);
+    let (rg, tls) = start_tls_with(
+        origin.addr,
+        &[
+            ("cert.pem", &cert),
+            ("key.pem", &key),
+            ("ca.pem", &ca.pem()),
+        ],
+        &["cert = \"cert.pem\"\nkey = \"key.pem\""],
+        "",
+        "",
+        "keepalive_timeout = \"1s\"\n",
+    );
+    let script = r#"
+import socket, ssl, struct, sys, time
+port, cafile = int(sys.argv[1]), sys.argv[2]
+ctx = ssl.create_default_context(cafile=cafile); ctx.set_alpn_protocols(["h2"])
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="site.test")
+assert s.selected_alpn_protocol() == "h2", s.selected_alpn_protocol()
+def frame(t, f, sid, p): return struct.pack(">I", len(p))[1:] + bytes([t, f]) + struct.pack(">I", sid) + p
+def lit(n, v): return b"\x00" + bytes([len(n)]) + n + bytes([len(v)]) + v
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") + frame(1, 5, 1, b"\x82\x87" + lit(b":path", b"/robots.txt") + lit(b":authority", b"site.test")))
+t0 = time.time(); s.settimeout(20)
+try:
+    while s.recv(65536): pass
+    print("closed", round(time.time() - t0, 1))
+except Exception as e:
+    print("open", e)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script, &tls.port().to_string()])
+        .arg(rg.path("ca.pem"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.starts_with("closed"),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let secs: f64 = said.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(secs < 10.0, "closed after {secs} s");
 }
