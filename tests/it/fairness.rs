@@ -308,3 +308,32 @@ fn the_evidence_of_a_caught_browser_says_whether_it_had_read_robots_txt() {
     assert!(never["robots_fetched"].is_null(), "{never}");
     assert_eq!(never["robots_version"], version(robots));
 }
+
+/// In front of nginx, which decodes `%2F` (the demo origin does not): a newly disallowed path
+/// spelled with `%2F` is grace for the robot that read the old version and refused to one that
+/// never fetched — the same verdicts as the plain spelling.
+#[test]
+fn grace_holds_for_every_spelling_in_front_of_nginx() {
+    let nginx = Nginx::start();
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        nginx.addr,
+        OLD,
+        "",
+        BEHIND_A_PROXY,
+    );
+    assert_eq!(get_from(&rg, "192.0.2.10", "/robots.txt", WGET).text(), OLD);
+    publish(&rg, NEW);
+    for path in ["/new/index.html", "/new%2Findex.html", "/%6Eew/index.html"] {
+        assert_ne!(
+            get_from(&rg, "192.0.2.10", path, WGET).status,
+            403,
+            "{path}: grace"
+        );
+        assert_eq!(
+            get_from(&rg, "198.51.100.20", path, WGET).status,
+            403,
+            "{path}: never fetched"
+        );
+    }
+}
