@@ -538,6 +538,27 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition of every metric.
+    /// Requests answered so far, as `(class, action, count)` for every series (the status
+    /// page turns two looks into a rate).
+    pub fn request_totals(&self) -> Vec<(String, String, u64)> {
+        use prometheus::core::Collector;
+        let mut totals = Vec::new();
+        for family in self.requests.collect() {
+            for m in family.get_metric() {
+                let label = |name: &str| {
+                    m.get_label()
+                        .iter()
+                        .find(|l| l.name() == name)
+                        .map(|l| l.value().to_string())
+                        .unwrap_or_default()
+                };
+                let count = m.get_counter().value() as u64;
+                totals.push((label("class"), label("action"), count));
+            }
+        }
+        totals
+    }
+
     pub fn render(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 * 1024);
         // Encoding into a Vec cannot fail for the text format.

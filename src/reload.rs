@@ -55,6 +55,92 @@ pub fn mark_success(generation: u64) {
     METRICS.config_last_success.set(now.as_secs_f64());
 }
 
+/// What the admin status page shows of the live policy and of the last reload attempt.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PolicyStatus {
+    /// The live policy's generation (0 before the first load).
+    pub generation: u64,
+    /// When it went live, RFC 3339 UTC.
+    pub live_since: Option<String>,
+    /// Where its robots.txt comes from: `file`, `generate` or `origin`.
+    pub source: &'static str,
+    /// `source = "file"`: the file served.
+    pub robots_file: Option<String>,
+    /// `source = "origin"`: why the last load could not fetch the origin's robots.txt.
+    pub robots_fetch_failure: Option<String>,
+    /// The last reload attempt (`None`: none since the start).
+    pub last_reload: Option<LastReload>,
+}
+
+/// One reload attempt, as the status page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LastReload {
+    /// When it ran, RFC 3339 UTC.
+    pub at: String,
+    /// `ok`, `unchanged` or `error` (the `result` label of `robogate_config_reloads_total`).
+    pub result: &'static str,
+    /// For `error`: every problem, with the file and line it is at.
+    pub errors: Vec<ReloadProblem>,
+}
+
+/// One problem of a failed reload: `file:line: key: message`, field by field.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ReloadProblem {
+    pub file: String,
+    pub line: Option<usize>,
+    pub key: String,
+    pub message: String,
+}
+
+/// This process's policy status (one per process, like the metrics it sits beside).
+static STATUS: std::sync::LazyLock<RwLock<PolicyStatus>> =
+    std::sync::LazyLock::new(RwLock::default);
+
+/// The live policy and the last reload, for the admin status page.
+pub fn policy_status() -> PolicyStatus {
+    STATUS.read().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Records that `loaded` went live (the start, and every reload that swapped).
+pub fn record_live(loaded: &config::Loaded) {
+    let source = match (&loaded.robots_file, &loaded.memo.origin) {
+        (Some(_), _) => "file",
+        (None, Some(_)) => "origin",
+        (None, None) => "generate",
+    };
+    let mut status = STATUS.write().unwrap_or_else(|p| p.into_inner());
+    status.generation = loaded.policy.generation;
+    status.live_since = Some(now_rfc3339());
+    status.source = source;
+    status.robots_file = loaded.robots_file.as_ref().map(|p| p.display().to_string());
+    status.robots_fetch_failure = loaded.robots_fetch_failure.clone();
+}
+
+/// Records the outcome of one reload attempt.
+fn record_reload(result: ReloadResult, errors: &[config::ConfigError]) {
+    let errors = errors
+        .iter()
+        .map(|e| ReloadProblem {
+            file: e.file.display().to_string(),
+            line: e.line,
+            key: e.key.clone(),
+            message: e.message.clone(),
+        })
+        .collect();
+    STATUS
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .last_reload = Some(LastReload {
+        at: now_rfc3339(),
+        result: result.as_str(),
+        errors,
+    });
+}
+
 /// One reload step: load, compare, swap. Never panics; logs and counts its outcome. `memo` is
 /// what the last good load left to reuse ([`config::Memo`]); a good load replaces it.
 ///
@@ -109,6 +195,7 @@ pub fn reload_serving(
                 tracing::error!(target: "reload", "reload failed, keeping generation {}: {e}", current.generation);
             }
             METRICS.count_reload(ReloadResult::Error);
+            record_reload(ReloadResult::Error, &errors.0);
             (ReloadOutcome::Failed(errors), Vec::new())
         }
         Ok(loaded) if loaded.memo.fingerprint == memo.fingerprint => {
@@ -124,6 +211,7 @@ pub fn reload_serving(
             drop(loaded.policy);
             crate::alloc::release_freed_memory();
             METRICS.count_reload(ReloadResult::Unchanged);
+            record_reload(ReloadResult::Unchanged, &[]);
             mark_success(current.generation);
             (ReloadOutcome::Unchanged, loaded.files)
         }
@@ -133,6 +221,8 @@ pub fn reload_serving(
                 tracing::warn!(target: "reload", "{w}");
             }
             let generation = loaded.policy.generation;
+            record_live(&loaded);
+            record_reload(ReloadResult::Ok, &[]);
             store_certs(certs, loaded.certs);
             live.store(Arc::new(loaded.policy));
             *memo = loaded.memo;

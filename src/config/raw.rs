@@ -158,12 +158,16 @@ fn default_idle_timeout() -> Duration {
 #[serde(deny_unknown_fields, default)]
 pub struct RawAdmin {
     pub listen: Spanned<String>,
+    /// A bearer token every admin path but `/healthz` and `/readyz` requires (`None`: open,
+    /// for a loopback listener).
+    pub token: Option<Spanned<String>>,
 }
 
 impl Default for RawAdmin {
     fn default() -> Self {
         RawAdmin {
             listen: Spanned::new(0..0, "127.0.0.1:8099".to_string()),
+            token: None,
         }
     }
 }

@@ -21,6 +21,8 @@ use crate::forwarded::TrustedProxies;
 pub struct Settings {
     pub listen: SocketAddr,
     pub admin_listen: SocketAddr,
+    /// `admin.token`: the bearer token the admin paths but `/healthz` and `/readyz` require.
+    pub admin_token: Option<String>,
     pub threads: usize,
     pub grace_period: Duration,
     /// Idle time before a client keep-alive connection is closed: whole seconds, or zero for
@@ -64,6 +66,7 @@ impl Settings {
         let Settings {
             listen,
             admin_listen,
+            admin_token,
             threads,
             grace_period,
             keepalive_timeout,
@@ -92,6 +95,7 @@ impl Settings {
         [
             ("server.listen", *listen != new.listen),
             ("admin.listen", *admin_listen != new.admin_listen),
+            ("admin.token", *admin_token != new.admin_token),
             ("server.threads", *threads != new.threads),
             ("server.grace_period", *grace_period != new.grace_period),
             (
@@ -190,6 +194,7 @@ pub(super) fn compile_settings(
         .read("admin")
         .then(|| errors.parse::<SocketAddr>(&raw.admin.listen, "admin.listen"))
         .flatten();
+    let admin_token = compile_admin_token(&raw.admin.token, errors);
     if !raw.read("server") {
         return None;
     }
@@ -254,6 +259,7 @@ pub(super) fn compile_settings(
     Some(Settings {
         listen: listen?,
         admin_listen: admin_listen?,
+        admin_token: admin_token?,
         threads,
         grace_period: (grace.subsec_nanos() == 0).then_some(grace)?,
         keepalive_timeout: keepalive_timeout?,
@@ -321,6 +327,34 @@ pub(super) fn compile_trusted_proxies(
     }
     ok.then(|| TrustedProxies::new(networks))
 }
+
+/// `admin.token`: a token is sent in an `Authorization` header, so it must be a visible ASCII
+/// string (RFC 6750's b64token characters), and long enough not to be guessed.
+fn compile_admin_token(
+    token: &Option<toml::Spanned<String>>,
+    errors: &mut Errors<'_>,
+) -> Option<Option<String>> {
+    let Some(token) = token else {
+        return Some(None);
+    };
+    let text = token.get_ref();
+    let valid = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
+    let why = if text.len() < ADMIN_TOKEN_MIN {
+        format!("is {} characters long: at least {ADMIN_TOKEN_MIN} are needed so that it cannot be guessed", text.len())
+    } else if let Some(bad) = text.bytes().find(|&b| !valid(b)) {
+        format!(
+            "holds {:?}, which a bearer token cannot: use letters, digits and - . _ ~ + / =",
+            bad as char
+        )
+    } else {
+        return Some(Some(text.clone()));
+    };
+    errors.push(Some(token.span()), "admin.token", why);
+    None
+}
+
+/// The shortest `admin.token` accepted.
+pub const ADMIN_TOKEN_MIN: usize = 16;
 
 /// Why the public listener `server` and the admin listener `admin` cannot both be bound, if
 /// they cannot: the same address, or the same port with a wildcard address on either side

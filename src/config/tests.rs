@@ -506,6 +506,7 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
     let b = Settings {
         listen: "127.0.0.1:1".parse().unwrap(),
         admin_listen: "127.0.0.1:2".parse().unwrap(),
+        admin_token: Some("a-token-of-twenty-chars".into()),
         threads: a.threads + 1,
         grace_period: a.grace_period + Duration::from_secs(1),
         keepalive_timeout: a.keepalive_timeout + Duration::from_secs(1),

@@ -20,8 +20,10 @@
 //! wing opens it from `config::EvidenceSettings`, the proxy records into it.
 
 mod file;
+mod recent;
 mod record;
 
+pub use recent::{Recent, RECENT, RECENT_MAX};
 pub use record::{Evidence, Reason, Sha256, TEXT_MAX};
 
 use std::path::PathBuf;

@@ -373,8 +373,9 @@ impl ProxyHttp for Gate {
             Err(SeveralUserAgents) => (Decision::bad_request(), None),
         };
         let (decision, tarpit) = decision;
-        if let Some(log) = &self.evidence {
-            if let Some(e) = evidence_of(&policy, &decision, client, req) {
+        if let Some(e) = evidence_of(&policy, &decision, client, req) {
+            crate::evidence::RECENT.push(&e); // the status page's latest refusals
+            if let Some(log) = &self.evidence {
                 log.record(e);
             }
         }

@@ -126,6 +126,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     for w in loaded.to_log() {
         tracing::warn!(target: "reload", "{w}");
     }
+    reload::record_live(&loaded);
     let settings = loaded.settings;
     // Listeners bound here, both held at once, and handed to pingora's services (which never
     // bind); then the pid file.
@@ -260,10 +261,12 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
 
     let mut admin = Service::new(
         "robogate admin".to_string(),
-        Admin {
-            ready: ready.clone(),
-            state: Some(state),
-        },
+        Admin::new(
+            ready.clone(),
+            Some(state),
+            Some(live.clone()),
+            settings.admin_token.clone(),
+        ),
     );
     admin.add_tcp(&admin_listener.key());
 

@@ -173,13 +173,7 @@ mod tests {
     /// Runs the admin service, listening on `address`, supervised until it ends: `server_gone`
     /// drops the shutdown watch's sender first (as a SIGINT does). Returns the failure reported.
     fn run_supervised(address: &str, server_gone: bool) -> Option<String> {
-        let mut admin = Service::new(
-            "robogate admin".to_string(),
-            Admin {
-                ready: Default::default(),
-                state: None,
-            },
-        );
+        let mut admin = Service::new("robogate admin".to_string(), Admin::default());
         admin.add_tcp(address);
         let (report, reported) = std::sync::mpsc::channel();
         let failed: OnFailure = Arc::new(move |why| report.send(why).unwrap());

@@ -163,6 +163,11 @@ impl Compliance {
     }
 }
 
+/// Since when the counts run (RFC 3339): the `since` of `GET /compliance`.
+pub fn since() -> String {
+    rfc3339(*STARTED)
+}
+
 /// When this process started counting.
 static STARTED: std::sync::LazyLock<SystemTime> = std::sync::LazyLock::new(SystemTime::now);
 

@@ -11,6 +11,7 @@ const BEHIND_A_PROXY: Launch = Launch {
     env: &[("RUST_LOG", "info")],
     origin: "",
     server: "trusted_proxies = [\"127.0.0.1\"]\n",
+    admin: "",
     config: None,
 };
 

@@ -22,6 +22,7 @@ mod robots_props;
 mod shared_state;
 mod signature;
 mod sources;
+mod status;
 mod tls;
 mod verify;
 mod verify_dns;

@@ -63,6 +63,7 @@ const LAUNCH: Launch = Launch {
     env: &[("RUST_LOG", "info")],
     origin: "",
     server: "trusted_proxies = [\"127.0.0.1\"]\n",
+    admin: "",
     config: None,
 };
 

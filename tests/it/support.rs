@@ -325,6 +325,8 @@ pub struct Launch<'a> {
     pub origin: &'a str,
     /// Extra lines for the `[server]` table.
     pub server: &'a str,
+    /// Extra lines for the `[admin]` table.
+    pub admin: &'a str,
     /// Where the config goes, relative to the conf folder (default `robogate.toml`); it is written
     /// through any symlink on the way, and the robots.txt it names goes next to it.
     pub config: Option<&'a str>,
@@ -381,8 +383,9 @@ impl Robogate {
             let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let config = format!(
-                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n\n{robots_section}{extra_toml}\n{rapid_fire_section}",
+                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n{admin_extra}\n{robots_section}{extra_toml}\n{rapid_fire_section}",
                 origin_extra = launch.origin,
+                admin_extra = launch.admin,
                 server_extra = launch.server,
                 grace = if launch.server.contains("grace_period") {
                     ""

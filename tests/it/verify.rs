@@ -17,6 +17,7 @@ const BEHIND_A_PROXY: Launch = Launch {
     env: &[],
     origin: "",
     server: "trusted_proxies = [\"127.0.0.1\"]\n",
+    admin: "",
     config: None,
 };
 

@@ -1,0 +1,208 @@
+//! The admin status page, as a person sees it: a real headless Chromium loads `/` after real
+//! traffic through robogate, runs the page's script, and the DOM it renders is checked; a
+//! screenshot is kept at `target/status-page.png`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::*;
+
+/// A User-Agent that would retitle the page if the page ever put it in as markup.
+const HOSTILE: &str = "GPTBot/1.2 <script>document.title='pwned'</script>";
+
+/// The robots.txt served: line 6 misspells `Disallow`, which lint reports.
+const ROBOTS: &str =
+    "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nDissallow: /typo/\n";
+
+/// Runs headless Chromium on `url` with `extra` arguments; its stdout.
+fn chromium(profile: &Path, url: &str, extra: &[&str]) -> String {
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("run chromium (installed by .ci/deps: apt-get install chromium)");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The text of the table row whose first cell is `first`, cells joined by `|`.
+fn row_text(dom: &str, first: &str) -> Option<String> {
+    let start = dom.find(&format!("<tr><td>{first}</td>"))?;
+    let end = start + dom[start..].find("</tr>")?;
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in dom[start..end].chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+        if c == '<' && !text.is_empty() && !text.ends_with('|') {
+            text.push('|');
+        }
+    }
+    Some(text.trim_end_matches('|').to_string())
+}
+
+#[test]
+fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hostile() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    // A reload to the robots.txt with a lint finding: generation 2.
+    std::fs::write(rg.path("robots.txt"), ROBOTS).unwrap();
+    eventually("the new robots.txt to go live", || {
+        (rg.metric("robogate_config_generation") == 2.0).then_some(())
+    });
+    for _ in 0..3 {
+        assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 403);
+    }
+    assert_eq!(
+        get(rg.addr, "/robots.txt", Some(GPTBOT)).unwrap().status,
+        200
+    );
+    assert_eq!(get(rg.addr, "/x", Some(HOSTILE)).unwrap().status, 403);
+    assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200);
+    eventually("the traffic to be counted", || {
+        (rg.metric("robogate_requests_total{action=\"pass\",class=\"browser\"}") == 1.0)
+            .then_some(())
+    });
+    // A broken edit of robogate.toml: generation 2 keeps serving, the page says where.
+    let conf = rg.path("robogate.toml");
+    let good = std::fs::read_to_string(&conf).unwrap();
+    std::fs::write(&conf, format!("{good}\n[enforce]\nmode = \"sometimes\"\n")).unwrap();
+    eventually("the broken edit to be refused", || {
+        (rg.metric("robogate_config_reloads_total{result=\"error\"}") >= 1.0).then_some(())
+    });
+
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("http://{}/", rg.admin);
+    let dom = chromium(profile.path(), &url, &["--dump-dom"]);
+    let fail = |what: &str| format!("{what}; the page was:\n{dom}");
+
+    assert!(
+        dom.contains("<title>robogate status</title>"),
+        "{}",
+        fail("the title changed")
+    );
+    assert!(
+        !dom.contains("pwned</title>"),
+        "{}",
+        fail("the hostile User-Agent ran")
+    );
+    assert!(
+        dom.contains("GPTBot/1.2 &lt;script&gt;document.title='pwned'&lt;/script&gt;"),
+        "{}",
+        fail("the hostile User-Agent is not shown as text")
+    );
+    assert!(
+        dom.contains("<dt>Generation</dt><dd>2</dd>"),
+        "{}",
+        fail("no generation 2")
+    );
+    assert!(
+        dom.contains("robogate.toml:") && dom.contains("enforce.mode"),
+        "{}",
+        fail("the failed reload's file:line is not shown")
+    );
+    let gptbot = row_text(&dom, "GPTBot").unwrap_or_else(|| panic!("{}", fail("no GPTBot row")));
+    // agent | category | identity | requests | refusals | robots.txt fetches: the hostile
+    // User-Agent names GPTBot too, so 4 requests, all refused, and one robots.txt fetch.
+    assert!(
+        gptbot.starts_with("GPTBot|ai-training|") && gptbot.ends_with("|4|4|1"),
+        "{gptbot:?}; {}",
+        fail("GPTBot's counts")
+    );
+    assert!(
+        dom.contains("Dissallow: /typo/") && dom.contains("reads it as `Disallow`"),
+        "{}",
+        fail("no lint finding on the misspelt line")
+    );
+    assert!(dom.contains("tarpits held"), "{}", fail("no clients held"));
+
+    let shot = profile.path().join("status.png");
+    chromium(
+        profile.path(),
+        &url,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=412,1400",
+        ],
+    );
+    let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    let kept = artifact("status-page.png");
+    std::fs::write(&kept, &png).unwrap();
+}
+
+/// Where a test artifact is kept: under `target/`.
+fn artifact(name: &str) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"));
+    std::fs::create_dir_all(&target).unwrap();
+    target.join(name)
+}
+
+#[test]
+fn admin_token_refuses_without_the_bearer_and_accepts_with_it() {
+    let origin = Origin::start();
+    let token = "status-page-token-0123456789";
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "",
+        Launch {
+            admin: &format!("token = \"{token}\"\n"),
+            ..Launch::default()
+        },
+    );
+    let bearer = format!("Bearer {token}");
+    for path in ["/", "/status.json", "/metrics", "/compliance"] {
+        let refused = request(rg.admin, "GET", path, None, &[]).unwrap();
+        assert_eq!(refused.status, 401, "{path} without a token");
+        assert!(refused
+            .header("www-authenticate")
+            .is_some_and(|v| v.starts_with("Bearer")));
+        let wrong = request(
+            rg.admin,
+            "GET",
+            path,
+            None,
+            &[("Authorization", "Bearer nope")],
+        );
+        assert_eq!(wrong.unwrap().status, 401, "{path} with a wrong token");
+        let ok = request(rg.admin, "GET", path, None, &[("Authorization", &bearer)]).unwrap();
+        assert_eq!(ok.status, 200, "{path} with the token");
+    }
+    for path in ["/healthz", "/readyz"] {
+        assert_eq!(
+            request(rg.admin, "GET", path, None, &[]).unwrap().status,
+            200,
+            "{path}"
+        );
+    }
+    let json = request(
+        rg.admin,
+        "GET",
+        "/status.json",
+        None,
+        &[("Authorization", &bearer)],
+    )
+    .unwrap()
+    .text();
+    assert!(json.contains("\"generation\":1"), "{json}");
+}
