@@ -1,7 +1,8 @@
 //! The admin listener: `/` (the status page), `/status.json`, `/metrics`, `/healthz`,
 //! `/readyz`, `/compliance`. Never mounted on the public listener. With `admin.token` set,
 //! every path but `/healthz` and `/readyz` (which probes call without credentials) needs
-//! `Authorization: Bearer <token>`.
+//! `Authorization: Bearer <token>`, or Basic credentials with the token as the password (what a
+//! browser sends).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -78,20 +79,32 @@ impl Admin {
         let Some(token) = &self.token else {
             return true;
         };
-        let Some(given) = authorization.and_then(|a| bearer(a)) else {
+        let Some(given) = authorization.and_then(secret) else {
             return false;
         };
-        constant_time_eq(given, token.as_bytes())
+        constant_time_eq(&given, token.as_bytes())
     }
 }
 
-/// The credentials of an `Authorization: Bearer <token>` header (the scheme is
-/// case-insensitive, RFC 9110 section 11.1).
-fn bearer(authorization: &[u8]) -> Option<&[u8]> {
-    let (scheme, rest) = authorization.split_at_checked(7)?;
-    scheme
-        .eq_ignore_ascii_case(b"bearer ")
-        .then(|| rest.trim_ascii())
+/// The secret an `Authorization` header carries: the token of `Bearer <token>` (for scripts and
+/// Prometheus), or the password of `Basic` credentials (RFC 7617; the user name is ignored), so
+/// that a person's browser can open the status page: it asks once and resends the credentials
+/// with the page's own requests. Schemes are case-insensitive (RFC 9110 section 11.1).
+fn secret(authorization: &[u8]) -> Option<Vec<u8>> {
+    let (scheme, rest) = authorization.split_at(authorization.iter().position(|&b| b == b' ')?);
+    let rest = rest.trim_ascii();
+    if scheme.eq_ignore_ascii_case(b"bearer") {
+        return Some(rest.to_vec());
+    }
+    if !scheme.eq_ignore_ascii_case(b"basic") {
+        return None;
+    }
+    use base64::Engine;
+    let pair = base64::engine::general_purpose::STANDARD
+        .decode(rest)
+        .ok()?;
+    let colon = pair.iter().position(|&b| b == b':')?;
+    Some(pair[colon + 1..].to_vec())
 }
 
 /// Compares without stopping at the first difference, so the time taken does not tell how
@@ -126,12 +139,16 @@ fn page() -> Response<Vec<u8>> {
 
 fn unauthorized() -> Response<Vec<u8>> {
     let body =
-        b"unauthorized: this admin path needs Authorization: Bearer <admin.token>\n".to_vec();
+        b"unauthorized: this admin path needs Authorization: Bearer <admin.token> (or Basic, with admin.token as the password)\n".to_vec();
     Response::builder()
         .status(StatusCode::UNAUTHORIZED)
         .header(header::CONTENT_TYPE, "text/plain")
         .header(header::CONTENT_LENGTH, body.len())
         .header(header::WWW_AUTHENTICATE, "Bearer realm=\"robogate admin\"")
+        .header(
+            header::WWW_AUTHENTICATE,
+            "Basic realm=\"robogate admin\", charset=\"UTF-8\"",
+        )
         .body(body)
         .unwrap_or_else(|_| Response::new(Vec::new()))
 }
@@ -202,6 +219,19 @@ mod tests {
         assert!(!admin.authorized(None));
         assert!(!admin.authorized(Some(b"Bearer wrong")));
         assert!(!admin.authorized(Some(b"Basic s3cret-token-0123456789")));
+        // Basic with the token as the password (any user name): what a browser sends.
+        use base64::Engine;
+        let basic = |pair: &str| {
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            )
+        };
+        assert!(admin.authorized(Some(basic("ops:s3cret-token-0123456789").as_bytes())));
+        assert!(admin.authorized(Some(basic(":s3cret-token-0123456789").as_bytes())));
+        assert!(!admin.authorized(Some(basic("s3cret-token-0123456789:").as_bytes())));
+        assert!(!admin.authorized(Some(basic("ops:wrong").as_bytes())));
+        assert!(!admin.authorized(Some(b"Digest s3cret-token-0123456789")));
         assert!(!admin.authorized(Some(b"Bearer s3cret-token-012345678")));
         assert!(admin.authorized(Some(b"Bearer s3cret-token-0123456789")));
         assert!(admin.authorized(Some(b"bearer  s3cret-token-0123456789 ")));

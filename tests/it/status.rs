@@ -195,6 +195,15 @@ fn admin_token_refuses_without_the_bearer_and_accepts_with_it() {
             "{path}"
         );
     }
+    // A person's browser: Basic credentials with the token as the password, as curl -u sends.
+    for (user, status) in [(format!("ops:{token}"), "200"), ("ops:nope".into(), "401")] {
+        let out = std::process::Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-u", &user])
+            .arg(format!("http://{}/", rg.admin))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), status, "{user}");
+    }
     let json = request(
         rg.admin,
         "GET",
