@@ -139,11 +139,7 @@ impl LiveState {
                 catalog,
                 fetch,
             } => {
-                let ledger = if catalog {
-                    &state.ledger
-                } else {
-                    &state.others
-                };
+                let ledger = state.ledger_for(catalog);
                 // A fetch this instance recorded itself comes back: keep the later one.
                 let known = ledger.lookup(&key, fetch.at, std::time::Duration::MAX);
                 if known.is_none_or(|k| k.at < fetch.at) {
@@ -154,9 +150,9 @@ impl LiveState {
         shared.maintain(mirror, stop).await;
     }
 
-    /// The ledger `reader`'s fetches are kept in.
-    fn ledger_of(&self, reader: &Reader) -> &Ledger {
-        if reader.catalog {
+    /// The ledger the fetches of a catalog robot, or of any other client, are kept in.
+    fn ledger_for(&self, catalog: bool) -> &Ledger {
+        if catalog {
             &self.ledger
         } else {
             &self.others
@@ -232,7 +228,7 @@ impl LiveState {
         self.versions.live(&policy.robots, policy.fairness.versions);
         let window = policy.fairness.cache_window;
         // Local, also with a shared backend: it mirrors every instance's fetches.
-        let ledger = self.ledger_of(&reader);
+        let ledger = self.ledger_for(reader.catalog);
         let fetch = if ledger.is_empty() {
             None
         } else {
@@ -360,7 +356,7 @@ impl LiveState {
         };
         let keys: Vec<LedgerKey> = reader.keys(ip).into_iter().flatten().collect();
         for key in &keys {
-            self.ledger_of(&reader).record(*key, fetch);
+            self.ledger_for(reader.catalog).record(*key, fetch);
         }
         if let Some(shared) = self.shared_up() {
             shared.share_fetch(&keys, reader.catalog, fetch, policy.fairness.cache_window);
