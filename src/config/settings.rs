@@ -360,6 +360,13 @@ pub const ADMIN_TOKEN_MIN: usize = 16;
 /// they cannot: the same address, or the same port with a wildcard address on either side
 /// (`0.0.0.0` or `[::]` takes the port on every address; on Linux `[::]` also takes it for
 /// IPv4, and an IPv4-mapped `[::ffff:a.b.c.d]` is `a.b.c.d`). Port 0 picks a free port for each.
+/// Whether two listeners would take the same port: the same address, or a wildcard address
+/// (which takes the port on every address) on the other's port.
+pub(super) fn same_port(a: SocketAddr, b: SocketAddr) -> bool {
+    let (x, y) = (a.ip().to_canonical(), b.ip().to_canonical());
+    a.port() == b.port() && a.port() != 0 && (x == y || x.is_unspecified() || y.is_unspecified())
+}
+
 pub(super) fn listeners_clash(server: SocketAddr, admin: SocketAddr) -> Option<String> {
     let (s, a) = (server.ip().to_canonical(), admin.ip().to_canonical());
     if s == a && server.port() == admin.port() {

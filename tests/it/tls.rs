@@ -526,6 +526,29 @@ fn config_check_reports_each_certificate_and_its_problems() {
         "{}",
         no_entries.stderr
     );
+    // A TLS listener on the plain or the admin listener's port (a wildcard takes it on every
+    // address) could not bind: refused by config check, not only when serving (cold try).
+    for (tls, other) in [
+        ("127.0.0.1:8080", "server.listen 127.0.0.1:8080"),
+        ("0.0.0.0:8099", "admin.listen 127.0.0.1:8099"),
+    ] {
+        let clash = config_check(
+            dir.path(),
+            &format!(
+                "{}{}",
+                base.replace("127.0.0.1:8443", tls),
+                entry("good.pem", "good.key")
+            ),
+        );
+        assert_eq!(clash.code, Some(1), "{clash:?}");
+        assert!(
+            clash.stderr.contains(&format!(
+                "server.tls_listen: {tls} takes the port of {other}"
+            )),
+            "{}",
+            clash.stderr
+        );
+    }
 }
 
 #[test]
