@@ -8,7 +8,7 @@ use std::process::Command;
 use crate::support::*;
 
 /// A User-Agent that would retitle the page if the page ever put it in as markup.
-const HOSTILE: &str = "GPTBot/1.2 <script>document.title='pwned'</script>";
+const HOSTILE: &str = "GPTBot/1.2 <script>document.title='pwned'</script>\u{202E}x";
 
 /// The robots.txt served: line 6 misspells `Disallow`, which lint reports.
 const ROBOTS: &str =
@@ -103,9 +103,14 @@ fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hos
         fail("the hostile User-Agent ran")
     );
     assert!(
-        dom.contains("GPTBot/1.2 &lt;script&gt;document.title='pwned'&lt;/script&gt;"),
+        dom.contains("GPTBot/1.2 &lt;script&gt;document.title='pwned'&lt;/script&gt;\\u202Ex"),
         "{}",
         fail("the hostile User-Agent is not shown as text")
+    );
+    assert!(
+        !dom.contains('\u{202E}'),
+        "{}",
+        fail("a direction override reached the page unescaped")
     );
     assert!(
         dom.contains("<dt>Generation</dt><dd>2</dd>"),

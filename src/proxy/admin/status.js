@@ -5,12 +5,19 @@
   const EVERY_MS = 3000;
   let previous = null; // {at, totals} of the last look, for rates
 
+  // Characters that change how text around them reads without being seen (direction
+  // overrides and isolates, zero-width ones): shown as their code, so that a User-Agent cannot
+  // make a cell read backwards or hide words.
+  const UNSEEN = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+  function seen(text) {
+    return text.replace(UNSEEN, (ch) => "\\u" + ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0"));
+  }
   function el(tag, cls, ...children) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
     for (const c of children) {
       if (c === null || c === undefined) continue;
-      e.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+      e.appendChild(typeof c === "object" ? c : document.createTextNode(seen(String(c))));
     }
     return e;
   }
@@ -125,7 +132,9 @@
 
   async function refresh() {
     try {
-      const response = await fetch("/status.json", { cache: "no-store", credentials: "same-origin" });
+      // Against the origin, not the page's URL: a page opened as http://user:token@host/ may
+      // not fetch a URL with credentials in it (the browser resends them on its own).
+      const response = await fetch(new URL("/status.json", location.origin), { cache: "no-store", credentials: "same-origin" });
       if (!response.ok) throw new Error("/status.json answered " + response.status);
       const s = await response.json();
       showPolicy(s.policy);
