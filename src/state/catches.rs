@@ -9,7 +9,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -116,9 +115,8 @@ impl Shard {
 /// The caught clients of this instance.
 pub struct Catches {
     shards: Vec<Mutex<Shard>>,
-    /// Entries in all shards together; never above `max_entries`.
-    entries: AtomicUsize,
-    max_entries: usize,
+    /// Entries in all shards together, and their bound.
+    entries: super::bound::Bound,
     hasher: std::collections::hash_map::RandomState,
 }
 
@@ -127,8 +125,7 @@ impl Catches {
     pub fn new(max_entries: usize) -> Catches {
         Catches {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            entries: AtomicUsize::new(0),
-            max_entries: max_entries.max(1),
+            entries: super::bound::Bound::new(max_entries),
             hasher: Default::default(),
         }
     }
@@ -172,15 +169,15 @@ impl Catches {
         }
         // Expired catches are dropped as they reach the front, without a sweep.
         while map.drop_oldest_expired(now) {
-            self.entries.fetch_sub(1, Ordering::Relaxed);
+            self.entries.release(1);
         }
-        if !self.reserve_entry() {
+        if !self.entries.reserve() {
             // Full: the oldest expired catch of another shard, else the oldest catch of this
             // one, else of another; each shard locked on its own (never two at once).
             drop(map);
             self.evict_one(shard, now);
             map = match self.shards[shard].lock() {
-                Ok(map) if self.reserve_entry() => map,
+                Ok(map) if self.entries.reserve() => map,
                 _ => return,
             };
         }
@@ -198,7 +195,7 @@ impl Catches {
             };
             let dropped = map.drop_oldest_expired(now) || (!expired_only && map.drop_oldest());
             if dropped {
-                self.entries.fetch_sub(1, Ordering::Relaxed);
+                self.entries.release(1);
             }
             dropped
         };
@@ -220,25 +217,16 @@ impl Catches {
         for shard in &self.shards {
             if let Ok(mut map) = shard.lock() {
                 let dropped = map.drop_expired(now);
-                self.entries.fetch_sub(dropped, Ordering::Relaxed);
+                self.entries.release(dropped);
                 live += map.bans.len();
             }
         }
         live
     }
 
-    /// Counts one more entry if the bound allows it.
-    fn reserve_entry(&self) -> bool {
-        self.entries
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < self.max_entries).then_some(n + 1)
-            })
-            .is_ok()
-    }
-
     /// Entries held, expired ones not yet dropped included (never above the bound).
     pub fn len(&self) -> usize {
-        self.entries.load(Ordering::Relaxed)
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {

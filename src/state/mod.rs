@@ -10,6 +10,7 @@
 //! `admit` is `async` so that a shared backend (Redis/Valkey) can be awaited, within a time
 //! bound, without touching `decide` or the responders; the local backend never waits.
 
+pub mod bound;
 pub mod catches;
 pub mod compliance;
 pub mod ledger;

@@ -7,7 +7,6 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -47,9 +46,8 @@ pub enum Admission {
 
 pub struct CrawlLimiter {
     shards: Vec<Mutex<HashMap<Key, Instant>>>,
-    /// Entries in all shards together; never above `max_entries`.
-    entries: AtomicUsize,
-    max_entries: usize,
+    /// Entries in all shards together, and their bound.
+    entries: super::bound::Bound,
     /// When a full limiter last dropped the expired entries of all shards.
     last_sweep: Mutex<Option<Instant>>,
     hasher: std::collections::hash_map::RandomState,
@@ -63,8 +61,7 @@ impl CrawlLimiter {
     pub fn new(max_entries: usize) -> Self {
         CrawlLimiter {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-            entries: AtomicUsize::new(0),
-            max_entries: max_entries.max(1),
+            entries: super::bound::Bound::new(max_entries),
             last_sweep: Mutex::new(None),
             hasher: Default::default(),
         }
@@ -83,15 +80,15 @@ impl CrawlLimiter {
             *next = now + delay;
             return Admission::Admit;
         }
-        if !self.reserve_entry() {
+        if !self.entries.reserve() {
             // Full: make room from this shard's expired entries, and at most once a second from
             // every shard's (a sweep of all is O(max_entries): never per request).
             self.drop_expired(&mut map, now);
-            if !self.reserve_entry() {
+            if !self.entries.reserve() {
                 drop(map);
                 self.sweep_other_shards(shard, now);
                 let mut map = match self.shards[shard].lock() {
-                    Ok(map) if self.reserve_entry() => map,
+                    Ok(map) if self.entries.reserve() => map,
                     _ => return Admission::Untracked,
                 };
                 map.insert(key, now + delay);
@@ -105,8 +102,7 @@ impl CrawlLimiter {
     fn drop_expired(&self, map: &mut HashMap<Key, Instant>, now: Instant) {
         let before = map.len();
         map.retain(|_, next| *next > now);
-        self.entries
-            .fetch_sub(before - map.len(), Ordering::Relaxed);
+        self.entries.release(before - map.len());
     }
 
     /// Drops the expired entries of every shard but `skip`, unless that was done less than a
@@ -128,18 +124,9 @@ impl CrawlLimiter {
         }
     }
 
-    /// Counts one more entry if the bound allows it.
-    fn reserve_entry(&self) -> bool {
-        self.entries
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < self.max_entries).then_some(n + 1)
-            })
-            .is_ok()
-    }
-
     /// Keys currently tracked (for tests and diagnostics).
     pub fn len(&self) -> usize {
-        self.entries.load(Ordering::Relaxed)
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -14,7 +14,6 @@
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -86,9 +85,8 @@ pub struct Check {
 /// Token buckets of the client addresses of this instance.
 pub struct RapidFire {
     shards: Vec<Mutex<HashMap<IpAddr, Bucket>>>,
-    /// Entries in all shards together; never above `max_entries`.
-    entries: AtomicUsize,
-    max_entries: usize,
+    /// Entries in all shards together, and their bound.
+    entries: super::bound::Bound,
     /// When a full table last dropped the forgettable buckets of all shards.
     last_sweep: Mutex<Option<Instant>>,
     hasher: std::collections::hash_map::RandomState,
@@ -130,8 +128,7 @@ impl RapidFire {
     pub fn new(max_entries: usize) -> RapidFire {
         RapidFire {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-            entries: AtomicUsize::new(0),
-            max_entries: max_entries.max(1),
+            entries: super::bound::Bound::new(max_entries),
             last_sweep: Mutex::new(None),
             hasher: Default::default(),
             epoch: Instant::now(),
@@ -155,14 +152,14 @@ impl RapidFire {
         if let Some(bucket) = map.get_mut(&ip) {
             return self.step(bucket, t, &n);
         }
-        if !self.reserve_entry() {
+        if !self.entries.reserve() {
             // Full: make room from the forgettable buckets of every shard, at most once a
             // second (a sweep is O(max_entries): never per request, so a flood of new
             // addresses costs O(1) each).
             drop(map);
             self.sweep(now, t, n.gap);
             map = match self.shards[shard].lock() {
-                Ok(map) if self.reserve_entry() => map,
+                Ok(map) if self.entries.reserve() => map,
                 _ => return Check::untracked(),
             };
         }
@@ -227,8 +224,7 @@ impl RapidFire {
     fn drop_forgettable(&self, map: &mut HashMap<IpAddr, Bucket>, t: u64, gap: u64) {
         let before = map.len();
         map.retain(|_, b| !b.forgettable(t, gap));
-        self.entries
-            .fetch_sub(before - map.len(), Ordering::Relaxed);
+        self.entries.release(before - map.len());
     }
 
     /// Drops the forgettable buckets of every shard, unless that was done less than a second
@@ -248,18 +244,9 @@ impl RapidFire {
         }
     }
 
-    /// Counts one more entry if the bound allows it.
-    fn reserve_entry(&self) -> bool {
-        self.entries
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < self.max_entries).then_some(n + 1)
-            })
-            .is_ok()
-    }
-
     /// Addresses tracked (for tests and diagnostics; never above the bound).
     pub fn len(&self) -> usize {
-        self.entries.load(Ordering::Relaxed)
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
