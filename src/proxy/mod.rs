@@ -4,6 +4,7 @@
 
 pub mod access_log;
 pub mod admin;
+pub mod app;
 pub mod forward;
 pub mod in_flight;
 pub mod origin_tls;
@@ -13,7 +14,7 @@ pub mod tarpit;
 
 use std::borrow::Cow;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use arc_swap::ArcSwap;
@@ -33,6 +34,7 @@ use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
 use in_flight::InFlight;
+use respond::Acted;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings.
 pub struct Gate {
@@ -106,6 +108,15 @@ pub struct RequestCtx {
     upstream_error: Option<UpstreamError>,
     /// The client's address as robogate believes it (see [`Gate::client`]).
     client: Option<IpAddr>,
+    /// A tarpit to serve on the bare connection, until `persist_connection_context` hands it
+    /// to [`app::App`] with the connection (behind a lock: that hook sees the context shared).
+    handoff: Mutex<Option<Box<tarpit::Handoff>>>,
+}
+
+impl RequestCtx {
+    fn handing_off(&self) -> bool {
+        self.handoff.lock().is_ok_and(|h| h.is_some())
+    }
 }
 
 /// The method, target and (first) User-Agent of a request, for the access log.
@@ -285,6 +296,7 @@ impl ProxyHttp for Gate {
             started: Instant::now(),
             upstream_error: None,
             client: None,
+            handoff: Mutex::new(None),
         }
     }
 
@@ -381,8 +393,15 @@ impl ProxyHttp for Gate {
         }
         ctx.policy = Some(policy.clone());
         let decision = &*ctx.decision.insert(decision);
-        if respond::act(session, &policy, decision, tarpit).await? {
-            return Ok(true);
+        match respond::act(session, &policy, decision, tarpit).await? {
+            Acted::Forward => {}
+            Acted::Answered => return Ok(true),
+            Acted::HandOff(handoff) => {
+                if let Ok(mut slot) = ctx.handoff.lock() {
+                    *slot = Some(handoff);
+                }
+                return Ok(true);
+            }
         }
         if !forward::eligible(session) || policy.upstream.tls.is_some() {
             return Ok(false); // pingora's general proxy path (the direct lane speaks plain HTTP)
@@ -459,9 +478,24 @@ impl ProxyHttp for Gate {
             .tls
             .count_http_version(session.req_header().version);
         if let Some(asked) = ctx.asked.take() {
-            let status = session.response_written().map_or(0, |r| r.status.as_u16());
+            let status = match session.response_written() {
+                Some(r) => r.status.as_u16(),
+                // A tarpit handed off: its 200 is written on the bare connection, after this line.
+                None if ctx.handing_off() => 200,
+                None => 0,
+            };
             record(ctx, &asked, End::Answered { status, error: e });
         }
+    }
+
+    /// Hands a tarpit decided for this request to [`app::App`] together with the connection.
+    fn persist_connection_context(
+        &self,
+        _session: &Session,
+        ctx: &RequestCtx,
+    ) -> Option<Box<dyn std::any::Any + Send + Sync>> {
+        let handoff = ctx.handoff.lock().ok()?.take()?;
+        Some(handoff)
     }
 }
 

@@ -13,34 +13,46 @@ use crate::proxy::problem::{self, Refusal};
 use crate::proxy::{reason_of, tarpit};
 use crate::state::tarpits::TarpitGuard;
 
-/// Answers the request locally when the decision says so. Returns `Ok(true)` when a response was
-/// written (the request ends here) and `Ok(false)` when it goes on to the origin. `tarpit` is
-/// the place [`crate::state::LiveState::admit`] took for a tarpit decision.
+/// What [`act`] did with a request.
+pub enum Acted {
+    /// Nothing: the request goes on to the origin.
+    Forward,
+    /// Answered here.
+    Answered,
+    /// Tarpitted on the bare connection, once pingora has given it back (see [`tarpit`]): no
+    /// response has been written yet.
+    HandOff(Box<tarpit::Handoff>),
+}
+
+/// Answers the request locally when the decision says so. `tarpit` is the place
+/// [`crate::state::LiveState::admit`] took for a tarpit decision.
 pub async fn act(
     session: &mut Session,
     policy: &Policy,
     decision: &Decision,
     tarpit: Option<TarpitGuard>,
-) -> Result<bool> {
+) -> Result<Acted> {
+    let answered = |r: Result<()>| r.map(|()| Acted::Answered);
     match (decision.outcome, tarpit) {
-        (Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit, _) => Ok(false),
-        (Outcome::RobotsTxt, _) => robots_txt(session, policy).await.map(|_| true),
-        (Outcome::Limit { retry_after_secs }, _) => too_fast(session, decision, retry_after_secs)
-            .await
-            .map(|_| true),
-        (Outcome::BadRequest, _) => bad_request(session).await.map(|_| true),
-        (Outcome::Tarpit, Some(_place)) => {
-            let path = session.req_header().uri.path().to_string();
-            // Boxed: the drip's state lives on the heap for tarpits only, instead of enlarging
-            // every request's future.
-            Box::pin(tarpit::drip(session, &policy.tarpit, &path))
-                .await
-                .map(|_| true)
+        (Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit, _) => Ok(Acted::Forward),
+        (Outcome::RobotsTxt, _) => answered(robots_txt(session, policy).await),
+        (Outcome::Limit { retry_after_secs }, _) => {
+            answered(too_fast(session, decision, retry_after_secs).await)
+        }
+        (Outcome::BadRequest, _) => answered(bad_request(session).await),
+        (Outcome::Tarpit, Some(place)) => {
+            match tarpit::Handoff::prepare(session, place, &policy.tarpit) {
+                Ok(handoff) => Ok(Acted::HandOff(Box::new(handoff))),
+                Err(_place) => {
+                    let path = session.req_header().uri.path().to_string();
+                    // Boxed: the drip's state lives on the heap for tarpits only, instead of
+                    // enlarging every request's future.
+                    answered(Box::pin(tarpit::drip(session, &policy.tarpit, &path)).await)
+                }
+            }
         }
         // A tarpit without a place is never decided (admit blocks instead); block if it were.
-        (Outcome::Block | Outcome::Tarpit, _) => {
-            block(session, policy, decision).await.map(|_| true)
-        }
+        (Outcome::Block | Outcome::Tarpit, _) => answered(block(session, policy, decision).await),
     }
 }
 

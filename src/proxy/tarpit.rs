@@ -1,18 +1,37 @@
 //! The tarpit: a plausible HTML page dripped a few bytes per tick, close-delimited (no
-//! Content-Length, so pingora flushes every write), bounded in time and size, capped globally and
-//! per client IP (the caps are live state: `state::tarpits`). Each tarpit is a parked tokio task between ticks: no worker thread is held.
+//! Content-Length), bounded in time and size, capped globally and per client IP (the caps are
+//! live state: `state::tarpits`). Each tarpit is a parked tokio task between ticks: no worker
+//! thread is held.
+//!
+//! Two ways to serve it:
+//! - **On the bare connection** ([`Handoff`], the usual case: HTTP/1 with no request body).
+//!   pingora's session for a connection costs ~30 KiB (its futures, the request buffer, the
+//!   write buffer), which a tarpit that only needs a socket, a timer and a place in a page would
+//!   hold for minutes. So the decision hands the connection back to pingora's keep-alive loop
+//!   with the [`Handoff`] as its connection context (`ProxyHttp::persist_connection_context`);
+//!   [`crate::proxy::app::App`] takes it there and [`spawn`]s the drip as a task of its own on
+//!   the bare socket, and pingora's state for the connection is freed: ~1 KiB per tarpit.
+//! - **Through pingora's session** ([`drip`]): HTTP/2 streams (the connection is shared) and
+//!   requests with a body (pingora reads a body to its end before it gives a connection back,
+//!   and a client may wait for the answer before sending it).
 
 use std::fmt::Write as _;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header;
+use pingora_core::protocols::l4::stream::Stream as TcpConnection;
+use pingora_core::protocols::Stream;
+use pingora_core::server::ShutdownWatch;
 use pingora_error::{ErrorType, Result};
 use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::metrics::METRICS;
 use crate::policy::Tarpit;
+use crate::state::tarpits::TarpitGuard;
 
 /// An endless, plausible archive page whose links lead deeper under the request path, so a
 /// crawler that ignores robots.txt keeps finding more disallowed URLs to waste time on.
@@ -67,14 +86,171 @@ impl Maze {
     }
 }
 
-/// Drips the maze until the time or size budget is spent, the client leaves, or the process
-/// shuts down. Never buffers the body; swallows the write error of a departed client.
+/// How long a write may wait for a client that does not read before the tarpit gives up.
+fn write_stall(limits: &Tarpit) -> Duration {
+    limits.interval * 4 + Duration::from_secs(5)
+}
+
+/// A tarpit decided on an HTTP/1 connection, carried out of pingora's session together with the
+/// connection (see the module docs): the place it holds, its shape and the page's path.
+pub struct Handoff {
+    /// Freed when the drip ends, however it ends (dropped with the handoff if pingora does not
+    /// give the connection back).
+    place: TarpitGuard,
+    limits: Tarpit,
+    path: Box<str>,
+    /// `false` for HEAD: the head alone.
+    body: bool,
+}
+
+impl Handoff {
+    /// Readies `session` to give its connection back after this request, when the tarpit can be
+    /// served on the bare connection; otherwise returns the place for [`drip`].
+    pub fn prepare(
+        session: &mut Session,
+        place: TarpitGuard,
+        limits: &Tarpit,
+    ) -> std::result::Result<Handoff, TarpitGuard> {
+        if session.as_downstream().is_http2() || !session.is_body_empty() {
+            return Err(place);
+        }
+        // pingora gives a connection back only when it would keep it alive: force that, whatever
+        // the client asked (`Connection: close`, HTTP/1.0, its last keep-alive request). pingora
+        // reads the client's wish from the request's `Connection` field, which no later step
+        // needs: the request is answered here.
+        session.req_header_mut().remove_header(&header::CONNECTION);
+        session.set_keepalive(Some(1));
+        session
+            .as_downstream_mut()
+            .set_keepalive_reuses_remaining(None);
+        // Bytes the client sent after the request are then handed over instead of making
+        // pingora refuse the reuse; the drip ignores them.
+        session.as_downstream_mut().set_pipelining_enabled(true);
+        let req = session.req_header();
+        Ok(Handoff {
+            place,
+            limits: limits.clone(),
+            path: req.uri.path().into(),
+            body: req.method != http::Method::HEAD,
+        })
+    }
+}
+
+/// The head of a tarpit's answer: a page of unknown length, then the connection closes.
+const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+
+/// Serves a handed-off tarpit on the connection pingora gave back, as a task of its own.
+pub fn spawn(connection: Stream, handoff: Handoff, shutdown: ShutdownWatch) {
+    match bare_socket(connection) {
+        Ok(socket) => tokio::spawn(drip_bare(socket, handoff, shutdown)),
+        // TLS: the connection's state is the TLS session's; it is kept as it is.
+        Err(connection) => tokio::spawn(drip_bare(connection, handoff, shutdown)),
+    };
+}
+
+/// The TCP socket under a plain pingora connection, as a tokio socket of its own: a duplicate of
+/// its file descriptor, so pingora's stream (its buffers, digests and timing records) can be
+/// dropped while the socket stays open — closing one of two descriptors neither closes nor shuts
+/// down the socket. Any other connection (TLS) is given back as it is. robogate listens on TCP
+/// only, so a pingora `l4` stream here is a TCP one.
+fn bare_socket(connection: Stream) -> std::result::Result<tokio::net::TcpStream, Stream> {
+    let Some(tcp) = connection.as_any().downcast_ref::<TcpConnection>() else {
+        return Err(connection);
+    };
+    // SAFETY: the descriptor belongs to `tcp`, which outlives this borrow.
+    let fd = unsafe { BorrowedFd::borrow_raw(tcp.as_raw_fd()) };
+    let socket = fd
+        .try_clone_to_owned()
+        .map(std::net::TcpStream::from)
+        .and_then(|s| {
+            s.set_nonblocking(true)?;
+            tokio::net::TcpStream::from_std(s)
+        });
+    match socket {
+        Ok(socket) => Ok(socket), // `connection` drops here: its descriptor closes, ours stays
+        Err(_) => Err(connection),
+    }
+}
+
+/// Request bytes a tarpitted client may send (read and dropped) before the tarpit hangs up.
+const IGNORED_BYTES: usize = 64 * 1024;
+
+/// [`drip`] on a bare connection: the same page, ticks and limits; ends at the process's
+/// shutdown too.
+async fn drip_bare<S>(mut s: S, handoff: Handoff, mut shutdown: ShutdownWatch)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let limits = &handoff.limits;
+    let stall = write_stall(limits);
+    let started = Instant::now();
+    let mut sent = 0usize;
+    let mut ignored = 0usize;
+    let mut maze = Maze::new(&handoff.path);
+    if send(&mut s, HEAD, stall).await && handoff.body {
+        while started.elapsed() < limits.duration && sent < limits.max_bytes && !*shutdown.borrow()
+        {
+            let chunk = maze.take(limits.chunk_bytes.min(limits.max_bytes - sent));
+            if !send(&mut s, &chunk, stall).await {
+                break;
+            }
+            sent += chunk.len();
+            METRICS.tarpit_bytes.inc_by(chunk.len() as u64);
+            let gone = tokio::select! {
+                _ = tokio::time::sleep(limits.interval) => false,
+                _ = hung_up(&mut s, &mut ignored) => true,
+                _ = shutdown.changed() => true,
+            };
+            if gone {
+                break;
+            }
+        }
+    }
+    let _ = tokio::time::timeout(stall, s.shutdown()).await;
+    METRICS
+        .tarpit_seconds
+        .inc_by(started.elapsed().as_secs_f64());
+    drop(handoff.place);
+}
+
+/// Writes `bytes` whole within `stall`; `false` when the client is gone or does not read.
+async fn send<S: AsyncWrite + Unpin>(s: &mut S, bytes: &[u8], stall: Duration) -> bool {
+    matches!(
+        tokio::time::timeout(stall, async {
+            s.write_all(bytes).await?;
+            s.flush().await
+        })
+        .await,
+        Ok(Ok(()))
+    )
+}
+
+/// Resolves when the client hangs up (FIN, reset) or has sent more than [`IGNORED_BYTES`] into
+/// the tarpit; bytes it sends (a request body, a next request) are read and dropped.
+async fn hung_up<S: AsyncRead + Unpin>(s: &mut S, ignored: &mut usize) {
+    let mut sink = [0u8; 64];
+    loop {
+        match s.read(&mut sink).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                *ignored += n;
+                if *ignored > IGNORED_BYTES {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Drips the maze through pingora's session (HTTP/2, or a request with a body) until the time or
+/// size budget is spent, the client leaves, or the process shuts down. Never buffers the body;
+/// swallows the write error of a departed client.
 pub async fn drip(session: &mut Session, limits: &Tarpit, path: &str) -> Result<()> {
     session.set_keepalive(None);
     // The connection ends with the drip, so a pipelined next request is never answered: no
     // need for pingora to keep its bytes ([`hang_up`] reads past them as before).
     session.as_downstream_mut().set_pipelining_enabled(false);
-    session.set_write_timeout(Some(limits.interval * 4 + Duration::from_secs(5)));
+    session.set_write_timeout(Some(write_stall(limits)));
     // A client's FIN ends the tarpit at once instead of waiting for the next write to fail.
     session.set_abort_on_close(true);
     let mut resp = ResponseHeader::build(200, Some(3))?;

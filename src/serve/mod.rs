@@ -208,16 +208,17 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             state: state.clone(),
         },
     );
-    let mut proxy =
-        pingora_proxy::http_proxy_service_with_name(&server.configuration, gate, "robogate proxy");
+    let mut http = pingora_proxy::http_proxy(&server.configuration, gate);
     let mut options = HttpServerOptions::default();
     options.keepalive_request_limit = Some(settings.keepalive_request_limit());
     // HTTP/2 connections close after `server.keepalive_timeout` without a stream, as HTTP/1.1
     // ones do between requests (cold-try finding: idle h2 connections stayed open for good).
     options.h2_idle_timeout = Some(settings.keepalive_timeout);
-    if let Some(app) = proxy.app_logic_mut() {
-        app.server_options = Some(options);
-    }
+    http.server_options = Some(options);
+    let mut proxy = Service::new(
+        "robogate proxy".to_string(),
+        crate::proxy::app::App::new(http),
+    );
     // server.tls_redirect: the plain listener gets the redirecting app, not the proxy.
     let redirect_to = match (&secure, &certs) {
         (Some(s), Some(_)) if settings.tls_redirect => Some(s.addr.port()),

@@ -696,6 +696,46 @@ fn the_plain_listener_can_redirect_to_https() {
     );
 }
 
+/// Over HTTP/1.1 on TLS the tarpit is served on the connection handed out of pingora's session
+/// (the TLS stream kept as it is, no bare socket under it): the same page, until the duration.
+#[test]
+fn https_1_1_clients_get_the_tarpit_on_their_connection() {
+    let origin = Origin::start();
+    let ca = Ca::new("test CA");
+    let (cert, key) = ca.issue(&["site.test"], 0x8002);
+    let dir_files = [
+        ("cert.pem", cert.as_str()),
+        ("key.pem", key.as_str()),
+        ("ca.pem", &ca.pem()),
+    ];
+    let (rg, tls) = start_tls(
+        origin.addr,
+        &dir_files,
+        &["cert = \"cert.pem\"\nkey = \"key.pem\""],
+        "[enforce]\naction = \"tarpit\"\n[tarpit]\nduration = \"1s\"\ninterval = \"200ms\"\nchunk_bytes = 4\n",
+        "",
+    );
+    let started = Instant::now();
+    let (status, version, body) = curl(
+        tls,
+        &rg.path("ca.pem"),
+        "site.test",
+        "/blog/",
+        "GPTBot/1.2",
+        "--http1.1",
+    );
+    assert_eq!((status, version.as_str()), (200, "1.1"));
+    assert!(body.starts_with("<!doctype html>"), "{body}");
+    assert!(body.len() >= 16, "{body}");
+    assert!(
+        started.elapsed().as_millis() >= 800,
+        "dripped until the duration ends"
+    );
+    eventually("the tarpit's place freed", || {
+        (rg.metric("robogate_tarpit_active") == 0.0).then_some(())
+    });
+}
+
 /// Over HTTP/2 a tarpit drips its page on its stream until `tarpit.duration`, and a robot faster
 /// than its Crawl-delay gets the 429: the same answers as over HTTP/1.1, counted the same.
 #[test]

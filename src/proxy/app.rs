@@ -1,0 +1,88 @@
+//! The proxy's connection loop: pingora's own for HTTP/1 (a session per request on a kept-alive
+//! connection), with one addition — a connection whose request was tarpitted comes back from
+//! pingora carrying a [`tarpit::Handoff`] as its connection context, and is served by
+//! [`tarpit::spawn`] on the bare socket instead of a next request. HTTP/2 connections go to
+//! pingora's loop unchanged.
+//!
+//! Why a loop of our own: pingora hands a connection back between requests only to the loop that
+//! called `process_new_http` (`ServerApp::process_new` of its `HttpServerApp` blanket impl, which
+//! would start the next request's session at once). The loop below is that impl's HTTP/1 branch,
+//! step for step; `persist_connection_context` and `ReusedHttpStream` are pingora's public API for
+//! carrying state across requests on a connection.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream, ServerApp};
+use pingora_core::protocols::http::ServerSession;
+use pingora_core::protocols::{Stream, ALPN};
+use pingora_core::server::ShutdownWatch;
+use pingora_proxy::HttpProxy;
+
+use crate::proxy::{tarpit, Gate};
+
+/// pingora's default keep-alive timeout for a new HTTP/1 connection (seconds); the `Gate`
+/// replaces it with `server.keepalive_timeout` per request.
+const KEEPALIVE_SECS: u64 = 60;
+
+/// The proxy service's app: pingora's HTTP proxy around [`Gate`], in the loop described above.
+pub struct App {
+    proxy: Arc<HttpProxy<Gate>>,
+}
+
+impl App {
+    pub fn new(proxy: HttpProxy<Gate>) -> App {
+        App {
+            proxy: Arc::new(proxy),
+        }
+    }
+}
+
+#[async_trait]
+impl ServerApp for App {
+    async fn process_new(
+        self: &Arc<Self>,
+        stream: Stream,
+        shutdown: &ShutdownWatch,
+    ) -> Option<Stream> {
+        // robogate never enables h2c, so HTTP/2 is what TLS negotiated.
+        if matches!(stream.selected_alpn_proto(), Some(ALPN::H2)) {
+            return self.proxy.process_new(stream, shutdown).await;
+        }
+        let mut session = ServerSession::new_http1(stream);
+        session.set_keepalive((!*shutdown.borrow()).then_some(KEEPALIVE_SECS));
+        session.set_keepalive_reuses_remaining(
+            self.proxy
+                .server_options()
+                .and_then(|o| o.keepalive_request_limit),
+        );
+        let mut result = self.proxy.process_new_http(session, shutdown).await;
+        while let Some((stream, mut settings)) = result.map(ReusedHttpStream::consume) {
+            if let Some(handoff) = settings.as_mut().and_then(take_handoff) {
+                tarpit::spawn(stream, *handoff, shutdown.clone());
+                return None;
+            }
+            let mut session = ServerSession::new_http1(stream);
+            if let Some(settings) = settings {
+                settings.apply_to_session(&mut session);
+            }
+            result = self.proxy.process_new_http(session, shutdown).await;
+        }
+        None
+    }
+
+    async fn cleanup(&self) {
+        self.proxy.http_cleanup().await;
+    }
+}
+
+/// The tarpit a request left in its connection's context, if any (any other context stays).
+fn take_handoff(settings: &mut HttpPersistentSettings) -> Option<Box<tarpit::Handoff>> {
+    match settings.take_user_context()?.downcast::<tarpit::Handoff>() {
+        Ok(handoff) => Some(handoff),
+        Err(other) => {
+            settings.set_user_context(other);
+            None
+        }
+    }
+}
