@@ -131,10 +131,17 @@ fn record_reload(result: ReloadResult, errors: &[config::ConfigError]) {
             message: e.message.clone(),
         })
         .collect();
-    STATUS
-        .write()
-        .unwrap_or_else(|p| p.into_inner())
-        .last_reload = Some(LastReload {
+    let mut status = STATUS.write().unwrap_or_else(|p| p.into_inner());
+    // The 30 s re-check finds the files unchanged most of the time: that replaces only an error
+    // (the broken edit was undone), never the last edit that went live.
+    let after_error = status
+        .last_reload
+        .as_ref()
+        .is_some_and(|r| r.result == ReloadResult::Error.as_str());
+    if result == ReloadResult::Unchanged && !after_error {
+        return;
+    }
+    status.last_reload = Some(LastReload {
         at: now_rfc3339(),
         result: result.as_str(),
         errors,

@@ -3,7 +3,7 @@
 //! how its claimed identity fared. Served as JSON at the admin listener's `GET /compliance`.
 //!
 //! Counted since the process started, in memory, at most [`MOST_ROBOTS`] rows (robots beyond
-//! that are counted under `other`): an operator's live view. The durable record is the access
+//! that are counted under `(other robots)`): an operator's live view. The durable record is the access
 //! and evidence logs, which `robogate report` reads.
 
 use std::collections::{BTreeMap, HashMap};
@@ -21,8 +21,9 @@ pub const MOST_ROBOTS: usize = 1000;
 /// User-Agent, which a client writes as it likes).
 pub const NAME_MAX: usize = 64;
 
-/// The row robots beyond [`MOST_ROBOTS`] share (as in the metrics' `agent` label).
-pub const OTHER: &str = "other";
+/// The row robots beyond [`MOST_ROBOTS`] share. Not the metrics' `other`: a robot outside the
+/// catalog could call itself that, while no shown name holds a space.
+pub const OTHER: &str = "(other robots)";
 
 /// One request of a robot, as the compliance view counts it.
 #[derive(Clone, Copy, Debug)]
@@ -62,6 +63,81 @@ pub struct Row {
     pub grace: u64,
     /// Requests by identity outcome (those that claimed an identity that can be checked).
     pub identity: BTreeMap<&'static str, u64>,
+    /// The same robot over the last hour (the status page's top robots).
+    #[serde(skip)]
+    pub last_hour: Hour,
+}
+
+/// How long one slot of [`Hour`] lasts, in seconds.
+const SLOT_SECS: u64 = 600;
+
+/// One robot's counts over the last hour: six ten-minute slots, each cleared when its ten
+/// minutes come round again, so the sum covers the last 50 to 60 minutes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hour {
+    slots: [Slot; 6],
+}
+
+/// One ten-minute slot of [`Hour`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    /// Which ten minutes since the Unix epoch it counts.
+    at: u64,
+    counts: HourCounts,
+}
+
+/// What [`Hour`] counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HourCounts {
+    /// Requests other than `/robots.txt`.
+    pub requests: u64,
+    pub refusals: u64,
+    pub robots_txt_fetches: u64,
+    /// Requests (robots.txt fetches included) whose claimed identity was verified, spoofed or
+    /// could not be checked.
+    pub verified: u64,
+    pub spoofed: u64,
+    pub unverified: u64,
+}
+
+/// The ten minutes `t` falls in.
+fn slot_of(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / SLOT_SECS)
+}
+
+impl Hour {
+    /// The slot for `now`, cleared if it last counted an earlier ten minutes.
+    fn slot(&mut self, now: SystemTime) -> &mut HourCounts {
+        let at = slot_of(now);
+        let len = self.slots.len() as u64;
+        let slot = &mut self.slots[(at % len) as usize];
+        if slot.at != at {
+            *slot = Slot {
+                at,
+                counts: HourCounts::default(),
+            };
+        }
+        &mut slot.counts
+    }
+
+    /// The counts of the last hour as of `now`.
+    pub fn totals(&self, now: SystemTime) -> HourCounts {
+        let at = slot_of(now);
+        let len = self.slots.len() as u64;
+        self.slots
+            .iter()
+            .filter(|s| s.at + len > at && s.at <= at)
+            .fold(HourCounts::default(), |mut t, s| {
+                t.requests += s.counts.requests;
+                t.refusals += s.counts.refusals;
+                t.robots_txt_fetches += s.counts.robots_txt_fetches;
+                t.verified += s.counts.verified;
+                t.spoofed += s.counts.spoofed;
+                t.unverified += s.counts.unverified;
+                t
+            })
+    }
 }
 
 /// The compliance counts of this instance.
@@ -114,21 +190,32 @@ impl Compliance {
             Some(row) => row,
             None => rows.by_name.entry(name.into()).or_default(),
         };
+        let now = SystemTime::now();
+        let hour = row.last_hour.slot(now);
         match e.fetched {
             Some(version) => {
                 row.robots_txt_fetches += 1;
-                row.last_robots_txt_fetch = Some(rfc3339(SystemTime::now()));
+                hour.robots_txt_fetches += 1;
+                row.last_robots_txt_fetch = Some(rfc3339(now));
                 row.last_robots_txt_version = Some(version.to_string());
             }
             None => {
                 row.requests += 1;
+                hour.requests += 1;
                 row.without_robots_txt += u64::from(e.read == Read::Nothing);
             }
         }
         if let Some(reason) = e.refused {
             *row.refused.entry(reason).or_default() += 1;
+            hour.refusals += 1;
         }
         row.grace += u64::from(e.grace);
+        match e.identity {
+            "none" => {}
+            "verified" => hour.verified += 1,
+            "spoofed" => hour.spoofed += 1,
+            _ => hour.unverified += 1,
+        }
         if e.identity != "none" {
             *row.identity.entry(e.identity).or_default() += 1;
         }
@@ -237,6 +324,24 @@ mod tests {
     }
 
     #[test]
+    fn the_last_hour_forgets_what_is_older() {
+        let mut hour = Hour::default();
+        let t0 = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 * SLOT_SECS);
+        let minutes = |m: u64| t0 + std::time::Duration::from_secs(m * 60);
+        hour.slot(t0).requests += 5;
+        hour.slot(minutes(25)).requests += 2;
+        hour.slot(minutes(25)).refusals += 1;
+        assert_eq!(hour.totals(minutes(30)).requests, 7);
+        // 60 minutes on, t0's slot is out of the hour; 25 minutes' is still in.
+        assert_eq!(hour.totals(minutes(60)).requests, 2);
+        assert_eq!(hour.totals(minutes(60)).refusals, 1);
+        // Its slot comes round again: counted afresh.
+        hour.slot(minutes(61)).requests += 1;
+        assert_eq!(hour.totals(minutes(62)).requests, 3);
+        assert_eq!(hour.totals(minutes(200)), HourCounts::default());
+    }
+
+    #[test]
     fn rows_are_bounded() {
         let c = Compliance::default();
         for i in 0..MOST_ROBOTS + 50 {
@@ -259,7 +364,13 @@ mod tests {
         c.count(event(&"z".repeat(800_000)));
         c.count(event("Caf\u{e9}<b>\u{7}"));
         c.count(event(""));
+        c.count(event("(other robots)"));
         let rows = c.rows();
+        assert!(
+            rows.contains_key("(other?robots)"),
+            "a robot cannot pass for the overflow row: {:?}",
+            rows.keys()
+        );
         assert!(rows.contains_key(&"z".repeat(NAME_MAX)));
         assert!(rows.contains_key("Caf?<b>?"), "{:?}", rows.keys());
         assert!(rows.contains_key("(no name)"));

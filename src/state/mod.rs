@@ -315,6 +315,12 @@ impl LiveState {
         });
     }
 
+    /// Clients (addresses; an IPv6 one by its /64) treated as robots at `now` for sustained
+    /// rapid fire. O(entries): for the status page, never per request.
+    pub fn rapid_fire_robots_now(&self, now: Instant) -> usize {
+        self.rapid.robots_now(now)
+    }
+
     /// Bans lasting at `now`, after dropping the expired (for the gauge). O(entries): called by
     /// a periodic task, never per request.
     pub fn bans_active(&self, now: Instant) -> usize {

@@ -244,6 +244,17 @@ impl RapidFire {
         }
     }
 
+    /// Addresses treated as robots at `now` for sustained rapid fire. O(entries): for the
+    /// status page, never per request.
+    pub fn robots_now(&self, now: Instant) -> usize {
+        let t = self.nanos(now);
+        self.shards
+            .iter()
+            .filter_map(|shard| shard.lock().ok())
+            .map(|map| map.values().filter(|b| b.robot_until > t).count())
+            .sum()
+    }
+
     /// Addresses tracked (for tests and diagnostics; never above the bound).
     pub fn len(&self) -> usize {
         self.entries.len()

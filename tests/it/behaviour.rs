@@ -236,6 +236,12 @@ fn a_hammering_loop_is_paced_then_treated_as_a_robot() {
     let refused = get(gate.addr, "/private/x", Some(CHROME)).unwrap();
     assert_eq!(refused.status, 403, "a robot now: {}", refused.text());
     assert!(gate.metric("robogate_rapid_fire_paced_total") >= 1.0);
+    let status: serde_json::Value =
+        serde_json::from_str(&get(gate.admin, "/status.json", None).unwrap().text()).unwrap();
+    assert_eq!(
+        status["clients"]["paced_now"], 1,
+        "the status page's live count"
+    );
 }
 
 /// A flood of 429s writes one evidence line per run of excess (and one when the client turns

@@ -220,3 +220,55 @@ fn admin_token_refuses_without_the_bearer_and_accepts_with_it() {
     .text();
     assert!(json.contains("\"generation\":1"), "{json}");
 }
+
+/// "Last reload" is the last edit that went live or failed: the re-check that finds the files
+/// unchanged (every 30 s, or a SIGHUP) does not replace it, except to say a broken edit was
+/// undone. The top robots are the last hour's.
+#[test]
+fn last_reload_is_the_last_edit_not_the_recheck() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let status = || -> serde_json::Value {
+        let text = get(rg.admin, "/status.json", None).unwrap().text();
+        serde_json::from_str(&text).unwrap()
+    };
+    let result = |s: &serde_json::Value| s["policy"]["last_reload"]["result"].clone();
+    std::fs::write(rg.path("robots.txt"), "User-agent: *\nDisallow: /x/\n").unwrap();
+    eventually("the edit live", || {
+        (result(&status()) == "ok").then_some(())
+    });
+    let reloads = |r: &str| rg.metric(&format!("robogate_config_reloads_total{{result=\"{r}\"}}"));
+    let before = reloads("unchanged");
+    rg.signal("HUP");
+    eventually("the re-check counted", || {
+        (reloads("unchanged") > before).then_some(())
+    });
+    assert_eq!(
+        result(&status()),
+        "ok",
+        "the re-check left the edit's result"
+    );
+    // A broken edit, then undone: `unchanged` says the files are good again.
+    let config = std::fs::read(rg.path("robogate.toml")).unwrap();
+    std::fs::write(rg.path("robogate.toml"), "[server\n").unwrap();
+    let broken = eventually("the broken edit seen", || {
+        let s = status();
+        (result(&s) == "error").then_some(s)
+    });
+    assert_eq!(
+        broken["policy"]["last_reload"]["errors"][0]["line"], 1,
+        "{broken}"
+    );
+    std::fs::write(rg.path("robogate.toml"), config).unwrap();
+    eventually("the undone edit seen", || {
+        (result(&status()) == "unchanged").then_some(())
+    });
+    assert_eq!(get(rg.addr, "/blog/", Some(GPTBOT)).unwrap().status, 200);
+    let s = status();
+    let top = s["top_robots"].as_array().unwrap();
+    assert!(
+        top.iter()
+            .any(|r| r["agent"] == "GPTBot" && r["requests"] == 1),
+        "{s}"
+    );
+}

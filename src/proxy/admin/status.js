@@ -61,8 +61,9 @@
     fill("clients",
       card(c.tarpits_held, "tarpits held"),
       card(c.caught, "caught clients"),
+      card(c.paced_now, "paced clients now"),
       card(c.paced_requests, "paced requests"),
-      card(c.paced_robots, "paced clients turned robot"));
+      card(c.paced_robots, "clients turned robot for rapid fire"));
   }
 
   function showTraffic(traffic, at) {
@@ -91,10 +92,10 @@
   }
 
   function showRobots(robots, since) {
-    fill("robots-since", since ? "Counted since " + since + "." : null);
+    fill("robots-since", "Over the last hour" + (since ? " (counting since " + since + ")." : "."));
     const numeric = [0, 0, 0, 1, 1, 1];
     const table = fill("robots", head(["agent", "category", "identity", "requests", "refusals", "robots.txt fetches"], numeric));
-    if (!robots.length) table.append(row(["no robots yet", "", "", "", "", ""]));
+    if (!robots.length) table.append(row(["no robots in the last hour", "", "", "", "", ""]));
     for (const r of robots) {
       const identity = Object.entries(r.identity).map(([k, v]) => k + " " + v).join(", ") || "—";
       table.append(row([r.agent, r.category || "—", identity, String(r.requests), String(r.refusals), String(r.robots_txt_fetches)], numeric));

@@ -64,7 +64,7 @@ pub struct Status {
     pub robots_txt: RobotsView,
     /// Requests answered so far by class and action (the page turns two looks into a rate).
     pub traffic: Vec<Traffic>,
-    /// Since when the top robots are counted.
+    /// Since when robots are counted (the top robots are those of the last hour).
     pub robots_since: Option<String>,
     pub top_robots: Vec<TopRobot>,
     /// The latest refusals, newest first (evidence records).
@@ -123,7 +123,7 @@ pub struct TopRobot {
     pub requests: u64,
     pub refusals: u64,
     pub robots_txt_fetches: u64,
-    /// Requests by identity outcome (verified, spoofed, unverified).
+    /// Requests by identity outcome (verified, spoofed, unverified), robots.txt fetches included.
     pub identity: BTreeMap<&'static str, u64>,
 }
 
@@ -137,6 +137,8 @@ pub struct Clients {
     pub paced_requests: u64,
     /// Clients turned robot for sustained rapid fire so far.
     pub paced_robots: u64,
+    /// Clients treated as robots for sustained rapid fire now.
+    pub paced_now: u64,
 }
 
 /// Splits robots.txt as the parser and `RobotsFile::line_text` do: at LF, CR and CRLF.
@@ -182,8 +184,13 @@ pub fn robots_view(policy: &Policy, lints: &[LintWarning]) -> RobotsView {
         })
         .collect();
     let truncated = all.next().is_some();
-    // Findings on lines past the ones shown still show, as the file's.
-    findings.extend(by_line.into_values().flatten());
+    // Findings on lines past the ones shown still show, as the file's, saying their line.
+    findings.extend(by_line.into_iter().flat_map(|(n, on_line)| {
+        on_line.into_iter().map(move |f| Finding {
+            message: format!("line {n}: {}", f.message),
+            ..f
+        })
+    }));
     RobotsView {
         status: policy.robots.status,
         version: policy.robots.version().to_string(),
@@ -193,22 +200,34 @@ pub fn robots_view(policy: &Policy, lints: &[LintWarning]) -> RobotsView {
     }
 }
 
-/// The top robots by requests, with their catalog category.
+/// The top robots of the last hour by requests, with their catalog category.
 fn top_robots(policy: Option<&Policy>, rows: BTreeMap<String, Row>) -> Vec<TopRobot> {
     let category = |name: &str| {
         let agents = policy?.classifier.agents();
         let agent = agents.iter().find(|a| a.name.eq_ignore_ascii_case(name))?;
         Some(agent.category.as_str())
     };
+    let now = std::time::SystemTime::now();
     let mut top: Vec<TopRobot> = rows
         .into_iter()
-        .map(|(agent, row)| TopRobot {
-            category: category(&agent),
-            requests: row.requests,
-            refusals: row.refused.values().sum(),
-            robots_txt_fetches: row.robots_txt_fetches,
-            identity: row.identity,
-            agent,
+        .filter_map(|(agent, row)| {
+            let hour = row.last_hour.totals(now);
+            let identity: BTreeMap<&'static str, u64> = [
+                ("verified", hour.verified),
+                ("spoofed", hour.spoofed),
+                ("unverified", hour.unverified),
+            ]
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .collect();
+            (hour.requests + hour.robots_txt_fetches > 0).then(|| TopRobot {
+                category: category(&agent),
+                requests: hour.requests,
+                refusals: hour.refusals,
+                robots_txt_fetches: hour.robots_txt_fetches,
+                identity,
+                agent,
+            })
         })
         .collect();
     top.sort_by(|a, b| {
@@ -258,6 +277,7 @@ pub fn status(policy: Option<&Policy>, state: Option<&LiveState>, lints: &[LintW
             caught: state.map_or(0, |s| s.bans_active(Instant::now()) as u64),
             paced_requests: METRICS.rapid_fire_paced.get(),
             paced_robots: METRICS.rapid_fire_robots.get(),
+            paced_now: state.map_or(0, |s| s.rapid_fire_robots_now(Instant::now()) as u64),
         },
     }
 }
@@ -304,7 +324,13 @@ mod tests {
         for key in ["generation", "live_since", "source", "last_reload", "mode"] {
             assert!(p.get(key).is_some(), "policy.{key} missing from {p}");
         }
-        for key in ["tarpits_held", "caught", "paced_requests", "paced_robots"] {
+        for key in [
+            "tarpits_held",
+            "caught",
+            "paced_requests",
+            "paced_robots",
+            "paced_now",
+        ] {
             assert!(json["clients"].get(key).is_some(), "clients.{key} missing");
         }
         let line = &json["robots_txt"]["lines"][1];
@@ -339,8 +365,12 @@ mod tests {
         assert_eq!(view.lines.len(), LINES_MAX);
         assert!(view.truncated);
         assert!(
-            view.findings.iter().any(|f| f.message.contains("Disallow")),
-            "the finding past the shown lines is kept"
+            view.findings.iter().any(|f| f
+                .message
+                .starts_with(&format!("line {}: ", LINES_MAX + 2))
+                && f.message.contains("Disallow")),
+            "the finding past the shown lines is kept with its line: {:?}",
+            view.findings.iter().map(|f| &f.message).collect::<Vec<_>>()
         );
     }
 }
