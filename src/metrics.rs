@@ -121,6 +121,7 @@ pub struct Metrics {
     pub trap_bans_active: IntGauge,
     pub rapid_fire_paced: IntCounter,
     pub rapid_fire_robots: IntCounter,
+    pub rapid_fire_shared: IntCounter,
     pub rapid_fire_untracked: IntCounter,
     pub fairness_fetches: IntGauge,
     pub fairness_versions: IntGauge,
@@ -280,6 +281,10 @@ impl Metrics {
             "robogate_rapid_fire_robots_total",
             "Client addresses turned robot for rapid_fire.robot_for after sustained rapid fire (counted once each time).",
         );
+        let rapid_fire_shared = counter(
+            "robogate_rapid_fire_shared_total",
+            "Requests other instances counted for the client addresses of this one ([state] backend = \"redis\"), added to this instance's rapid-fire buckets.",
+        );
         let rapid_fire_untracked = counter(
             "robogate_rapid_fire_untracked_total",
             "Requests admitted without rapid-fire pacing because the table was full of live buckets (rapid_fire.max_entries).",
@@ -375,6 +380,7 @@ impl Metrics {
             trap_bans_active,
             rapid_fire_paced,
             rapid_fire_robots,
+            rapid_fire_shared,
             rapid_fire_untracked,
             fairness_fetches,
             fairness_versions,

@@ -119,7 +119,8 @@ impl LiveState {
 
     /// Live state shared with other instances through `shared`, this instance's own state
     /// answering whenever the backend does not.
-    pub fn with_shared(self, shared: Arc<Shared>) -> LiveState {
+    pub fn with_shared(mut self, shared: Arc<Shared>) -> LiveState {
+        self.rapid.share();
         LiveState {
             shared: Some(shared),
             ..self
@@ -148,7 +149,38 @@ impl LiveState {
                 }
             }
         };
+        let counts = tokio::spawn(self.clone().share_rapid_fire(shared.clone(), stop.clone()));
         shared.maintain(mirror, stop).await;
+        counts.abort();
+    }
+
+    /// Every [`rapid::SHARE_EVERY`], hands the rapid-fire requests counted here to the shared
+    /// backend and counts the other instances' (dropped while the backend is down: the buckets
+    /// then count this instance's requests alone).
+    async fn share_rapid_fire(
+        self: Arc<Self>,
+        shared: Arc<Shared>,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) {
+        let mut tick = tokio::time::interval(rapid::SHARE_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.changed() => break,
+                _ = tick.tick() => {}
+            }
+            let counted = self.rapid.take_unshared();
+            if counted.is_empty() || !shared.is_up() {
+                continue;
+            }
+            let second = unix_second();
+            if let Some(totals) = shared.share_rapid_fire(second, &counted).await {
+                let added = self
+                    .rapid
+                    .add_shared(Instant::now(), second, &counted, &totals);
+                METRICS.rapid_fire_shared.inc_by(added);
+            }
+        }
     }
 
     /// The ledger the fetches of a catalog robot, or of any other client, are kept in.
@@ -481,4 +513,12 @@ impl LiveState {
 /// A wait as `Retry-After` seconds: rounded up, at least 1.
 fn whole_seconds(wait: std::time::Duration) -> u32 {
     wait.as_secs_f64().ceil().clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// The current second since the Unix epoch (wrapping in 2106), which instances sharing counts
+/// agree on.
+fn unix_second() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as u32)
 }

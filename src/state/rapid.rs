@@ -10,10 +10,18 @@
 //! the Crawl-delay pacer (`pacer.rs`) is; a full table admits new addresses untracked (fail
 //! open, counted by the caller) rather than forget the ones it is pacing. Pure: the caller
 //! passes `now`.
+//!
+//! With a shared backend ([`RapidFire::share`]), each bucket also counts the requests it has not
+//! shared yet; the state link hands them to the backend in batches ([`RapidFire::take_unshared`],
+//! every [`SHARE_EVERY`]) and adds the other instances' requests of the same second to the
+//! bucket ([`RapidFire::add_shared`]), as if they had just been admitted here. A request never
+//! waits for the backend: a client spread over N instances is paced with a lag of at most one
+//! batch.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -33,6 +41,9 @@ const RUN_GAP: Duration = Duration::from_secs(2);
 /// No time recorded (in a [`Bucket`]'s nanosecond fields).
 const NONE: u64 = u64::MAX;
 
+/// How often the requests counted here are shared with the other instances.
+pub const SHARE_EVERY: Duration = Duration::from_millis(250);
+
 /// One address: times in nanoseconds since the limiter's epoch.
 #[derive(Clone, Copy, Debug)]
 struct Bucket {
@@ -44,13 +55,28 @@ struct Bucket {
     last_paced: u64,
     /// Treated as a robot until then (0: never was).
     robot_until: u64,
+    /// Shared backend: requests counted here and not shared yet.
+    unshared: u32,
+    /// Shared backend: the second of `seen`, all instances' requests in it as the backend last
+    /// said (this instance's included), and the same for the second before.
+    second: u32,
+    seen: u32,
+    seen_before: u32,
+    /// Shared backend: how many more batches look up this address's totals with nothing of
+    /// its own to add (so the other instances' requests that arrive after its last request
+    /// here still count); above [`FOLLOWUPS`]: taken in the batch being made.
+    followups: u8,
 }
+
+/// Batches that look up an address after its last request here: one second's worth.
+const FOLLOWUPS: u8 = 4;
 
 impl Bucket {
     /// Whether the bucket says nothing an absent one would not: full again, not in a run of
     /// excess, not a robot.
     fn forgettable(&self, now: u64, gap: u64) -> bool {
         self.tat <= now
+            && self.unshared == 0
             && self.robot_until <= now
             && (self.last_paced == NONE || now.saturating_sub(self.last_paced) > gap)
     }
@@ -82,9 +108,24 @@ pub struct Check {
     pub run_started: bool,
 }
 
+/// One shard of the table.
+#[derive(Default)]
+struct Shard {
+    map: HashMap<IpAddr, Bucket>,
+    /// Shared backend: addresses with requests not shared yet (each once; bounded by `map`).
+    unshared: Vec<IpAddr>,
+    /// Shared backend: addresses with follow-up look-ups left (bounded by `map`).
+    recent: Vec<IpAddr>,
+}
+
 /// Token buckets of the client addresses of this instance.
 pub struct RapidFire {
-    shards: Vec<Mutex<HashMap<IpAddr, Bucket>>>,
+    shards: Vec<Mutex<Shard>>,
+    /// Whether requests are counted for a shared backend.
+    sharing: bool,
+    /// The emission interval of the limits last checked against (nanoseconds), for the other
+    /// instances' requests.
+    interval: AtomicU64,
     /// Entries in all shards together, and their bound.
     entries: super::bound::Bound,
     /// When a full table last dropped the forgettable buckets of all shards.
@@ -127,7 +168,9 @@ impl RapidFire {
     /// A table of at most `max_entries` addresses (at least one).
     pub fn new(max_entries: usize) -> RapidFire {
         RapidFire {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            sharing: false,
+            interval: AtomicU64::new(0),
             entries: super::bound::Bound::new(max_entries),
             last_sweep: Mutex::new(None),
             hasher: Default::default(),
@@ -144,32 +187,145 @@ impl RapidFire {
     pub fn check(&self, ip: IpAddr, now: Instant, limits: &Limits) -> Check {
         let ip = client_prefix(ip);
         let n = Nanos::of(limits);
+        if self.sharing && self.interval.load(Ordering::Relaxed) != n.interval {
+            self.interval.store(n.interval, Ordering::Relaxed);
+        }
         let t = self.nanos(now);
         let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
-        let Ok(mut map) = self.shards[shard].lock() else {
+        let Ok(mut shard) = self.shards[shard].lock() else {
             return Check::untracked();
         };
-        if let Some(bucket) = map.get_mut(&ip) {
-            return self.step(bucket, t, &n);
+        if !shard.map.contains_key(&ip) {
+            if !self.entries.reserve() {
+                // Full: make room from the forgettable buckets of every shard, at most once a
+                // second (a sweep is O(max_entries): never per request, so a flood of new
+                // addresses costs O(1) each).
+                drop(shard);
+                self.sweep(now, t, n.gap);
+                let index = (self.hasher.hash_one(ip) as usize) % SHARDS;
+                shard = match self.shards[index].lock() {
+                    Ok(shard) if self.entries.reserve() => shard,
+                    _ => return Check::untracked(),
+                };
+            }
+            shard.map.insert(
+                ip,
+                Bucket {
+                    tat: t,
+                    over_since: NONE,
+                    last_paced: NONE,
+                    robot_until: 0,
+                    unshared: 0,
+                    second: 0,
+                    seen: 0,
+                    seen_before: 0,
+                    followups: 0,
+                },
+            );
         }
-        if !self.entries.reserve() {
-            // Full: make room from the forgettable buckets of every shard, at most once a
-            // second (a sweep is O(max_entries): never per request, so a flood of new
-            // addresses costs O(1) each).
-            drop(map);
-            self.sweep(now, t, n.gap);
-            map = match self.shards[shard].lock() {
-                Ok(map) if self.entries.reserve() => map,
-                _ => return Check::untracked(),
+        let Shard { map, unshared, .. } = &mut *shard;
+        let Some(bucket) = map.get_mut(&ip) else {
+            return Check::untracked();
+        };
+        let check = self.step(bucket, t, &n);
+        // Shared: what took a place in the bucket (a paced request takes none, here or there).
+        if self.sharing && check.pace == Pace::Admit {
+            if bucket.unshared == 0 {
+                unshared.push(ip);
+            }
+            bucket.unshared = bucket.unshared.saturating_add(1);
+        }
+        check
+    }
+
+    /// Counts requests for a shared backend from now on.
+    pub fn share(&mut self) {
+        self.sharing = true;
+    }
+
+    /// The requests counted here since the last call, per address (an IPv6 one by its /64),
+    /// for the shared backend — and, with 0, the addresses that had requests here within the
+    /// last [`FOLLOWUPS`] calls, whose totals are worth a look still. Empty unless
+    /// [`RapidFire::share`] was called.
+    pub fn take_unshared(&self) -> Vec<(IpAddr, u32)> {
+        let mut taken = Vec::new();
+        for shard in &self.shards {
+            let Ok(mut shard) = shard.lock() else {
+                continue;
             };
+            let Shard {
+                map,
+                unshared,
+                recent,
+            } = &mut *shard;
+            let listed: Vec<IpAddr> = unshared.drain(..).chain(recent.drain(..)).collect();
+            for ip in listed {
+                let Some(b) = map.get_mut(&ip) else {
+                    continue;
+                };
+                if b.unshared > 0 {
+                    taken.push((ip, std::mem::take(&mut b.unshared)));
+                    b.followups = FOLLOWUPS + 1;
+                    recent.push(ip);
+                } else if (1..=FOLLOWUPS).contains(&b.followups) {
+                    b.followups -= 1;
+                    taken.push((ip, 0));
+                    if b.followups > 0 {
+                        recent.push(ip);
+                    }
+                }
+            }
+            for ip in recent.iter() {
+                if let Some(b) = map.get_mut(ip) {
+                    b.followups = b.followups.min(FOLLOWUPS);
+                }
+            }
         }
-        let bucket = map.entry(ip).or_insert(Bucket {
-            tat: t,
-            over_since: NONE,
-            last_paced: NONE,
-            robot_until: 0,
-        });
-        self.step(bucket, t, &n)
+        taken
+    }
+
+    /// Adds the other instances' requests: `totals[i]` is what the backend counted for
+    /// `counted[i]`'s address in `second` (every instance's requests, `counted[i]`'s own
+    /// included) and in the second before (which other instances may have added to after this
+    /// one last looked). What is new since the last look and not this instance's own is added
+    /// to the bucket as requests admitted at `now`. Returns how many that was in all.
+    pub fn add_shared(
+        &self,
+        now: Instant,
+        second: u32,
+        counted: &[(IpAddr, u32)],
+        totals: &[(u64, u64)],
+    ) -> u64 {
+        let interval = self.interval.load(Ordering::Relaxed).max(1);
+        let t = self.nanos(now);
+        let mut added = 0;
+        for (&(ip, own), &(total, total_before)) in counted.iter().zip(totals) {
+            let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
+            let Ok(mut shard) = self.shards[shard].lock() else {
+                continue;
+            };
+            let Some(b) = shard.map.get_mut(&ip) else {
+                continue;
+            };
+            if b.second != second {
+                b.seen_before = if b.second.wrapping_add(1) == second {
+                    b.seen
+                } else {
+                    0
+                };
+                b.second = second;
+                b.seen = 0;
+            }
+            let others = total.saturating_sub(u64::from(b.seen) + u64::from(own))
+                + total_before.saturating_sub(u64::from(b.seen_before));
+            b.seen = u32::try_from(total).unwrap_or(u32::MAX);
+            b.seen_before = u32::try_from(total_before).unwrap_or(u32::MAX);
+            if others > 0 {
+                b.tat = b.tat.max(t).saturating_add(others.saturating_mul(interval));
+                added += others;
+            }
+        }
+        added
     }
 
     /// Until when `ip` is treated as a robot, if it is at `now`. A read: nothing is counted,
@@ -181,8 +337,8 @@ impl RapidFire {
         let ip = client_prefix(ip);
         let t = self.nanos(now);
         let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
-        let map = self.shards[shard].lock().ok()?;
-        let until = map.get(&ip)?.robot_until;
+        let shard = self.shards[shard].lock().ok()?;
+        let until = shard.map.get(&ip)?.robot_until;
         (until > t).then(|| self.epoch + Duration::from_nanos(until))
     }
 
@@ -238,8 +394,8 @@ impl RapidFire {
         }
         *last = Some(now);
         for shard in &self.shards {
-            if let Ok(mut map) = shard.lock() {
-                self.drop_forgettable(&mut map, t, gap);
+            if let Ok(mut shard) = shard.lock() {
+                self.drop_forgettable(&mut shard.map, t, gap);
             }
         }
     }
@@ -251,7 +407,7 @@ impl RapidFire {
         self.shards
             .iter()
             .filter_map(|shard| shard.lock().ok())
-            .map(|map| map.values().filter(|b| b.robot_until > t).count())
+            .map(|shard| shard.map.values().filter(|b| b.robot_until > t).count())
             .sum()
     }
 
@@ -270,7 +426,10 @@ impl RapidFire {
         self.shards
             .iter()
             .filter_map(|s| s.lock().ok())
-            .map(|map| map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1))
+            .map(|shard| {
+                shard.map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1)
+                    + (shard.unshared.capacity() + shard.recent.capacity()) * size_of::<IpAddr>()
+            })
             .sum()
     }
 }
@@ -300,6 +459,87 @@ mod tests {
 
     fn defaults() -> Limits {
         Limits::default()
+    }
+
+    /// Two instances and a backend (per (second, address) counts, as Redis keeps them): a client
+    /// sending `burst` requests split over both is paced on both, once they have shared.
+    #[test]
+    fn instances_sharing_counts_pace_a_client_spread_over_them() {
+        let limits = Limits {
+            rate: 1.0,
+            burst: 10,
+            ..defaults()
+        };
+        let mut a = RapidFire::new(100);
+        let mut b = RapidFire::new(100);
+        a.share();
+        b.share();
+        let backend = Mutex::new(HashMap::<(u32, IpAddr), u64>::new());
+        let share = |r: &RapidFire, second: u32, now: Instant| {
+            let counted = r.take_unshared();
+            let mut backend = backend.lock().unwrap();
+            let totals: Vec<(u64, u64)> = counted
+                .iter()
+                .map(|&(ip, n)| {
+                    *backend.entry((second, ip)).or_default() += u64::from(n);
+                    let before = backend.get(&(second - 1, ip)).copied().unwrap_or(0);
+                    (backend[&(second, ip)], before)
+                })
+                .collect();
+            r.add_shared(now, second, &counted, &totals)
+        };
+        let t0 = Instant::now();
+        let client = ip(7);
+        // 6 on A, then 1 on B, in one second: each alone is under the burst of 10.
+        assert_eq!(run(&a, client, t0, ms(1), 6, &limits).0, 0);
+        assert_eq!(run(&b, client, t0, ms(1), 1, &limits).0, 0);
+        assert_eq!(
+            share(&a, 100, t0 + ms(10)),
+            0,
+            "A shares first: nothing from B yet"
+        );
+        assert_eq!(share(&b, 100, t0 + ms(20)), 6, "B counts A's six");
+        // B has 7 of 10 counted: 3 more pass, then B paces.
+        assert_eq!(run(&b, client, t0 + ms(30), ms(1), 3, &limits).0, 0);
+        assert_eq!(run(&b, client, t0 + ms(40), ms(1), 1, &limits).0, 1);
+        // A learns of B's requests in the next second (B shared them in the second before).
+        assert_eq!(share(&b, 101, t0 + ms(1000)), 0);
+        // A's follow-up look-up: B's 3 admitted after its first share (key 101) and its first
+        // (key 100); B's paced request took no place.
+        assert_eq!(
+            share(&a, 101, t0 + ms(1010)),
+            4,
+            "B's admitted requests only"
+        );
+        assert_eq!(run(&a, client, t0 + ms(1020), ms(1), 1, &limits).0, 0);
+        assert_eq!(
+            share(&a, 101, t0 + ms(1030)),
+            0,
+            "A's own request is not another's"
+        );
+        assert!(
+            run(&a, client, t0 + ms(1040), ms(1), 3, &limits).0 >= 2,
+            "A paces too"
+        );
+        // An address is looked up for a second after its last request here: A's requests
+        // made after B's last one still reach B.
+        let other = ip(8);
+        run(&b, other, t0, ms(1), 1, &limits);
+        assert_eq!(share(&b, 200, t0 + ms(10)), 0);
+        run(&a, other, t0 + ms(20), ms(1), 5, &limits);
+        assert_eq!(share(&a, 200, t0 + ms(30)), 1);
+        assert_eq!(share(&b, 200, t0 + ms(40)), 5, "a follow-up look-up");
+        for _ in 0..FOLLOWUPS {
+            share(&b, 200, t0 + ms(50));
+        }
+        assert!(
+            b.take_unshared().is_empty(),
+            "follow-ups end after {FOLLOWUPS} batches"
+        );
+        // Without sharing, nothing is taken for the backend.
+        let local = RapidFire::new(100);
+        run(&local, client, t0, ms(1), 3, &limits);
+        assert!(local.take_unshared().is_empty());
     }
 
     /// Sends `count` requests from `from`, `every` apart from `start`; returns how many were

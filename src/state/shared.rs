@@ -14,8 +14,14 @@
 //!   trip only for its Crawl-delay, a browser's none. Both are rare events (a catch, a
 //!   robots.txt fetch), so the channel carries little.
 //!
-//! Not shared: rapid-fire buckets (counted per instance), tarpits (connections held), the
-//! compliance counts.
+//! - **Rapid-fire counts**: each instance counts its requests per client address locally and
+//!   adds them every 250 ms, in pipelined batches, to a counter per (second, address) that
+//!   expires after a few seconds (`INCRBY`, `PEXPIRE`); the totals that come back tell it the
+//!   other instances' requests of that second, which its buckets then count too
+//!   (`rapid.rs`). No request waits for it.
+//!
+//! Not shared: which clients rapid fire turned into robots (each instance turns a client it
+//! paces itself), tarpits (connections held), the compliance counts.
 //!
 //! Faults: every round trip has `state.timeout`. A failed or late answer puts the backend down:
 //! from then on this instance's own state answers every request at once, the outage is logged
@@ -43,6 +49,16 @@ const PING_EVERY: Duration = Duration::from_millis(500);
 
 /// The longest a (re)connection attempt or a `PING` may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Most addresses in one pipelined batch of rapid-fire counts.
+const SHARE_BATCH: usize = 1000;
+
+/// The longest a batch of rapid-fire counts may take (off the request path; `state.timeout` if
+/// longer).
+const SHARE_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// How long a shared rapid-fire count (one second of one address) outlives its second.
+const SHARED_COUNT_TTL: Duration = Duration::from_secs(5);
 
 /// Most catches loaded by one scan of the server (the local mirror's bound applies too).
 const SCAN_MOST: usize = 100_000;
@@ -146,10 +162,19 @@ impl Shared {
         pipe: &redis::Pipeline,
         what: &str,
     ) -> Option<T> {
+        self.query_within(pipe, what, self.settings.timeout).await
+    }
+
+    /// [`Shared::query`] within `within`.
+    async fn query_within<T: redis::FromRedisValue>(
+        &self,
+        pipe: &redis::Pipeline,
+        what: &str,
+        within: Duration,
+    ) -> Option<T> {
         let mut conn = self.conn()?;
         let began = Instant::now();
-        let answer =
-            tokio::time::timeout(self.settings.timeout, pipe.query_async::<T>(&mut conn)).await;
+        let answer = tokio::time::timeout(within, pipe.query_async::<T>(&mut conn)).await;
         METRICS
             .state_backend_seconds
             .observe(began.elapsed().as_secs_f64());
@@ -164,6 +189,43 @@ impl Shared {
                 None
             }
         }
+    }
+
+    /// Adds this instance's rapid-fire requests of `second` (`counted`: address, requests) to
+    /// the shared counts and returns every instance's totals per address, in order: of
+    /// `second`, and of the second before. `None`: the backend did not answer (the counts stay
+    /// this instance's).
+    pub async fn share_rapid_fire(
+        &self,
+        second: u32,
+        counted: &[(IpAddr, u32)],
+    ) -> Option<Vec<(u64, u64)>> {
+        let key = |second: u32, ip: &IpAddr| format!("{}rf:{second}:{ip}", self.settings.prefix);
+        let mut totals = Vec::with_capacity(counted.len());
+        for batch in counted.chunks(SHARE_BATCH) {
+            let mut pipe = redis::pipe();
+            for (ip, n) in batch {
+                let now = key(second, ip);
+                pipe.cmd("INCRBY")
+                    .arg(&now)
+                    .arg(*n)
+                    .cmd("PEXPIRE")
+                    .arg(&now)
+                    .arg(SHARED_COUNT_TTL.as_millis() as u64)
+                    .ignore()
+                    .cmd("GET")
+                    .arg(key(second.wrapping_sub(1), ip));
+            }
+            let within = self.settings.timeout.max(SHARE_TIMEOUT);
+            let answers: Vec<(u64, Option<u64>)> =
+                self.query_within(&pipe, "rapid-fire", within).await?;
+            totals.extend(
+                answers
+                    .into_iter()
+                    .map(|(t, before)| (t, before.unwrap_or(0))),
+            );
+        }
+        Some(totals)
     }
 
     /// Sends `pipe` without waiting for it (a write the request's answer does not depend on).

@@ -159,6 +159,42 @@ fn two_instances_enforce_one_crawl_delay_and_share_catches_and_fetches() {
     );
 }
 
+/// Rapid fire across instances: a client whose requests are spread over two robogates is paced
+/// by the sum. Each instance shares its counts in batches (every 250 ms), so a request never
+/// waits for Redis; the other instance counts them (`robogate_rapid_fire_shared_total`).
+#[test]
+fn two_instances_pace_one_client_spread_over_them() {
+    let origin = Origin::start();
+    let redis = Redis::start();
+    // One request a second, a burst of 10; no turning robot (sustain longer than the test).
+    let limits = "[rapid_fire]\nrate = 1\nburst = 10\nsustain = \"1h\"\n";
+    let a = shared(&origin, &redis, PACED, limits);
+    let b = shared(&origin, &redis, PACED, limits);
+    let client = "198.51.100.30";
+    let statuses = |rg: &Robogate, n: usize| -> Vec<u16> {
+        (0..n).map(|_| get_from(rg, client, "/", FIREFOX)).collect()
+    };
+    assert_eq!(statuses(&a, 8), [200; 8], "8 of 10 on A");
+    assert_eq!(statuses(&b, 1), [200], "B alone has seen 1");
+    eventually("B to count A's requests", || {
+        (b.metric("robogate_rapid_fire_shared_total") >= 8.0).then_some(())
+    });
+    // B has 9 (or 10) of 10 counted: of five more, at most two pass.
+    let more = statuses(&b, 5);
+    assert!(
+        more.iter().filter(|s| **s == 429).count() >= 3,
+        "B paces the client by both instances' requests: {more:?}"
+    );
+    // Redis down: each paces alone (a fresh client gets its full burst on B).
+    let fresh = "198.51.100.31";
+    drop(redis);
+    eventually("the backend down", || {
+        (b.metric("robogate_state_backend_up") == 0.0).then_some(())
+    });
+    let alone: Vec<u16> = (0..10).map(|_| get_from(&b, fresh, "/", FIREFOX)).collect();
+    assert_eq!(alone, [200; 10]);
+}
+
 #[test]
 fn a_redis_outage_is_served_locally_and_sharing_resumes_when_it_returns() {
     let origin = Origin::start();
