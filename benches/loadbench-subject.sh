@@ -10,6 +10,10 @@
 #      so every request pays the full bucket check; `off` disables rapid-fire.
 #      STATE (local): `redis` keeps live state in the Redis at REDIS_URL
 #      (redis://127.0.0.1:6379/0), as several instances would share it.
+#      ACCESS_LOG (0): 1 runs with RUST_LOG=info, so the access log is on, written to stdout
+#      (which loadbench.sh sends to a file) with the default [access_log] batching (64 KiB,
+#      1s), as nginx's `access_log ... buffer=64k` beside it; 0 runs with RUST_LOG=warn (off).
+#      An explicit RUST_LOG wins over both.
 #      A trap path is set (/private/trap/: loadbench.sh's robots.txt disallows it to every
 #      group, as a trap path must be), so every request pays the trap match.
 set -euo pipefail
@@ -41,4 +45,9 @@ case "${STATE:-local}" in
   redis) printf '[state]\nbackend = "redis"\nurl = "%s"\n' "${REDIS_URL:-redis://127.0.0.1:6379/0}" >> robogate.toml ;;
   *) echo "STATE: local or redis" >&2; exit 2 ;;
 esac
-RUST_LOG=${RUST_LOG:-warn} exec "$bin" --config robogate.toml
+case "${ACCESS_LOG:-0}" in
+  0) log=warn ;;
+  1) log=info ;;
+  *) echo "ACCESS_LOG: 0 or 1" >&2; exit 2 ;;
+esac
+RUST_LOG=${RUST_LOG:-$log} exec "$bin" --config robogate.toml

@@ -131,6 +131,11 @@ pub struct Metrics {
     pub state_backend_seconds: prometheus::Histogram,
     config_reloads: IntCounterVec,
     evidence_lines: IntCounterVec,
+    /// Access-log lines and their bytes written by the writer thread.
+    pub access_log_lines: IntCounter,
+    pub access_log_bytes: IntCounter,
+    /// Times a request thread waited for the access-log writer (its queue was full).
+    pub access_log_waits: IntCounter,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
     /// TLS listener and HTTP version metrics (see [`TlsMetrics`]).
@@ -261,6 +266,18 @@ impl Metrics {
                 IntCounter::new(name, help).expect("static metric definition"),
             )
         };
+        let access_log_lines = counter(
+            "robogate_access_log_lines_total",
+            "Access-log lines written (to access_log.file or stdout).",
+        );
+        let access_log_bytes = counter(
+            "robogate_access_log_bytes_total",
+            "Bytes of access-log lines written.",
+        );
+        let access_log_waits = counter(
+            "robogate_access_log_waits_total",
+            "Times a request waited for the access-log writer, whose queue was full (the log is never lossy: a request waits instead).",
+        );
         let trap_catches = counter(
             "robogate_trap_catches_total",
             "Requests for a trap path (trap.paths), whatever the client's class: each catches its client for trap.ban (in shadow mode too), unless a browser fetched it for a page (embedded: refused, nobody caught).",
@@ -390,6 +407,9 @@ impl Metrics {
             state_backend_seconds,
             config_reloads,
             evidence_lines,
+            access_log_lines,
+            access_log_bytes,
+            access_log_waits,
             config_generation,
             config_last_success,
         };

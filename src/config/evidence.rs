@@ -31,7 +31,7 @@ pub(super) fn compile_evidence(
 ) -> Option<EvidenceSettings> {
     // In file order: `file` is conventionally written first.
     let file = match &raw.file {
-        Some(name) => log_file(name, base, errors).map(Some),
+        Some(name) => log_file(name, base, "evidence.file", "evidence.jsonl", errors).map(Some),
         None => {
             let written = [raw.max_bytes.span(), raw.keep.span(), raw.queue.span()];
             if let Some(span) = written.into_iter().find(|s| s.end > 0) {
@@ -78,7 +78,7 @@ pub(super) fn compile_evidence(
 
 /// A whole number in `min..=max`; `None`, with an error naming `key` and its line, otherwise.
 /// `why` says what a value under `min` would break.
-fn at_least<T>(
+pub(super) fn at_least<T>(
     value: &toml::Spanned<T>,
     min: T,
     max: T,
@@ -101,12 +101,19 @@ where
     None
 }
 
-/// `evidence.file`: a file (not a folder) in a folder that exists.
-fn log_file(name: &toml::Spanned<String>, base: &Path, errors: &mut Errors<'_>) -> Option<PathBuf> {
+/// A log file (`evidence.file`, `access_log.file`, named by `key`): a file (not a folder) in a
+/// folder that exists. `example` is a file name to suggest.
+pub(super) fn log_file(
+    name: &toml::Spanned<String>,
+    base: &Path,
+    key: &str,
+    example: &str,
+    errors: &mut Errors<'_>,
+) -> Option<PathBuf> {
     let text = name.get_ref();
     let path = resolve(base, text);
     let problem = if text.trim().is_empty() {
-        Some("must name a file, such as \"evidence.jsonl\"".to_string())
+        Some(format!("must name a file, such as \"{example}\""))
     } else if text.ends_with('/') || path.is_dir() {
         Some(format!("{} is a folder; name a file in it", path.display()))
     } else {
@@ -120,7 +127,7 @@ fn log_file(name: &toml::Spanned<String>, base: &Path, errors: &mut Errors<'_>) 
     };
     match problem {
         Some(message) => {
-            errors.push(Some(name.span()), "evidence.file", message);
+            errors.push(Some(name.span()), key, message);
             None
         }
         None => Some(path),

@@ -2,6 +2,7 @@
 //! names, into [`Settings`] (fixed for the process) and a [`Policy`] (reloadable). This is the only
 //! place untrusted configuration becomes trusted values, and it reports every problem at once.
 
+mod access_log;
 mod agents;
 mod enforcement;
 mod errors;
@@ -18,6 +19,7 @@ mod trap;
 mod upstream;
 mod verify;
 
+pub use access_log::AccessLogSettings;
 pub use errors::{ConfigError, ConfigErrors};
 pub use evidence::EvidenceSettings;
 pub use memo::{Memo, OriginMemo, OriginState};

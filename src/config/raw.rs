@@ -423,6 +423,31 @@ impl Default for RawEvidence {
     }
 }
 
+/// `[access_log]`: one line per request, batched. Needs a restart.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawAccessLog {
+    /// Whether access lines are written at all (`RUST_LOG` filters them too).
+    pub enabled: bool,
+    /// The log file, relative to the config file's folder; without it, stdout.
+    pub file: Option<Spanned<String>>,
+    /// Bytes of lines a thread gathers before they are written.
+    pub buffer: Spanned<usize>,
+    /// Lines waiting in a buffer are written at least this often.
+    pub flush: SpannedDuration,
+}
+
+impl Default for RawAccessLog {
+    fn default() -> Self {
+        RawAccessLog {
+            enabled: true,
+            file: None,
+            buffer: Spanned::new(0..0, 64 * 1024),
+            flush: unwritten(Duration::from_secs(1)),
+        }
+    }
+}
+
 /// `[trap]`: paths robots.txt disallows to every robot, which only a client ignoring it fetches.
 /// Reloads live (but for `max_entries`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -556,6 +581,7 @@ pub struct RawConfig {
     pub x_robots_tag: Vec<RawXRobotsTag>,
     pub verify: RawVerify,
     pub evidence: RawEvidence,
+    pub access_log: RawAccessLog,
     pub trap: RawTrap,
     pub rapid_fire: RawRapidFire,
     pub fairness: RawFairness,
@@ -646,6 +672,7 @@ const SECTIONS: &[&str] = &[
     "x_robots_tag",
     "verify",
     "evidence",
+    "access_log",
     "trap",
     "rapid_fire",
     "fairness",
@@ -868,6 +895,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let x_robots_tag = read_section!(text, &doc, e, x_robots_tag: Vec<RawXRobotsTag>);
     let verify = read_section!(text, &doc, e, verify: RawVerify);
     let evidence = read_section!(text, &doc, e, evidence: RawEvidence);
+    let access_log = read_section!(text, &doc, e, access_log: RawAccessLog);
     let trap = read_section!(text, &doc, e, trap: RawTrap);
     let rapid_fire = read_section!(text, &doc, e, rapid_fire: RawRapidFire);
     let fairness = read_section!(text, &doc, e, fairness: RawFairness);
@@ -893,6 +921,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let x_robots_tag = take(&mut unread, "x_robots_tag", x_robots_tag).unwrap_or_default();
     let verify = take(&mut unread, "verify", verify).unwrap_or_default();
     let evidence = take(&mut unread, "evidence", evidence).unwrap_or_default();
+    let access_log = take(&mut unread, "access_log", access_log).unwrap_or_default();
     let trap = take(&mut unread, "trap", trap).unwrap_or_default();
     let rapid_fire = take(&mut unread, "rapid_fire", rapid_fire).unwrap_or_default();
     let fairness = take(&mut unread, "fairness", fairness).unwrap_or_default();
@@ -916,6 +945,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             x_robots_tag,
             verify,
             evidence,
+            access_log,
             trap,
             rapid_fire,
             fairness,

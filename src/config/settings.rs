@@ -9,6 +9,7 @@ use std::time::Duration;
 use ipnet::IpNet;
 use toml::Spanned;
 
+use super::access_log::{compile_access_log, AccessLogSettings};
 use super::errors::Errors;
 use super::evidence::{compile_evidence, EvidenceSettings};
 use super::raw::resolve;
@@ -42,6 +43,8 @@ pub struct Settings {
     pub verify_cache_entries: usize,
     /// `[evidence]`: the evidence log (opened once, at start).
     pub evidence: EvidenceSettings,
+    /// `[access_log]`: the access log's switch, file and batching (set up once, at start).
+    pub access_log: AccessLogSettings,
     /// Bound of the caught clients held (`trap.max_entries`).
     pub trap_max_entries: usize,
     /// Bound of the rapid-fire buckets (`rapid_fire.max_entries`).
@@ -78,6 +81,7 @@ impl Settings {
             verify_resolver,
             verify_cache_entries,
             evidence,
+            access_log,
             trap_max_entries,
             rapid_fire_max_entries,
             fairness_max_entries,
@@ -92,6 +96,12 @@ impl Settings {
             keep,
             queue,
         } = evidence;
+        let AccessLogSettings {
+            enabled: access_enabled,
+            file: access_file,
+            buffer: access_buffer,
+            flush: access_flush,
+        } = access_log;
         [
             ("server.listen", *listen != new.listen),
             ("admin.listen", *admin_listen != new.admin_listen),
@@ -128,6 +138,13 @@ impl Settings {
             ("evidence.max_bytes", *max_bytes != new.evidence.max_bytes),
             ("evidence.keep", *keep != new.evidence.keep),
             ("evidence.queue", *queue != new.evidence.queue),
+            (
+                "access_log.enabled",
+                *access_enabled != new.access_log.enabled,
+            ),
+            ("access_log.file", *access_file != new.access_log.file),
+            ("access_log.buffer", *access_buffer != new.access_log.buffer),
+            ("access_log.flush", *access_flush != new.access_log.flush),
             (
                 "trap.max_entries",
                 *trap_max_entries != new.trap_max_entries,
@@ -256,6 +273,10 @@ pub(super) fn compile_settings(
         .read("evidence")
         .then(|| compile_evidence(&raw.evidence, base, errors))
         .flatten();
+    let access_log = raw
+        .read("access_log")
+        .then(|| compile_access_log(&raw.access_log, base, errors))
+        .flatten();
     Some(Settings {
         listen: listen?,
         admin_listen: admin_listen?,
@@ -274,6 +295,7 @@ pub(super) fn compile_settings(
         },
         verify_cache_entries: (cache_entries > 0).then_some(cache_entries)?,
         evidence: evidence?,
+        access_log: access_log?,
         // Zero is reported by `config::trap`.
         trap_max_entries: (*raw.trap.max_entries.get_ref()).max(1),
         rapid_fire_max_entries: (*raw.rapid_fire.max_entries.get_ref()).max(1),

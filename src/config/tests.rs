@@ -523,6 +523,12 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
             keep: a.evidence.keep + 1,
             queue: a.evidence.queue + 1,
         },
+        access_log: crate::config::AccessLogSettings {
+            enabled: !a.access_log.enabled,
+            file: Some(PathBuf::from("access.log")),
+            buffer: a.access_log.buffer + 1,
+            flush: a.access_log.flush + Duration::from_secs(1),
+        },
         trap_max_entries: a.trap_max_entries + 1,
         rapid_fire_max_entries: a.rapid_fire_max_entries + 1,
         fairness_max_entries: a.fairness_max_entries + 1,
@@ -815,6 +821,68 @@ fn evidence_errors_name_their_key_and_line_all_at_once() {
         7,
         "evidence.queue",
     );
+}
+
+#[test]
+fn access_log_is_on_stdout_by_default_and_its_file_is_relative_to_the_config() {
+    let default = load_with("").map_err(|e| e.to_string()).unwrap().settings;
+    assert_eq!(
+        default.access_log,
+        crate::config::AccessLogSettings {
+            enabled: true,
+            file: None,
+            buffer: 64 * 1024,
+            flush: Duration::from_secs(1),
+        }
+    );
+    let (dir, conf) = write_conf(
+        "[access_log]\nenabled = false\nfile = \"access.log\"\nbuffer = 4096\nflush = \"250ms\"\n",
+    );
+    let set = load(&conf, 1).map_err(|e| e.to_string()).unwrap().settings;
+    assert_eq!(
+        set.access_log,
+        crate::config::AccessLogSettings {
+            enabled: false,
+            file: Some(dir.path().join("access.log")),
+            buffer: 4096,
+            flush: Duration::from_millis(250),
+        }
+    );
+    assert_eq!(
+        default.changed_keys(&set),
+        [
+            "access_log.enabled",
+            "access_log.file",
+            "access_log.buffer",
+            "access_log.flush"
+        ]
+    );
+}
+
+#[test]
+fn access_log_errors_name_their_key_and_line_all_at_once() {
+    let errors =
+        errors_of("[access_log]\nfile = \"no/such/folder/a.log\"\nbuffer = 0\nflush = \"0s\"\n");
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    assert!(
+        errors[0].starts_with("6: access_log.file: the folder ") && errors[0].contains("no/such"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[1].starts_with("7: access_log.buffer: 0 is under 1"),
+        "{}",
+        errors[1]
+    );
+    assert!(
+        errors[2].starts_with("8: access_log.flush: must be above zero"),
+        "{}",
+        errors[2]
+    );
+    assert_one_error("[access_log]\nbuffer = 2000000\n", 6, "access_log.buffer");
+    assert_one_error("[access_log]\nfile = \"\"\n", 6, "access_log.file");
+    assert_one_error("[access_log]\nflush = \"soon\"\n", 6, "access_log.flush");
+    assert_one_error("[access_log]\nrotate = true\n", 6, "access_log.rotate");
 }
 
 #[test]

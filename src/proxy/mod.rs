@@ -678,39 +678,26 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         METRICS.count_action(agent_label, category, d.identity, decided);
         METRICS.count_refusal(reason_of(d), decided);
     }
-    let action = action.as_str();
     // Why it was refused (or would have been, in shadow mode).
     let refused = decided.is_taken_on_a_robot().then(|| reason_of(d));
-    macro_rules! access_line {
-        ($level:ident $(, $message:literal)?) => {
-            tracing::$level!(
-                target: "access",
-                client = %ctx.client.map_or_else(|| "-".to_string(), |ip| ip.to_string()),
-                method = %asked.method,
-                path = %asked.uri,
-                status,
-                class,
-                agent = agent.unwrap_or("-"),
-                verdict = d.verdict_label().unwrap_or("-"),
-                action,
-                reason = refused.map_or("-", Reason::as_str),
-                robots_line = d.robots_line.unwrap_or(0),
-                robots_version = %d.judged_by.unwrap_or_else(|| policy.robots.version()),
-                robots_read = %d.read.label(),
-                identity = d.identity.label(),
-                proof = d.identity.detail(),
-                generation = policy.generation,
-                duration_ms = elapsed.as_secs_f64() * 1000.0,
-                user_agent = %access_log::UserAgent(
-                    asked.user_agent.as_ref().map(|v| v.as_bytes())
-                ),
-                $($message)?
-            )
-        };
-    }
-    if cut {
-        access_line!(warn, "cut: still in flight when robogate stopped");
-    } else {
-        access_line!(info);
-    }
+    access_log::write(&access_log::Line {
+        cut,
+        client: ctx.client,
+        method: asked.method.as_str(),
+        path: &asked.uri,
+        status,
+        class,
+        agent: agent.unwrap_or("-"),
+        verdict: d.verdict_label().unwrap_or("-"),
+        action: action.as_str(),
+        reason: refused.map_or("-", Reason::as_str),
+        robots_line: d.robots_line.unwrap_or(0),
+        robots_version: d.judged_by.unwrap_or_else(|| policy.robots.version()),
+        robots_read: &d.read,
+        identity: d.identity.label(),
+        proof: d.identity.detail(),
+        generation: policy.generation,
+        duration_ms: elapsed.as_secs_f64() * 1000.0,
+        user_agent: asked.user_agent.as_ref().map(|v| v.as_bytes()),
+    });
 }

@@ -6,14 +6,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tracing_appender::non_blocking::WorkerGuard;
+use std::time::Duration;
 
 use crate::evidence::EvidenceLog;
+use crate::proxy::access_log::Writer;
+
+/// How long the exit waits for the log writer to write out what it holds (a destination that
+/// takes longer is stuck: a pipe nobody reads, a hung disk).
+const LOG_FLUSH_WAIT: Duration = Duration::from_secs(10);
 
 /// What has to happen before the process ends.
 pub struct Exit {
-    /// The log writer's flush guard: dropping it writes out every queued line.
-    logs: Mutex<Option<WorkerGuard>>,
+    /// The log writer (access lines and the rest), flushed once at the end.
+    logs: Mutex<Option<Arc<Writer>>>,
     /// The pid file this process wrote, to remove.
     pid_file: Mutex<Option<PathBuf>>,
     /// The evidence log, whose queued lines are written out (and synced) before the end.
@@ -21,7 +26,7 @@ pub struct Exit {
 }
 
 impl Exit {
-    pub fn new(logs: WorkerGuard) -> Exit {
+    pub fn new(logs: Arc<Writer>) -> Exit {
         Exit {
             logs: Mutex::new(Some(logs)),
             pid_file: Mutex::new(None),
@@ -61,7 +66,9 @@ impl Exit {
     }
 
     /// Removes the pid file (unless another process has since written its own id there) and
-    /// writes out the queued log lines. Once; later calls do nothing.
+    /// writes out the queued log lines: every access line accepted so far — the cut lines of a
+    /// stop at the end of the grace period included (`drain::settle` waited for them) — and
+    /// every other line. Once; later calls do nothing.
     pub fn finish(&self) {
         if let Some(path) = lock(&self.pid_file).take() {
             let ours = format!("{}\n", std::process::id());
@@ -74,7 +81,13 @@ impl Exit {
         if let Some(evidence) = lock(&self.evidence).take() {
             evidence.close();
         }
-        drop(lock(&self.logs).take());
+        if let Some(logs) = lock(&self.logs).take() {
+            if !logs.flush(LOG_FLUSH_WAIT) {
+                eprintln!(
+                    "robogate: the log writer did not finish within {LOG_FLUSH_WAIT:?}: lines may be lost"
+                );
+            }
+        }
     }
 
     /// Ends the process with `code` (from any thread), after [`Exit::finish`].

@@ -18,6 +18,7 @@ use pingora_core::services::background::background_service;
 use pingora_core::services::listening::Service;
 
 use crate::config::{self, Settings};
+use crate::proxy::access_log;
 use crate::proxy::admin::Admin;
 use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
@@ -49,23 +50,25 @@ pub const CLIENT_WRITE_BUFFER: usize = 8192;
 /// How often the conf files are re-checked even without a file event.
 pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
 
-/// Sets up `tracing` (with pingora's `log` output bridged into it). The returned guard flushes
-/// the non-blocking writer on drop.
-fn init_logging(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuard {
-    let (writer, guard) = tracing_appender::non_blocking(std::io::stdout());
+/// Sets up `tracing` (with pingora's `log` output bridged into it) and the access log: one
+/// writer thread (`proxy::access_log::writer`) writes both to stdout, so lines never interleave
+/// mid-line; `[access_log]` is applied once the config is read ([`access_log::configure`]). The
+/// returned writer is flushed by [`Exit::finish`].
+fn init_logging(format: LogFormat) -> std::io::Result<Arc<access_log::Writer>> {
+    let lines = access_log::install(matches!(format, LogFormat::Json))?;
+    let writer = lines.0.clone();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(writer)
+        .with_writer(lines)
         .with_ansi(false);
-    crate::proxy::access_log::set_json(matches!(format, LogFormat::Json));
     let _ = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
     let _ = tracing_log::LogTracer::init();
-    guard
+    Ok(writer)
 }
 
 fn server_conf(settings: &Settings) -> ServerConf {
@@ -111,7 +114,14 @@ fn open_evidence(
 
 /// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
 pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
-    let exit = Arc::new(Exit::new(init_logging(log_format)));
+    let logs = match init_logging(log_format) {
+        Ok(logs) => logs,
+        Err(e) => {
+            eprintln!("robogate: not starting: cannot start the log writer: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let exit = Arc::new(Exit::new(logs));
     let loaded = match config::load(config_path, 1) {
         Ok(l) => l,
         Err(errors) => {
@@ -163,6 +173,11 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     };
     if let Some(log) = &evidence {
         exit.close_at_exit(log.clone());
+    }
+    if let Err(message) = access_log::configure(&settings.access_log) {
+        eprintln!("robogate: {message}");
+        exit.finish();
+        return ExitCode::from(1);
     }
     let failed: OnFailure = {
         let exit = exit.clone();

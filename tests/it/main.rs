@@ -3,6 +3,7 @@
 mod dns;
 mod support;
 
+mod access_log;
 mod behaviour;
 mod classify_corpus;
 mod cli;

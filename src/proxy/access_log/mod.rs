@@ -1,0 +1,119 @@
+//! The access log: one line per request, formatted by hand ([`format`]) into per-thread
+//! buffers and written in batches by one writer thread ([`writer`]), as cheaply as nginx's
+//! `access_log ... buffer=64k`, and never lossy (a full queue makes the request thread wait).
+//!
+//! The User-Agent is written escaped, so a line stays one line and JSON stays valid:
+//!
+//! - Text format: as nginx writes `"$http_user_agent"` in its default log escaping — quoted,
+//!   printable ASCII as is, `"`, `\`, control bytes and every byte above 0x7E as `\xHH` — so the
+//!   field is the exact bytes received, and a `"` inside cannot end it.
+//! - JSON: the User-Agent as robogate read and classified it (UTF-8, an invalid sequence as
+//!   U+FFFD), escaped by serde_json (`\"`, `\\`, `\u0001`, ...).
+//!
+//! An absent User-Agent is written `-`, as nginx does. The field is not shortened (nor is the
+//! path): pingora's limit on a request head bounds both.
+//!
+//! A line is written when `access_log.enabled` is on AND the tracing filter (`RUST_LOG`) enables
+//! target `access` at the line's level (INFO, WARN for a request cut at a stop): `RUST_LOG=warn`
+//! still turns the access log off.
+
+pub mod format;
+pub mod writer;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+pub use format::Line;
+pub use writer::{LogLines, Writer};
+
+/// The process's log writer, once [`install`]ed.
+static WRITER: OnceLock<Arc<Writer>> = OnceLock::new();
+
+/// Starts the process's log writer (stdout; JSON or text lines) and reopens its access-log file
+/// on SIGUSR1. Returns tracing's `MakeWriter` for the other log lines. Once: a second call
+/// returns the first writer.
+pub fn install(json: bool) -> std::io::Result<LogLines> {
+    if let Some(w) = WRITER.get() {
+        return Ok(LogLines(w.clone()));
+    }
+    let reopen = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGUSR1, reopen.clone())?;
+    let w = Writer::start(json, Box::new(std::io::stdout()), reopen)?;
+    Ok(LogLines(WRITER.get_or_init(|| w).clone()))
+}
+
+/// Applies `[access_log]` to the installed writer (nothing without one).
+pub fn configure(settings: &crate::config::AccessLogSettings) -> Result<(), String> {
+    let Some(w) = WRITER.get() else {
+        return Ok(());
+    };
+    w.configure(
+        settings.enabled,
+        settings.file.as_deref(),
+        settings.buffer,
+        settings.flush,
+    )
+}
+
+/// Writes `line` if the access log is on for it (see the module docs).
+pub fn write(line: &Line<'_>) {
+    let Some(w) = WRITER.get() else { return };
+    if !w.enabled() {
+        return;
+    }
+    let on = if line.cut {
+        tracing::enabled!(target: "access", tracing::Level::WARN)
+    } else {
+        tracing::enabled!(target: "access", tracing::Level::INFO)
+    };
+    if on {
+        w.append(line);
+    }
+}
+
+/// nginx's default access-log escaping (`ngx_http_log_escape`): bytes outside printable ASCII,
+/// `"` and `\` as `\xHH` (upper-case hex), the rest as is.
+pub fn nginx_escaped(bytes: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut plain = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            continue;
+        }
+        out.extend_from_slice(&bytes[plain..i]);
+        out.extend_from_slice(&[
+            b'\\',
+            b'x',
+            HEX[usize::from(b >> 4)],
+            HEX[usize::from(b & 0xf)],
+        ]);
+        plain = i + 1;
+    }
+    out.extend_from_slice(&bytes[plain..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `name: raw bytes => as nginx writes them;`
+    macro_rules! escaped {
+        ($($name:ident: $raw:expr => $want:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let mut out = Vec::new();
+                nginx_escaped($raw, &mut out);
+                assert_eq!(String::from_utf8(out).unwrap(), $want);
+            }
+        )*};
+    }
+
+    escaped! {
+        plain_stays: b"Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0" => "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0";
+        quote_and_backslash: b"a\"b\\c" => "a\\x22b\\x5Cc";
+        controls: b"tab\tnl\ncr\rdel\x7fnul\x00" => "tab\\x09nl\\x0Acr\\x0Ddel\\x7Fnul\\x00";
+        utf8_bytes_each: "é\u{2028}".as_bytes() => "\\xC3\\xA9\\xE2\\x80\\xA8";
+        invalid_utf8: b"\xff\xfe end" => "\\xFF\\xFE end";
+        empty: b"" => "";
+    }
+}
