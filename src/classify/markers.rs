@@ -26,13 +26,17 @@ pub(crate) enum Strength {
     Strong,
 }
 
-/// Word endings that mark a robot by themselves (spec §7: `bot`, `crawl`, `spider`).
-const ROBOT_SUFFIXES: [&[u8]; 3] = [b"bot", b"crawler", b"spider"];
+/// Word endings that mark a robot by themselves (spec §7: `bot`, `crawl`, `spider`; `bots`
+/// for `Luminator-robots`).
+const ROBOT_SUFFIXES: [&[u8]; 4] = [b"bot", b"bots", b"crawler", b"spider"];
 /// Word parts that mark a robot anywhere in a word (`webcrawl`, `Baiduspider+`, `SpiderLing`).
 const ROBOT_INFIXES: [&[u8]; 2] = [b"crawl", b"spider"];
 /// Word endings of tools and services: weak markers (`SwifteqLinkChecker`, `kagi-fetcher`).
-const TOOL_SUFFIXES: [&[u8]; 30] = [
+const TOOL_SUFFIXES: [&[u8]; 33] = [
     b"scraper",
+    b"watcher",
+    b"renderer",
+    b"tool",
     b"fetcher",
     b"checker",
     b"check",
@@ -90,6 +94,12 @@ const TOOL_WORDS: [&[u8]; 9] = [
     b"perl",
     b"php",
 ];
+/// Google's fetchers other than Googlebot are named as hyphenated compounds of `Google`
+/// (`Google-InspectionTool/1.0`, `Storebot-Google/1.0`, `Google-Ads-Conversions`,
+/// `PlayStore-Google`): as a product (top level, versioned, or in a `compatible` comment) such
+/// a compound is a service, not a browser or an app (Google's own apps say `GSA/`).
+const GOOGLE: &[u8] = b"google";
+
 /// Top-level domains that make `name.tld` a site name, i.e. a robot's contact (weak marker).
 const TLDS: [&[u8]; 29] = [
     b"com", b"net", b"org", b"io", b"ai", b"co", b"info", b"biz", b"de", b"fr", b"ru", b"uk",
@@ -170,6 +180,7 @@ pub(crate) fn vocabulary() -> Vec<Vec<u8>> {
     ]
     .concat();
     let mut fragments: Vec<Vec<u8>> = words.into_iter().map(<[u8]>::to_vec).collect();
+    fragments.push(GOOGLE.to_vec());
     fragments.extend(TLDS.iter().map(|tld| [b".", *tld].concat()));
     fragments.extend([&b"http"[..], b"www.", b"compatible", b"@"].map(<[u8]>::to_vec));
     fragments
@@ -334,6 +345,13 @@ fn judge_word(word: &[u8], place: Place, before: &[u8], rest: &[u8], facts: &mut
             && TOOL_SUFFIXES.iter().any(|s| ends_with_ci(stem, s))
             && !contains_ci(stem, b"developerpreview");
         facts.weak = true;
+    } else if word.eq_ignore_ascii_case(GOOGLE) {
+        let compound = place.prev == Some(b'-') || rest.first() == Some(&b'-');
+        let product = place.depth == 0 || place.compatible || product_follows(rest);
+        if compound && product {
+            facts.top_tool_product = true;
+            facts.weak = true;
+        }
     } else if is_site(word, place, before, rest) {
         facts.contact = true;
         facts.product_contact |= place.depth == 0 || place.compatible;
@@ -341,6 +359,16 @@ fn judge_word(word: &[u8], place: Place, before: &[u8], rest: &[u8], facts: &mut
         // comments it is as often an app's carrier (`[FBAN/FBIOS;FBCR/Telekom.de]`).
         facts.service_contact |= place.depth == 0;
     }
+}
+
+/// `rest` continues a hyphenated product name up to its `/version` (`-Google/1.0`,
+/// `-InspectionTool/1.0`).
+fn product_follows(rest: &[u8]) -> bool {
+    let name = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-'))
+        .unwrap_or(rest.len());
+    rest.get(name) == Some(&b'/')
 }
 
 /// Where a tool word names a service rather than a library or a device: a top-level product

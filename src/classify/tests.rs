@@ -426,6 +426,19 @@ decided_by! {
     region_tag_is_no_site: "Mozilla/5.0 (Nintendo WiiU) AppleWebKit/536.28 (KHTML, like Gecko) NX/3.0.3.12.6 NintendoBrowser/2.0.0.9362.EU" => Browser, "browser";
     developer_preview_build: "Mozilla/5.0 (Windows NT 6.1; rv:1.9.3a1) Gecko/20100208 MozillaDeveloperPreview/3.7a1" => Browser, "browser";
     pasted_header_name: "User-Agent: Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0 Safari/537.36" => Browser, "browser";
+    // Google's fetchers named as compounds of Google, as products; Google in a device or an
+    // app's own brackets names nothing
+    google_inspection_tool: "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 (compatible; Google-InspectionTool/1.0)" => Robot, "service-product";
+    storebot_google_in_platform: "Mozilla/5.0 (X11; Linux x86_64; Storebot-Google/1.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.88 Safari/537.36" => Robot, "service-product";
+    google_compound_after_engine: "Mozilla/5.0 AppleWebKit/537.36 Chrome/139.0.7258.127 Safari/537.36 Google-Ads-Conversions" => Robot, "service-product";
+    google_device_name: "Mozilla/5.0 (Linux; Android 4.3; Google Nexus 4 Build/JWR66Y) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/30.0 Mobile Safari/537.36" => Browser, "browser";
+    google_app_gsa: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) GSA/280.0.561690123 Mobile/15E148 Safari/604.1" => Browser, "browser";
+    google_in_app_brackets: "Groupon/2.8.3084 (Android 4.3; LGE Mako / Google Nexus 4; )[preload=false;locale=de_DE;clientidbase=android-google]" => Unknown, "nothing";
+    // more service words: robots, watcher, renderer, tool
+    robots_product_after_engine: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_8_2) AppleWebKit/537.13 (KHTML, like Gecko) Chrome/30.0.1599.66 Safari/537.13 Luminator-robots/2.0" => Robot, "marker";
+    watcher_after_engine: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/118.0.0.0 Safari/537.36 SQWatcher/202312 (sqcompliance.com/sqwatcher.html)" => Robot, "marker";
+    renderer_product: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36 Acme-PageRenderer/1.0" => Robot, "service-product";
+    toolbar_is_no_tool: "Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0; GTB7.5; Toolbar/1.0)" => Browser, "browser";
     // app shells and in-app browsers stay browsers
     electron_app: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.33.90 Chrome/114.0.5735.134 Electron/25.2.0 Safari/537.36" => Browser, "browser";
     instagram_in_app: "Mozilla/5.0 (Linux; Android 12; SM-G991B Build/SP1A.210812.016; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/110.0.5481.65 Mobile Safari/537.36 Instagram 270.0.0.13.83 Android (31/12; 420dpi; 1080x2181; samsung; SM-G991B; o1s; exynos2100; en_US; 446838215)" => Browser, "browser";
