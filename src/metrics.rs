@@ -136,6 +136,7 @@ pub struct Metrics {
     pub access_log_bytes: IntCounter,
     /// Times a request thread waited for the access-log writer (its queue was full).
     pub access_log_waits: IntCounter,
+    pub access_log_lost: IntCounter,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
     /// TLS listener and HTTP version metrics (see [`TlsMetrics`]).
@@ -274,6 +275,10 @@ impl Metrics {
             "robogate_access_log_bytes_total",
             "Bytes of access-log lines written.",
         );
+        let access_log_lost = counter(
+            "robogate_access_log_lost_total",
+            "Access-log lines lost because their destination could not be written (a full disk, a closed stdout); said once per run of failures on stderr.",
+        );
         let access_log_waits = counter(
             "robogate_access_log_waits_total",
             "Times a request waited for the access-log writer, whose queue was full (the log is never lossy: a request waits instead).",
@@ -410,6 +415,7 @@ impl Metrics {
             access_log_lines,
             access_log_bytes,
             access_log_waits,
+            access_log_lost,
             config_generation,
             config_last_success,
         };

@@ -45,7 +45,7 @@ pub struct Maze {
 impl Maze {
     pub fn new(path: &str) -> Maze {
         let path = path.split(['?', '#']).next().unwrap_or("/");
-        let base = format!("{}/", path.trim_end_matches('/'));
+        let base = format!("{}/", attribute_safe(path.trim_end_matches('/')));
         let state = crate::policy::fingerprint(&[path.as_bytes()]) | 1;
         let head = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Archive</title></head>\n<body><h1>Archive</h1>\n";
         Maze {
@@ -84,6 +84,21 @@ impl Maze {
         }
         Bytes::from(self.pending.drain(..n).collect::<Vec<u8>>())
     }
+}
+
+/// `path` with every byte that could end or change an HTML attribute (`"`, `'`, `<`, `>`, `&`,
+/// a backtick, spaces and anything outside printable ASCII) percent-encoded: a client that sends
+/// a raw `"` in its request line must not write attributes into the page's links.
+fn attribute_safe(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/%!$()*+,;=:@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
 }
 
 /// How long a write may wait for a client that does not read before the tarpit gives up.
@@ -329,6 +344,20 @@ mod tests {
             links.iter().all(|l| l.starts_with("/private/report.html/")),
             "{links:?}"
         );
+    }
+
+    #[test]
+    fn a_raw_quote_in_the_path_cannot_write_attributes() {
+        let mut m = Maze::new("/deep/q\"x'y <b>&z\u{e9}");
+        let text = String::from_utf8(m.take(2000).to_vec()).unwrap();
+        assert!(
+            text.contains("href=\"/deep/q%22x%27y%20%3Cb%3E%26z%C3%A9/"),
+            "{text}"
+        );
+        for link in text.split("href=\"").skip(1) {
+            let value = &link[..link.find('"').unwrap()];
+            assert!(!value.contains(['\'', '<', '>', ' ', '&']), "{value}");
+        }
     }
 
     #[test]

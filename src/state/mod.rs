@@ -347,10 +347,10 @@ impl LiveState {
         });
     }
 
-    /// Clients (addresses; an IPv6 one by its /64) treated as robots at `now` for sustained
-    /// rapid fire. O(entries): for the status page, never per request.
-    pub fn rapid_fire_robots_now(&self, now: Instant) -> usize {
-        self.rapid.robots_now(now)
+    /// Clients (addresses; an IPv6 one by its /64) rapid fire paces at `now`: in a run of 429s,
+    /// or treated as robots. O(entries): for the status page, never per request.
+    pub fn rapid_fire_paced_now(&self, now: Instant) -> usize {
+        self.rapid.paced_now(now)
     }
 
     /// Bans lasting at `now`, after dropping the expired (for the gauge). O(entries): called by

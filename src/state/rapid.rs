@@ -400,14 +400,19 @@ impl RapidFire {
         }
     }
 
-    /// Addresses treated as robots at `now` for sustained rapid fire. O(entries): for the
+    /// Addresses being paced at `now`: in a run of refused requests (one refused within the
+    /// last [`RUN_GAP`]) or treated as robots for sustained rapid fire. O(entries): for the
     /// status page, never per request.
-    pub fn robots_now(&self, now: Instant) -> usize {
+    pub fn paced_now(&self, now: Instant) -> usize {
         let t = self.nanos(now);
+        let gap = u64::try_from(RUN_GAP.as_nanos()).unwrap_or(u64::MAX);
+        let paced = |b: &Bucket| {
+            (b.last_paced != NONE && t.saturating_sub(b.last_paced) <= gap) || b.robot_until > t
+        };
         self.shards
             .iter()
             .filter_map(|shard| shard.lock().ok())
-            .map(|shard| shard.map.values().filter(|b| b.robot_until > t).count())
+            .map(|shard| shard.map.values().filter(|b| paced(b)).count())
             .sum()
     }
 

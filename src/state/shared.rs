@@ -117,6 +117,8 @@ impl Shared {
             info = info.set_redis_settings(redis);
         }
         let client = redis::Client::open(info)?;
+        // Down until the first `PING` answers (the gauge says 1 for the local backend).
+        METRICS.state_backend_up.set(0);
         Ok(Shared {
             catches: format!("{}catches", settings.prefix),
             fetches: format!("{}fetches", settings.prefix),
@@ -345,6 +347,7 @@ impl Shared {
         let mirror = Arc::new(mirror);
         let mut listener: Option<tokio::task::JoinHandle<()>> = None;
         let mut ever_up = false;
+        let mut told_unreachable = false;
         let mut tick = tokio::time::interval(PING_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -373,6 +376,16 @@ impl Shared {
                 Err(failure) => {
                     if !ever_up && self.up.load(Ordering::Relaxed) {
                         continue;
+                    }
+                    if !ever_up && !told_unreachable {
+                        // Never up, so `failed` has no outage to begin: say it once here.
+                        told_unreachable = true;
+                        tracing::warn!(
+                            target: "state",
+                            backend = %self.settings.shown(),
+                            failure = failure.as_str(),
+                            "shared state unreachable at start: this instance decides with its own state until it answers"
+                        );
                     }
                     self.failed(failure, "ping");
                     if let Some(l) = listener.take() {

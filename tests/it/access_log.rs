@@ -170,3 +170,37 @@ fn enabled_false_turns_the_access_log_off() {
     stop(&mut rg);
     assert!(access_lines(&rg.output()).is_empty(), "{}", rg.output());
 }
+
+/// A destination that cannot be written (here `/dev/full`: every write fails, as on a full
+/// disk) loses its lines: counted as lost, not as written, and said once on stderr (cold-try
+/// finding: they were counted as written and the error repeated without a time).
+#[test]
+fn lines_that_cannot_be_written_are_counted_lost_and_said_once() {
+    let origin = Origin::start();
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "[access_log]\nfile = \"/dev/full\"\nflush = \"50ms\"\n",
+        Launch {
+            env: &[("RUST_LOG", "info")],
+            ..Launch::default()
+        },
+    );
+    for round in 0..3 {
+        load(rg.addr, 2, 5, GPTBOT);
+        eventually("the lost lines counted", || {
+            (rg.metric("robogate_access_log_lost_total") >= f64::from(10 * (round + 1)))
+                .then_some(())
+        });
+    }
+    assert_eq!(rg.metric("robogate_access_log_lines_total"), 0.0);
+    assert_eq!(
+        rg.output()
+            .matches("cannot write access_log.file /dev/full")
+            .count(),
+        1,
+        "{}",
+        rg.output()
+    );
+}

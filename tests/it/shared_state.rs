@@ -294,3 +294,38 @@ fn state_check_tells_whether_the_backend_answers() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// Redis not there when robogate starts: the backend is down from the start (metric 0, said once
+/// in the log), every request is served and decided locally, and sharing begins when Redis
+/// comes up (cold-try finding: the gauge said 1 and nothing was logged).
+#[test]
+fn redis_absent_at_start_is_down_until_it_answers() {
+    let origin = Origin::start();
+    let port = free_port();
+    let state = format!(
+        "[state]\nbackend = \"redis\"\nurl = \"redis://127.0.0.1:{port}/0\"\ntimeout = \"250ms\"\n"
+    );
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        PACED,
+        &state,
+        LAUNCH,
+    );
+    eventually("the failed connection counted", || {
+        (rg.metric("robogate_state_backend_errors_total{kind=\"connection\"}") >= 2.0).then_some(())
+    });
+    assert_eq!(rg.metric("robogate_state_backend_up"), 0.0);
+    assert_eq!(
+        rg.output().matches("shared state unreachable").count(),
+        1,
+        "said once"
+    );
+    assert_eq!(get_from(&rg, "198.51.100.40", "/", FIREFOX), 200);
+    let _redis = Redis::start_on(port);
+    eventually("the shared state to come up", || {
+        (rg.metric("robogate_state_backend_up") == 1.0
+            && rg.output().contains("shared state connected"))
+        .then_some(())
+    });
+}

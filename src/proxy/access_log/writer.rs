@@ -98,6 +98,7 @@ impl Writer {
             stdout,
             file: None,
             reopen,
+            failing: false,
         };
         std::thread::Builder::new()
             .name("robogate log".into())
@@ -223,6 +224,8 @@ struct WriterThread {
     stdout: Box<dyn Write + Send>,
     file: Option<(PathBuf, File)>,
     reopen: Arc<AtomicBool>,
+    /// A write failed and has not worked since (said once on stderr).
+    failing: bool,
 }
 
 /// What one wake-up writes: bytes per destination, and the access lines among them.
@@ -250,11 +253,18 @@ fn extend(to: &mut Vec<u8>, bytes: Vec<u8>) {
     }
 }
 
+/// The longest the writer sleeps without looking for a SIGUSR1.
+const REOPEN_CHECK: Duration = Duration::from_secs(1);
+
 impl WriterThread {
     fn run(mut self) {
         let mut next_flush = Instant::now() + self.flush_interval();
         loop {
-            let wait = next_flush.saturating_duration_since(Instant::now());
+            // Wakes at least every REOPEN_CHECK, so a SIGUSR1 (logrotate) is seen within a
+            // second whatever `flush` is.
+            let wait = next_flush
+                .saturating_duration_since(Instant::now())
+                .min(REOPEN_CHECK);
             let first = match self.rx.recv_timeout(wait) {
                 Ok(message) => Some(message),
                 Err(RecvTimeoutError::Timeout) => None,
@@ -318,27 +328,54 @@ impl WriterThread {
     /// One write (looped only if the kernel takes part of it) per destination. A failed write
     /// is reported on stderr: the writer has nowhere else to say it.
     fn write(&mut self, batch: Batch) {
+        let mut stdout_ok = true;
         if !batch.stdout.is_empty() {
-            if let Err(e) = self
+            stdout_ok = self
                 .stdout
                 .write_all(&batch.stdout)
                 .and_then(|()| self.stdout.flush())
-            {
-                eprintln!("robogate: cannot write the log to stdout: {e}");
-            }
+                .map_err(|e| self.report("the log to stdout", &e))
+                .is_ok();
         }
-        if let (Some((path, file)), false) = (&mut self.file, batch.file.is_empty()) {
-            if let Err(e) = file.write_all(&batch.file) {
-                eprintln!(
-                    "robogate: cannot write access_log.file {}: {e}",
-                    path.display()
-                );
-            }
+        let mut access_ok = stdout_ok;
+        let file_failure = match &mut self.file {
+            Some((path, file)) if !batch.file.is_empty() => file
+                .write_all(&batch.file)
+                .err()
+                .map(|e| (format!("access_log.file {}", path.display()), e)),
+            _ => None,
+        };
+        if self.file.is_some() {
+            access_ok = file_failure.is_none();
         }
-        METRICS.access_log_lines.inc_by(batch.lines);
-        METRICS.access_log_bytes.inc_by(batch.access_bytes);
+        if let Some((what, e)) = file_failure {
+            self.report(&what, &e);
+        }
+        if access_ok {
+            METRICS.access_log_lines.inc_by(batch.lines);
+            METRICS.access_log_bytes.inc_by(batch.access_bytes);
+        } else {
+            METRICS.access_log_lost.inc_by(batch.lines);
+        }
+        if access_ok && stdout_ok && self.failing {
+            self.failing = false;
+            eprintln!("robogate: the log is written again");
+        }
         for ack in batch.acks {
             let _ = ack.send(());
+        }
+    }
+
+    /// Says once per run of failures that a write failed (on stderr: the log itself may be
+    /// what fails).
+    fn report(&mut self, what: &str, e: &io::Error) {
+        if !self.failing {
+            self.failing = true;
+            eprintln!(
+                "{} robogate: cannot write {what}: {e}; lines are lost until it works again \
+                 (robogate_access_log_lost_total)",
+                humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+            );
         }
     }
 

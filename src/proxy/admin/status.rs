@@ -137,7 +137,7 @@ pub struct Clients {
     pub paced_requests: u64,
     /// Clients turned robot for sustained rapid fire so far.
     pub paced_robots: u64,
-    /// Clients treated as robots for sustained rapid fire now.
+    /// Clients rapid fire paces now: in a run of 429s, or treated as robots.
     pub paced_now: u64,
 }
 
@@ -277,7 +277,7 @@ pub fn status(policy: Option<&Policy>, state: Option<&LiveState>, lints: &[LintW
             caught: state.map_or(0, |s| s.bans_active(Instant::now()) as u64),
             paced_requests: METRICS.rapid_fire_paced.get(),
             paced_robots: METRICS.rapid_fire_robots.get(),
-            paced_now: state.map_or(0, |s| s.rapid_fire_robots_now(Instant::now()) as u64),
+            paced_now: state.map_or(0, |s| s.rapid_fire_paced_now(Instant::now()) as u64),
         },
     }
 }
