@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use robogate::robots::{PathPattern, Reading, Robots};
+use robogate::robots::{Canonical, PathPattern, Reading, Robots};
 use robotstxt::{parse_robotstxt, DefaultMatcher, RobotsParseHandler};
 
 /// A 500 KiB file of about 20,000 rules: a few named groups, then a large `*` group mixing
@@ -181,6 +181,66 @@ fn repeated_piece(c: &mut Criterion) {
     group.finish();
 }
 
+/// 5,000 preference lines in the `*` group, both forms: literal paths under 500 sections and
+/// wildcard paths each found by its own piece (`/*/tmp-{i}*.pdf$`), as a hostile or
+/// machine-written file would have them (issue 22).
+fn many_preferences_file() -> String {
+    let mut file = String::from("User-agent: *\nAllow: /\n");
+    for i in 0..5_000 {
+        let line = match i % 4 {
+            0 => format!("Content-Usage: /*/tmp-{i}*.pdf$ train-ai=n\n"),
+            1 => format!(
+                "Content-Signal: /s{}/p{i}/ ai-train=yes, search=yes\n",
+                i % 500
+            ),
+            2 => format!("Content-Usage: /s{}/p{i} train-ai=y\n", i % 500),
+            _ => format!("Content-Signal: /*/tmp-{i}/*.html ai-input=no\n"),
+        };
+        file.push_str(&line);
+    }
+    file
+}
+
+/// A 20 KB request path under a section the file names, with many of the file's pieces in it.
+fn preference_path() -> String {
+    let mut path = String::from("/s123/p4623/");
+    let mut i = 0;
+    while path.len() < 20_000 {
+        path.push_str(&format!("tmp-{i}/"));
+        i += 7;
+    }
+    path.push_str("x.pdf");
+    path
+}
+
+/// A file as sites write them: Cloudflare's managed Content-Signal line and two Content-Usage
+/// rules.
+const NORMAL_PREFERENCES: &str = "User-agent: *\nContent-Signal: search=yes, ai-train=no\n\
+    Allow: /\nDisallow: /admin/\nContent-Usage: / train-ai=n\nContent-Usage: /open/ train-ai=y\n";
+
+fn preferences(c: &mut Criterion) {
+    let many = Robots::parse(many_preferences_file().as_bytes());
+    let normal = Robots::parse(NORMAL_PREFERENCES.as_bytes());
+    let none = Robots::parse(big_file().as_bytes());
+    let long = preference_path();
+    let mut group = c.benchmark_group("preferences");
+    let cases: [(&str, &Robots, &str); 5] = [
+        ("5000_lines_20k_path", &many, &long),
+        ("5000_lines_short_path", &many, DECIDE_PATH),
+        ("normal_file_short_path", &normal, "/open/article.html"),
+        ("normal_file_20k_path", &normal, &long),
+        ("no_preference_lines_500k", &none, DECIDE_PATH),
+    ];
+    for (name, robots, path) in cases {
+        let selection = robots.select(None, &["foobot"], false);
+        let target = Canonical::new(path);
+        group.bench_function(name, |b| {
+            b.iter(|| selection.preferences(black_box(&target)))
+        });
+    }
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -191,6 +251,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = compile, decide, ten_stars, group_fanout, repeated_piece
+    targets = compile, decide, ten_stars, group_fanout, repeated_piece, preferences
 }
 criterion_main!(benches);

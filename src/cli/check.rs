@@ -9,7 +9,7 @@ use bytes::Bytes;
 use clap::Args;
 
 use crate::classify::Classifier;
-use crate::policy::{Decision, Policy, RequestFacts, RobotsFile};
+use crate::policy::{Decision, Policy, RequestFacts, RobotsFile, Tell};
 use crate::robots::{self, Reading};
 
 #[derive(Debug, Args)]
@@ -129,12 +129,45 @@ pub fn run(args: &CheckArgs) -> ExitCode {
 }
 
 fn verdict_word(decision: &Decision) -> &'static str {
+    if refusing_preference(decision).is_some() {
+        // robots.txt allows the path; a preference there denies the robot's one use.
+        return "deny-use";
+    }
     match decision.verdict {
         Some(v) if v.is_disallowed() => "disallow",
         // Refused outright for its identity, whatever robots.txt says (`verify.spoofed`).
         None if decision.identity.is_spoofed() && decision.action.is_some() => "refuse",
         _ => "allow",
     }
+}
+
+/// The preference a robot is refused for (or would be, in shadow mode or without
+/// `enforce.preferences`): the use it denies and its line.
+fn refusing_preference(d: &Decision) -> Option<(robots::Purpose, u32)> {
+    match d.tell {
+        Some(Tell::Preference { purpose }) => Some((purpose, d.robots_line?)),
+        _ => None,
+    }
+}
+
+/// The line a preference refusal names, how it spells the denial, and the use denied.
+struct Refusal {
+    purpose: robots::Purpose,
+    line: u32,
+    text: String,
+    spelt: Option<robots::Spelt>,
+}
+
+fn refusal(policy: &Policy, d: &Decision) -> Option<Refusal> {
+    let (purpose, line) = refusing_preference(d)?;
+    let text = policy.robots.line_text(line).unwrap_or_default();
+    let spelt = robots::spelt_preference(text.as_bytes(), purpose, robots::Stance::Disallow);
+    Some(Refusal {
+        purpose,
+        line,
+        text,
+        spelt,
+    })
 }
 
 /// The preferences that applied, per use: `(use, "y" | "n", line)`.
@@ -168,6 +201,13 @@ fn text_line(
         None => "line -".to_string(),
     };
     let mut s = format!("{} {path} group {group} {rule}", verdict_word(d));
+    if let Some(r) = refusal(policy, d) {
+        s.push_str(&format!(" denied by line {} ({})", r.line, r.text));
+        if let Some(spelt) = &r.spelt {
+            s.push_str(&format!(": {} {}={}", spelt.form, spelt.label, spelt.value));
+        }
+        s.push_str(&format!(" denies {}", r.purpose));
+    }
     for (purpose, stance, line) in preferences(d) {
         s.push_str(&format!(
             " preference {purpose}={stance} (line {line}: {})",
@@ -232,6 +272,14 @@ fn json_line(
                 "text": policy.robots.line_text(line),
             }))
             .collect::<Vec<_>>(),
+        "denied_by": refusal(policy, d).map(|r| serde_json::json!({
+            "line": r.line,
+            "text": r.text,
+            "use": r.purpose.as_str(),
+            "form": r.spelt.as_ref().map(|s| s.form.as_str()),
+            "label": r.spelt.as_ref().map(|s| s.label.as_str()),
+            "value": r.spelt.as_ref().map(|s| s.value.as_str()),
+        })),
     });
     if full {
         v["outcome"] = d.outcome.as_str().into();

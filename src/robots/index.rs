@@ -8,6 +8,8 @@
 //! and the path starts with that prefix), so walking `P`'s links and keeping those no longer than
 //! the common prefix of `P` and the path yields exactly the candidates, longest first.
 
+use super::pattern::PathPattern;
+
 /// No parent link.
 const NONE: u32 = u32::MAX;
 
@@ -232,5 +234,69 @@ mod piece_tests {
         let mut got = index.candidates(path);
         got.sort_unstable();
         assert_eq!(got, [0, 150, 299]);
+    }
+}
+
+/// The rules a path can match, found the way `Allow`/`Disallow` rules and preference lines are:
+/// each rule by its literal prefix ([`PrefixIndex`]) or, for a wildcard rule with a longer
+/// piece, by that piece ([`PieceIndex`]). Either is a necessary condition for a match, so a
+/// candidate is never missed, and the work per path is linear in its length plus the
+/// candidates' own matches — independent of how many rules cannot match.
+#[derive(Debug, Default)]
+pub struct Candidates {
+    by_prefix: PrefixIndex,
+    by_piece: Option<PieceIndex>,
+}
+
+impl Candidates {
+    /// Indexes `(pattern, rule id)` pairs; patterns that can match nothing are left out.
+    pub fn build<'p>(patterns: impl IntoIterator<Item = (&'p PathPattern, u32)>) -> Self {
+        let routed: Vec<(Route<'_>, u32)> = patterns
+            .into_iter()
+            .filter(|(pattern, _)| pattern.can_match())
+            .map(|(pattern, id)| (route(pattern), id))
+            .collect();
+        let by_prefix = PrefixIndex::build(routed.iter().filter_map(|(route, id)| match route {
+            Route::Prefix(prefix) => Some((*prefix, *id)),
+            Route::Piece(_) => None,
+        }));
+        let by_piece = PieceIndex::build(routed.iter().filter_map(|(route, id)| match route {
+            Route::Piece(piece) => Some((*piece, *id)),
+            Route::Prefix(_) => None,
+        }));
+        Candidates {
+            by_prefix,
+            by_piece,
+        }
+    }
+
+    /// Calls `visit` with the id of every rule that may match `path` (each at most once), the
+    /// rules with the longest literal prefixes first.
+    pub fn for_each(&self, path: &[u8], mut visit: impl FnMut(u32)) {
+        self.by_prefix.for_each_candidate(path, &mut visit);
+        if let Some(by_piece) = &self.by_piece {
+            by_piece.for_each_candidate(path, &mut visit);
+        }
+    }
+}
+
+/// How a rule is found: by its literal prefix, or by a piece after a `*`.
+enum Route<'p> {
+    Prefix(&'p [u8]),
+    Piece(&'p [u8]),
+}
+
+/// Shortest pieces worth an automaton entry: shorter ones would occur in most paths.
+const MIN_PIECE: usize = 3;
+
+/// A wildcard rule whose longest piece is longer than its literal prefix (and not tiny) is
+/// found by that piece; every other rule by its literal prefix.
+fn route(pattern: &PathPattern) -> Route<'_> {
+    let prefix = pattern.literal_prefix();
+    let piece = pattern.longest_piece();
+    if piece.len() > prefix.len() && piece.len() >= MIN_PIECE {
+        Route::Piece(piece)
+    } else {
+        Route::Prefix(prefix)
     }
 }

@@ -36,8 +36,8 @@ pub use model::{merge, render_groups, GroupSpec, PreferenceSpec, RuleSpec};
 pub use parse::{within_size_limit, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use pattern::{reference_match, PathPattern};
 pub use preference::{
-    read as read_preference, Finding, Form, OldUse, Preferences, Purpose, Read as ReadPreference,
-    Stance, Statement, OLD_LABELS,
+    read as read_preference, spelt as spelt_preference, Finding, Form, OldUse, Preferences,
+    Purpose, Read as ReadPreference, Spelt, Stance, Statement, OLD_LABELS,
 };
 pub use verdict::{Decision, Reading, RuleRef, Verdict};
 
@@ -281,7 +281,7 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
     /// whether the path may be crawled: attach §3.1 gives a disallowed path no preferences, and
     /// the caller asks [`Selection::decide`] first.
     pub fn preferences(&self, target: &Canonical<'_>) -> Preferences {
-        if target.is_robots_txt() || !self.robots.has_preferences() {
+        if !self.robots.has_preferences() || target.is_robots_txt() {
             return Preferences::default();
         }
         let table = &self.robots.rfc;

@@ -33,6 +33,7 @@
 
 use crate::keyword::keyword_enum;
 
+use super::index::Candidates;
 use super::parse::is_space;
 use super::pattern::PathPattern;
 
@@ -216,8 +217,12 @@ pub enum Finding {
     },
     /// A value other than the form's allow/disallow words: the preference is unknown.
     BadValue { label: String, value: String },
-    /// The same label twice in one line.
-    Repeated(String),
+    /// A label with nothing after its `=` (`train-ai=`), or a bare Content-Usage label
+    /// (`train-ai`, which a structured-field dictionary reads as `?1`): no stance. In
+    /// `Content-Usage` an empty value also makes the line no dictionary (`voids_line`).
+    EmptyValue { label: String, voids_line: bool },
+    /// The same label more than once in one line: its values as written, in order.
+    Repeated { label: String, values: Vec<String> },
     /// A first word that looks like a path but does not start with `/` (`*.pdf`): attach
     /// §3.2 reads it as part of the statement, not as a path.
     PathLike(String),
@@ -279,11 +284,22 @@ fn read_dictionary(text: &[u8]) -> (Statement, Vec<Finding>) {
     let dictionary = match sfv::Parser::new(text).parse_dictionary() {
         Ok(dictionary) => dictionary,
         Err(e) => {
-            findings.push(Finding::NotADictionary(e.to_string()));
+            let empty: Vec<Finding> = members(text)
+                .filter(|(_, value)| value.is_some_and(<[u8]>::is_empty))
+                .map(|(label, _)| Finding::EmptyValue {
+                    label: show(label),
+                    voids_line: true,
+                })
+                .collect();
+            if empty.is_empty() {
+                findings.push(Finding::NotADictionary(e.to_string()));
+            } else {
+                findings.extend(empty);
+            }
             return (Statement::default(), findings);
         }
     };
-    repeated_keys(text, b'=', &mut findings);
+    repeated_keys(text, &mut findings);
     let mut current = Statement::default();
     let mut old = OldStatement::default();
     for (key, entry) in &dictionary {
@@ -304,9 +320,20 @@ fn read_dictionary(text: &[u8]) -> (Statement, Vec<Finding>) {
         };
         let Some(meaning) = target else { continue };
         let Some(stance) = stance else {
-            findings.push(Finding::BadValue {
-                label: label.to_owned(),
-                value: entry_text(entry),
+            let written = members(text)
+                .filter(|(key, _)| *key == label.as_bytes())
+                .last()
+                .and_then(|(_, value)| value);
+            findings.push(match written {
+                // A bare label: the dictionary's `?1`.
+                None => Finding::EmptyValue {
+                    label: label.to_owned(),
+                    voids_line: false,
+                },
+                Some(value) => Finding::BadValue {
+                    label: label.to_owned(),
+                    value: show(value),
+                },
             });
             continue;
         };
@@ -373,16 +400,23 @@ impl OldStatement {
     }
 }
 
-fn entry_text(entry: &sfv::ListEntry) -> String {
-    match entry {
-        sfv::ListEntry::Item(item) => match &item.bare_item {
-            sfv::BareItem::Boolean(true) => "(no value)".into(),
-            sfv::BareItem::String(s) => format!("\"{}\"", s.as_str()),
-            sfv::BareItem::Token(t) => t.as_str().to_owned(),
-            other => format!("{other:?}"),
-        },
-        sfv::ListEntry::InnerList(_) => "an inner list".into(),
-    }
+/// The members of a comma-separated statement as written: the label, and the value after
+/// `=` (parameters after `;` cut off), trimmed; `None` without `=`.
+fn members(text: &[u8]) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
+    text.split(|&b| b == b',').filter_map(|member| {
+        let member = member.split(|&b| b == b';').next().unwrap_or(member);
+        let member = super::parse::trim(member);
+        if member.is_empty() {
+            return None;
+        }
+        Some(match member.iter().position(|&b| b == b'=') {
+            Some(eq) => (
+                super::parse::trim(&member[..eq]),
+                Some(super::parse::trim(&member[eq + 1..])),
+            ),
+            None => (member, None),
+        })
+    })
 }
 
 /// Content Signals: comma-separated `label=yes|no` members, ASCII case-insensitive, spaces
@@ -390,7 +424,7 @@ fn entry_text(entry: &sfv::ListEntry) -> String {
 fn read_signals(text: &[u8]) -> (Statement, Vec<Finding>) {
     let mut statement = Statement::default();
     let mut findings = Vec::new();
-    repeated_keys(text, b'=', &mut findings);
+    repeated_keys(text, &mut findings);
     for member in text.split(|&b| b == b',') {
         let member = super::parse::trim(member);
         if member.is_empty() {
@@ -402,6 +436,13 @@ fn read_signals(text: &[u8]) -> (Statement, Vec<Finding>) {
         };
         let label = String::from_utf8_lossy(super::parse::trim(&member[..eq])).to_ascii_lowercase();
         let value = super::parse::trim(&member[eq + 1..]);
+        if value.is_empty() {
+            findings.push(Finding::EmptyValue {
+                label,
+                voids_line: false,
+            });
+            continue;
+        }
         let purpose = match label.as_str() {
             "ai-train" => Purpose::TrainAi,
             "search" => Purpose::Search,
@@ -431,30 +472,112 @@ fn read_signals(text: &[u8]) -> (Statement, Vec<Finding>) {
     (statement, findings)
 }
 
-/// Records labels that occur more than once (compared case-insensitively).
-fn repeated_keys(text: &[u8], eq: u8, findings: &mut Vec<Finding>) {
-    let mut seen: Vec<String> = Vec::new();
-    for member in text.split(|&b| b == b',') {
-        let key = member
-            .split(|&b| b == eq || b == b';')
-            .next()
-            .unwrap_or(member);
-        let key = String::from_utf8_lossy(super::parse::trim(key)).to_ascii_lowercase();
-        if key.is_empty() {
-            continue;
-        }
-        if seen.contains(&key) {
-            if !findings.contains(&Finding::Repeated(key.clone())) {
-                findings.push(Finding::Repeated(key));
-            }
-        } else {
-            seen.push(key);
+/// Records labels that occur more than once (compared case-insensitively), with their values
+/// as written.
+fn repeated_keys(text: &[u8], findings: &mut Vec<Finding>) {
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    for (label, value) in members(text) {
+        let label = show(label).to_ascii_lowercase();
+        let value = value.map_or_else(|| "(no value)".to_owned(), show);
+        match seen.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, values)) => values.push(value),
+            None => seen.push((label, vec![value])),
         }
     }
+    findings.extend(
+        seen.into_iter()
+            .filter(|(_, values)| values.len() > 1)
+            .map(|(label, values)| Finding::Repeated { label, values }),
+    );
 }
 
 fn show(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// How a preference line states one stance on one use, as the file spells it: what
+/// `robogate check` shows for a request refused under a preference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spelt {
+    pub form: Form,
+    /// The label as written (`train-ai`, `Ai-Train`, or an older draft's `ai-use`).
+    pub label: String,
+    /// The value as written (`n`, `no`, `NO`).
+    pub value: String,
+}
+
+/// The member of a `Content-Usage`/`Content-Signal` line (the whole line, as in the file) that
+/// states `stance` for `purpose`: the last one that does, a current label before an older
+/// draft's (see [`read`] for what counts). `None` when the line is no preference line or states
+/// no such thing.
+pub fn spelt(line: &[u8], purpose: Purpose, stance: Stance) -> Option<Spelt> {
+    let doc = super::parse::read(line);
+    let directive = doc.lines.iter().find_map(|l| match &l.content {
+        super::parse::Content::Directive(d) => Some(d),
+        _ => None,
+    })?;
+    let form = Form::of_key(directive.key)?;
+    let (_, statement) = split_path(directive.value);
+    let mut current = None;
+    let mut old = None;
+    for member in statement.split(|&b| b == b',') {
+        let member = member.split(|&b| b == b';').next().unwrap_or(member);
+        let Some(eq) = member.iter().position(|&b| b == b'=') else {
+            continue;
+        };
+        let label = show(super::parse::trim(&member[..eq]));
+        let value = show(super::parse::trim(&member[eq + 1..]));
+        if stance_of(form, &value) != Some(stance) {
+            continue;
+        }
+        let found = Some(Spelt {
+            form,
+            label: label.clone(),
+            value,
+        });
+        match meaning_of(form, &label) {
+            Some((true, OldUse::One(p))) if p == purpose => current = found,
+            Some((false, OldUse::One(p))) if p == purpose => old = found,
+            Some((false, OldUse::Every)) => old = found,
+            _ => {}
+        }
+    }
+    current.or(old)
+}
+
+/// What a label means in a form: `(current, use)`; older drafts' labels only in
+/// `Content-Usage`, Content-Signal's labels case-insensitively (as [`read`] reads them).
+fn meaning_of(form: Form, label: &str) -> Option<(bool, OldUse)> {
+    match form {
+        Form::ContentUsage => match label {
+            "train-ai" => Some((true, OldUse::One(Purpose::TrainAi))),
+            "search" => Some((true, OldUse::One(Purpose::Search))),
+            _ => OLD_LABELS
+                .iter()
+                .find(|(old, _, _)| *old == label)
+                .map(|&(_, meaning, _)| (false, meaning)),
+        },
+        Form::ContentSignal => match label.to_ascii_lowercase().as_str() {
+            "ai-train" => Some((true, OldUse::One(Purpose::TrainAi))),
+            "search" => Some((true, OldUse::One(Purpose::Search))),
+            "ai-input" => Some((true, OldUse::One(Purpose::AiInput))),
+            _ => None,
+        },
+    }
+}
+
+/// The stance a value states in a form (`y`/`n` Tokens; `yes`/`no` in any case).
+fn stance_of(form: Form, value: &str) -> Option<Stance> {
+    match form {
+        Form::ContentUsage => match value {
+            "y" => Some(Stance::Allow),
+            "n" => Some(Stance::Disallow),
+            _ => None,
+        },
+        Form::ContentSignal if value.eq_ignore_ascii_case("yes") => Some(Stance::Allow),
+        Form::ContentSignal if value.eq_ignore_ascii_case("no") => Some(Stance::Disallow),
+        Form::ContentSignal => None,
+    }
 }
 
 /// A compiled preference line of a group.
@@ -530,19 +653,88 @@ impl Preferences {
     /// The `Content-Usage` header value (attach §2, vocab §6: `train-ai=n, search=y`), or
     /// `None` when no purpose the IETF vocabulary names has a stance.
     pub fn content_usage(&self) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
         Some(self.statement().written(Form::ContentUsage)).filter(|v| !v.is_empty())
     }
 }
 
-/// The preferences of one group's rules for a canonical request (see the module
-/// documentation): per form, the longest matching lines combined; then the forms combined.
-pub fn resolve(rules: &[Rule], path: &[u8]) -> Preferences {
+/// A group's preference lines, indexed as its `Allow`/`Disallow` rules are ([`Candidates`]):
+/// a request looks only at lines whose literal prefix starts its path or whose piece occurs in
+/// it, so the lookup that runs for every proxied response (the `Content-Usage` header) is linear
+/// in the path and, in the common case, independent of how many lines the file has.
+#[derive(Debug, Default)]
+pub struct PreferenceSet {
+    rules: Vec<Rule>,
+    candidates: Candidates,
+}
+
+impl PreferenceSet {
+    pub fn new(rules: Vec<Rule>) -> Self {
+        let candidates = Candidates::build(rules.iter().map(|rule| &rule.pattern).zip(0u32..));
+        PreferenceSet { rules, candidates }
+    }
+
+    /// The lines, in file order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The preferences for a canonical request (see the module documentation): per form, the
+    /// longest matching lines combined; then the forms combined. A candidate shorter than the
+    /// longest match of its form found so far is not matched at all.
+    pub fn resolve(&self, path: &[u8]) -> Preferences {
+        if self.rules.is_empty() {
+            return Preferences::default();
+        }
+        let mut best = [0usize; Form::ALL.len()];
+        let mut found = [Preferences::default(); Form::ALL.len()];
+        self.candidates.for_each(path, |id| {
+            let Some(rule) = self.rules.get(id as usize) else {
+                return;
+            };
+            let form = rule.form as usize;
+            let priority = rule.pattern.priority();
+            if priority < best[form] || !rule.pattern.matches(path) {
+                return;
+            }
+            if priority > best[form] {
+                best[form] = priority;
+                found[form] = Preferences::default();
+            }
+            found[form] = found[form].combine(of_statement(rule.statement, rule.line));
+        });
+        found
+            .into_iter()
+            .fold(Preferences::default(), Preferences::combine)
+    }
+}
+
+#[cfg(test)]
+impl PreferenceSet {
+    /// How many lines a lookup of `path` looks at (matched or not).
+    pub fn examined(&self, path: &[u8]) -> usize {
+        let mut count = 0;
+        self.candidates.for_each(path, |_| count += 1);
+        count
+    }
+}
+
+/// The reference lookup, a scan of every line: what [`PreferenceSet::resolve`] must equal.
+#[cfg(test)]
+pub fn resolve_by_scan(rules: &[Rule], path: &[u8]) -> Preferences {
     Form::ALL
         .into_iter()
         .map(|form| resolve_form(rules.iter().filter(|r| r.form == form), path))
         .fold(Preferences::default(), Preferences::combine)
 }
 
+#[cfg(test)]
 fn resolve_form<'r>(rules: impl Iterator<Item = &'r Rule>, path: &[u8]) -> Preferences {
     let mut best = 0;
     let mut out = Preferences::default();

@@ -7,9 +7,9 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 
 use super::agent::{for_each_candidate, token_key, AgentKey};
 use super::group::{Merged, RawGroup, RawRule};
-use super::index::{PieceIndex, PrefixIndex};
+use super::index::Candidates;
 use super::pattern::PathPattern;
-use super::preference::{self, Preferences};
+use super::preference::{self, PreferenceSet, Preferences};
 use super::verdict::{RuleRef, Verdict};
 
 /// A compiled rule with its provenance.
@@ -49,12 +49,11 @@ pub struct Group {
 #[derive(Debug)]
 pub struct RuleSet {
     pub rules: Vec<Rule>,
-    /// Rules found by their literal prefix.
-    by_prefix: PrefixIndex,
-    /// Wildcard rules found by a longer piece than their prefix (see [`route`]).
-    by_piece: Option<PieceIndex>,
-    /// `Content-Usage` and `Content-Signal` lines that state something (see `preference`).
-    pub preferences: Vec<preference::Rule>,
+    /// The rules a path can match, by literal prefix or by a piece.
+    candidates: Candidates,
+    /// `Content-Usage` and `Content-Signal` lines that state something (see `preference`),
+    /// indexed like the rules.
+    pub preferences: PreferenceSet,
 }
 
 /// What one reading says for one request.
@@ -102,10 +101,12 @@ impl Table {
             let rule_sets = &mut table.rule_sets;
             let rule_set = *shared.entry(&group.groups).or_insert_with(|| {
                 let mut set = compile_rules(group.rules(raw));
-                set.preferences = group
-                    .preferences(raw)
-                    .filter_map(|p| preference::Rule::compile(p.form, p.value, p.line))
-                    .collect();
+                set.preferences = PreferenceSet::new(
+                    group
+                        .preferences(raw)
+                        .filter_map(|p| preference::Rule::compile(p.form, p.value, p.line))
+                        .collect(),
+                );
                 rule_sets.push(set);
                 rule_sets.len() - 1
             });
@@ -227,7 +228,7 @@ impl Table {
 
     /// The preference lines of a key's group (shared like its rules).
     pub fn preferences_of(&self, group: &Group) -> &[preference::Rule] {
-        &self.rule_sets[group.rule_set].preferences
+        self.rule_sets[group.rule_set].preferences.rules()
     }
 
     /// The rules of a key's group (shared with every key named by the same groups).
@@ -238,7 +239,7 @@ impl Table {
     /// The preferences of the selected group for a canonical request (see `preference`).
     pub fn preferences(&self, group: Option<usize>, path: &[u8]) -> Preferences {
         match group.and_then(|g| self.groups.get(g)) {
-            Some(group) => preference::resolve(&self.rule_sets[group.rule_set].preferences, path),
+            Some(group) => self.rule_sets[group.rule_set].preferences.resolve(path),
             None => Preferences::default(),
         }
     }
@@ -284,10 +285,7 @@ impl RuleSet {
                 *best = Some(rule);
             }
         };
-        self.by_prefix.for_each_candidate(path, &mut consider);
-        if let Some(by_piece) = &self.by_piece {
-            by_piece.for_each_candidate(path, &mut consider);
-        }
+        self.candidates.for_each(path, &mut consider);
         let priority = |rule: Option<&Rule>| rule.map_or(0, |r| r.pattern.priority());
         if priority(best_disallow) > priority(best_allow) {
             (Verdict::Disallow, best_disallow)
@@ -317,47 +315,11 @@ fn compile_rules<'r, 'a: 'r>(raw_rules: impl Iterator<Item = &'r RawRule<'a>>) -
         rules.push(rule);
         rules.extend(index_rule);
     }
-    let routed: Vec<(Route<'_>, u32)> = rules
-        .iter()
-        .zip(0u32..)
-        .filter(|(rule, _)| rule.pattern.can_match())
-        .map(|(rule, id)| (route(&rule.pattern), id))
-        .collect();
-    let by_prefix = PrefixIndex::build(routed.iter().filter_map(|(route, id)| match route {
-        Route::Prefix(prefix) => Some((*prefix, *id)),
-        Route::Piece(_) => None,
-    }));
-    let by_piece = PieceIndex::build(routed.iter().filter_map(|(route, id)| match route {
-        Route::Piece(piece) => Some((*piece, *id)),
-        Route::Prefix(_) => None,
-    }));
+    let candidates = Candidates::build(rules.iter().map(|rule| &rule.pattern).zip(0u32..));
     RuleSet {
         rules,
-        by_prefix,
-        by_piece,
-        preferences: Vec::new(),
-    }
-}
-
-/// How a decision finds a rule: by its literal prefix, or by a piece after a `*`.
-enum Route<'p> {
-    Prefix(&'p [u8]),
-    Piece(&'p [u8]),
-}
-
-/// Shortest pieces worth an automaton entry: shorter ones would occur in most paths.
-const MIN_PIECE: usize = 3;
-
-/// A wildcard rule whose longest piece is longer than its literal prefix (and not tiny) is
-/// found by that piece; every other rule by its literal prefix. Either is a necessary condition
-/// for a match, so candidates are never missed.
-fn route(pattern: &PathPattern) -> Route<'_> {
-    let prefix = pattern.literal_prefix();
-    let piece = pattern.longest_piece();
-    if piece.len() > prefix.len() && piece.len() >= MIN_PIECE {
-        Route::Piece(piece)
-    } else {
-        Route::Prefix(prefix)
+        candidates,
+        preferences: PreferenceSet::default(),
     }
 }
 

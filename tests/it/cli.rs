@@ -392,6 +392,58 @@ fn check_prints_verdict_group_and_line() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// Issue 22: a robot refused (here in shadow: `--robots` has `enforce.preferences` off) for a
+/// preference is shown the preference line, its form, and the label and value as written —
+/// as a Disallow is shown its line.
+#[test]
+fn check_shows_the_preference_a_robot_is_refused_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: *\nAllow: /\nContent-Signal: search=yes, Ai-Train=NO\n\
+         Content-Usage: /answers/ ai-use=n\n",
+    )
+    .unwrap();
+    let robots = robots.to_str().unwrap();
+    let o = run(&["check", "--robots", robots, "-A", GPTBOT, "/article"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(
+            "deny-use /article group * line 2 (Allow: /) denied by line 3 \
+             (Content-Signal: search=yes, Ai-Train=NO): Content-Signal Ai-Train=NO denies train-ai"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let assistant = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot";
+    let o = run(&[
+        "check",
+        "--robots",
+        robots,
+        "-A",
+        assistant,
+        "--json",
+        "/answers/q",
+        "/x",
+    ]);
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["verdict"], "deny-use");
+    assert_eq!(
+        lines[0]["denied_by"],
+        serde_json::json!({
+            "line": 4, "text": "Content-Usage: /answers/ ai-use=n", "use": "ai-input",
+            "form": "Content-Usage", "label": "ai-use", "value": "n",
+        })
+    );
+    // Nothing denies an AI assistant's use on /x: allowed, and no refusal shown.
+    assert_eq!(lines[1]["verdict"], "allow");
+    assert_eq!(lines[1]["denied_by"], serde_json::Value::Null);
+}
+
 /// Issue 16.5: `check` quoted `Disallow: /typo/` for a file whose line 2 is `Dissallow:
 /// /typo/`. It quotes the line as the file has it, as a block's body does (JSON: `text`, with
 /// `rule` saying how robogate read it); lint says that robogate enforces the line and who

@@ -127,7 +127,7 @@ fn check_shows_the_preference_and_lint_checks_the_lines() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     assert!(
-        out.contains("allow /article group * line 2 (Allow: /) preference train-ai=n (line 3: Content-Usage: / train-ai=n)"),
+        out.contains("deny-use /article group * line 2 (Allow: /) denied by line 3 (Content-Usage: / train-ai=n): Content-Usage train-ai=n denies train-ai preference train-ai=n (line 3: Content-Usage: / train-ai=n)"),
         "{out}"
     );
     let o = robogate_cmd().args(["lint", file]).output().unwrap();

@@ -217,6 +217,9 @@ fn lint_for(bytes: &[u8], crawlers: Crawlers<'_>) -> Vec<LintWarning> {
         linter.line(line);
     }
     linter.warnings.extend(preference::disallowed_anyway(bytes));
+    linter
+        .warnings
+        .extend(preference::overridden_across_forms(bytes));
     linter.warnings.sort_by_key(|w| w.line);
     linter.warnings
 }

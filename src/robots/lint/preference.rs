@@ -8,7 +8,7 @@ use crate::robots::agent::AgentKey;
 use crate::robots::canon::CanonicalPattern;
 use crate::robots::group::{self, Grouping};
 use crate::robots::parse::{self, Directive};
-use crate::robots::preference::{self, Finding, Form, Purpose, Stance, Statement};
+use crate::robots::preference::{self, Finding, Form, PreferenceSet, Purpose, Stance, Statement};
 use crate::robots::table::Table;
 
 /// A preference line of the current group, kept to find conflicts at one path.
@@ -122,17 +122,146 @@ fn finding_text(form: Form, finding: &Finding) -> (String, String) {
                 format!("write {other}"),
             )
         }
-        Finding::Repeated(label) => (
-            format!("`{label}` appears twice on this line"),
-            match form {
-                Form::ContentUsage => "keep one: in a structured-field dictionary only the last counts".into(),
-                Form::ContentSignal => "keep one: robogate reads the most restrictive of them".into(),
-            },
-        ),
+        Finding::Repeated { label, values } => {
+            let written = values
+                .iter()
+                .map(|v| format!("`{label}={v}`"))
+                .collect::<Vec<_>>()
+                .join(", then ");
+            let counts = match form {
+                Form::ContentUsage => format!(
+                    "in a structured-field dictionary only the last counts (`{label}={}`, RFC 9651 §4.2.2)",
+                    values.last().map_or("", String::as_str)
+                ),
+                Form::ContentSignal => "robogate reads the most restrictive of them".to_owned(),
+            };
+            (
+                format!("`{label}` is given {} times on this line ({written}): {counts}", values.len()),
+                format!("keep one `{label}`"),
+            )
+        }
+        Finding::EmptyValue { label, voids_line } => {
+            let values = match form {
+                Form::ContentUsage => "`y` or `n`",
+                Form::ContentSignal => "`yes` or `no`",
+            };
+            let effect = if *voids_line {
+                "the line is no structured-field dictionary, so readers following draft-ietf-aipref-vocab §6.5.1 take every preference on it as unknown, and robogate enforces none of it"
+            } else {
+                "the preference is unknown"
+            };
+            (
+                format!("`{label}` has no value: {effect}"),
+                format!("write `{label}=` followed by {values}"),
+            )
+        }
         Finding::PathLike(word) => (
             format!("`{word}` is read as part of the preference, not as a path: a path starts with `/` (draft-ietf-aipref-attach §3.2)"),
             format!("write `/{word}`"),
         ),
+    }
+}
+
+/// A form's denial on a shorter path that outweighs the other form's grant on a longer one:
+/// each form's longest matching lines make one statement, and the two statements are combined
+/// by the most restrictive rule (draft-ietf-aipref-vocab §5.1; see `robots::preference`), so
+/// `Content-Signal: ai-train=no` (every path) still denies training under
+/// `Content-Usage: /open/ train-ai=y`. Checked at the path of each granting line without
+/// wildcards, against the preference lines of its group.
+pub(super) fn overridden_across_forms(bytes: &[u8]) -> Vec<LintWarning> {
+    let doc = parse::read(bytes);
+    let raw = group::groups(&doc, Grouping::Rfc9309);
+    let mut out = Vec::new();
+    for group in &raw {
+        let rules: Vec<preference::Rule> = group
+            .preferences
+            .iter()
+            .filter_map(|p| preference::Rule::compile(p.form, p.value, p.line))
+            .collect();
+        let written: Vec<(u32, String)> = group
+            .preferences
+            .iter()
+            .map(|p| {
+                (
+                    p.line,
+                    format!("{}: {}", p.form, String::from_utf8_lossy(p.value)),
+                )
+            })
+            .collect();
+        let text = |line: u32| {
+            written
+                .iter()
+                .find(|(l, _)| *l == line)
+                .map_or("", |(_, t)| t.as_str())
+        };
+        let set = PreferenceSet::new(rules);
+        for grant in set.rules() {
+            let body = &grant.pattern.canonical().body;
+            if body.contains('*') {
+                continue;
+            }
+            let at = set.resolve(body.as_bytes());
+            for purpose in Purpose::ALL {
+                if grant.statement.get(purpose) != Some(Stance::Allow) {
+                    continue;
+                }
+                let Some((Stance::Disallow, line)) = at.get(purpose) else {
+                    continue;
+                };
+                let Some(denial) = set.rules().iter().find(|r| r.line == line) else {
+                    continue;
+                };
+                if denial.form == grant.form
+                    || denial.pattern.priority() >= grant.pattern.priority()
+                {
+                    continue;
+                }
+                out.push(override_warning(grant, denial, purpose, &text));
+            }
+        }
+    }
+    out.sort_by_key(|w| w.line);
+    out
+}
+
+fn override_warning<'t>(
+    grant: &preference::Rule,
+    denial: &preference::Rule,
+    purpose: Purpose,
+    text: &impl Fn(u32) -> &'t str,
+) -> LintWarning {
+    let spell = |rule: &preference::Rule, stance| {
+        let line = text(rule.line);
+        preference::spelt(line.as_bytes(), purpose, stance).map_or_else(
+            || purpose.to_string(),
+            |s| format!("{}={}", s.label, s.value),
+        )
+    };
+    let path = grant.pattern.canonical().to_written();
+    let scope = denial.pattern.canonical().to_written();
+    let fix = match denial.form.label(purpose) {
+        Some(label) => format!(
+            "to allow {purpose} under {path}, add `{}: {path} {label}={}` (or remove `{}` from line {})",
+            denial.form,
+            denial.form.value(Stance::Allow),
+            spell(denial, Stance::Disallow),
+            denial.line
+        ),
+        None => format!("to allow {purpose} under {path}, narrow or remove line {}", denial.line),
+    };
+    LintWarning {
+        line: Some(grant.line),
+        message: format!(
+            "`{}` is overridden by line {} (`{}`, from {scope}): line {} wins at {path} although its path is shorter, because each form's longest matching line is one statement and the {} and {} statements are combined by the most restrictive (draft-ietf-aipref-vocab §5.1), so {purpose} stays disallowed here",
+            spell(grant, Stance::Allow),
+            denial.line,
+            text(denial.line),
+            denial.line,
+            denial.form,
+            grant.form,
+        ),
+        fix,
+        disagreement: None,
     }
 }
 

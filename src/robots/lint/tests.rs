@@ -393,7 +393,17 @@ fn display_has_line_and_fix() {
 }
 
 linting! {
-    preferences_clean: b"User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /open/ train-ai=y\nContent-Signal: search=yes, ai-input=no, ai-train=no\n" => [];
+    preferences_clean: b"User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /open/ train-ai=y\nContent-Signal: search=yes, ai-input=no\n" => [];
+    preference_denial_across_forms_wins: b"User-agent: *\nAllow: /\nContent-Signal: search=yes, ai-train=no\nContent-Usage: /open/ train-ai=y\n" => [(Some(4), "`train-ai=y` is overridden by line 3 (`Content-Signal: search=yes, ai-train=no`, from /): line 3 wins at /open/ although its path is shorter, because each form's longest matching line is one statement and the Content-Signal and Content-Usage statements are combined by the most restrictive")];
+    preference_denial_across_forms_names_fix: b"User-agent: *\nContent-Usage: / train-ai=n\nContent-Signal: /open/ AI-Train=Yes\n" => [(Some(3), "`AI-Train=Yes` is overridden by line 2 (`Content-Usage: / train-ai=n`, from /)")];
+    preference_denial_same_form_deeper_grant_is_fine: b"User-agent: *\nContent-Signal: ai-train=no\nContent-Signal: /open/ ai-train=yes\nContent-Usage: /open/ train-ai=y\n" => [];
+    preference_deeper_denial_across_forms_is_fine: b"User-agent: *\nContent-Usage: / train-ai=y\nContent-Signal: /closed/ ai-train=no\n" => [];
+    preference_value_as_written: b"User-agent: *\nAllow: /\nContent-Usage: train-ai=?0, search=1\n" => [(Some(3), "`train-ai=?0`: the value is neither allow nor disallow"), (Some(3), "`search=1`: the value is neither")];
+    preference_bare_label: b"User-agent: *\nAllow: /\nContent-Usage: train-ai, search=y\n" => [(Some(3), "`train-ai` has no value: the preference is unknown")];
+    preference_empty_value_voids_usage_line: b"User-agent: *\nAllow: /\nContent-Usage: train-ai=, search=y\n" => [(Some(3), "`train-ai` has no value: the line is no structured-field dictionary")];
+    preference_empty_signal_value: b"User-agent: *\nAllow: /\nContent-Signal: ai-train= , search=yes\n" => [(Some(3), "`ai-train` has no value: the preference is unknown")];
+    preference_repeated_usage_label: b"User-agent: *\nAllow: /\nContent-Usage: train-ai=y, train-ai=n\n" => [(Some(3), "`train-ai` is given 2 times on this line (`train-ai=y`, then `train-ai=n`): in a structured-field dictionary only the last counts (`train-ai=n`")];
+    preference_repeated_signal_label: b"User-agent: *\nAllow: /\nContent-Signal: ai-train=no, AI-TRAIN=yes\n" => [(Some(3), "`ai-train` is given 2 times on this line (`ai-train=no`, then `ai-train=yes`): robogate reads the most restrictive")];
     preference_syntax: b"User-agent: *\nAllow: /\nContent-Usage: Train-AI=n\n" => [(Some(3), "not a structured-field dictionary")];
     preference_unknown_label: b"User-agent: *\nAllow: /\nContent-Signal: ai-training=no\n" => [(Some(3), "`ai-training` is not a Content-Signal label")];
     preference_old_label: b"User-agent: *\nAllow: /\nContent-Usage: ai=n\n" => [(Some(3), "`ai` is the label of draft-ietf-aipref-vocab-01")];

@@ -164,7 +164,10 @@ fn findings_name_what_is_wrong() {
     );
     assert_eq!(
         findings(Form::ContentSignal, "ai-train=no, ai-train=yes"),
-        [Finding::Repeated("ai-train".into())]
+        [Finding::Repeated {
+            label: "ai-train".into(),
+            values: vec!["no".into(), "yes".into()]
+        }]
     );
     assert_eq!(
         findings(Form::ContentSignal, "ai-train"),
@@ -320,4 +323,82 @@ proptest! {
         }
         prop_assert_eq!(a.render(), b.render());
     }
+}
+
+/// Preference lines with paths from a small alphabet, so that prefixes are shared, wildcard
+/// pieces occur, and several lines of one length match at once.
+fn preference_line() -> impl Strategy<Value = (Form, String, String)> {
+    let path = "/[ab/.]{0,4}(\\*[ab/.x]{0,4}){0,2}\\$?";
+    let statement = prop_oneof![
+        Just("train-ai=n"),
+        Just("train-ai=y"),
+        Just("search=n, train-ai=y"),
+        Just("ai-train=no"),
+        Just("ai-train=yes, ai-input=no"),
+        Just("search=yes"),
+    ];
+    (any::<bool>(), path, statement).prop_map(|(usage, path, statement)| {
+        let form = if usage {
+            Form::ContentUsage
+        } else {
+            Form::ContentSignal
+        };
+        (form, path, statement.to_string())
+    })
+}
+
+proptest! {
+    /// The indexed lookup gives what a scan of every line gives, lines included.
+    #[test]
+    fn indexed_lookup_equals_scan(
+        lines in proptest::collection::vec(preference_line(), 0..24),
+        paths in proptest::collection::vec("/[ab/.x]{0,10}", 1..8),
+    ) {
+        let rules: Vec<Rule> = lines
+            .iter()
+            .zip(1u32..)
+            .filter_map(|((form, path, statement), line)| {
+                Rule::compile(*form, format!("{path} {statement}").as_bytes(), line)
+            })
+            .collect();
+        let set = PreferenceSet::new(rules);
+        for path in &paths {
+            prop_assert_eq!(
+                set.resolve(path.as_bytes()),
+                resolve_by_scan(set.rules(), path.as_bytes()),
+                "{} in {:?}", path, lines
+            );
+        }
+    }
+}
+
+/// 5,000 lines with their own paths: a lookup looks at the few that can match, not at all of
+/// them (the scan it replaced matched a 20 KB path against each line, for every response).
+#[test]
+fn lookup_looks_only_at_lines_that_can_match() {
+    let rules: Vec<Rule> = (0..5_000u32)
+        .filter_map(|i| {
+            let value = match i % 3 {
+                0 => format!("/*/tmp-{i}*.pdf$ train-ai=n"),
+                1 => format!("/s{}/p{i}/ train-ai=y", i % 500),
+                _ => format!("/s{}/p{i} search=n", i % 500),
+            };
+            Rule::compile(Form::ContentUsage, value.as_bytes(), i + 2)
+        })
+        .collect();
+    let set = PreferenceSet::new(rules);
+    let path = format!("/s124/p4624/{}x.pdf", "tmp-x/".repeat(3_000));
+    assert!(
+        set.examined(path.as_bytes()) <= 2,
+        "{}",
+        set.examined(path.as_bytes())
+    );
+    assert_eq!(
+        set.resolve(path.as_bytes()),
+        resolve_by_scan(set.rules(), path.as_bytes())
+    );
+    assert_eq!(
+        set.resolve(path.as_bytes()).get(Purpose::TrainAi),
+        Some((Stance::Allow, 4_626))
+    );
 }
