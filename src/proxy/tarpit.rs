@@ -157,18 +157,24 @@ const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\
 /// Serves a handed-off tarpit on the connection pingora gave back, as a task of its own.
 pub fn spawn(connection: Stream, handoff: Handoff, shutdown: ShutdownWatch) {
     match bare_socket(connection) {
-        Ok(socket) => tokio::spawn(drip_bare(socket, handoff, shutdown)),
+        Ok(socket) => {
+            if let Ok(socket) = tokio::net::TcpStream::from_std(socket) {
+                tokio::spawn(drip_bare(socket, handoff, shutdown));
+            }
+        }
         // TLS: the connection's state is the TLS session's; it is kept as it is.
-        Err(connection) => tokio::spawn(drip_bare(connection, handoff, shutdown)),
-    };
+        Err(connection) => {
+            tokio::spawn(drip_bare(connection, handoff, shutdown));
+        }
+    }
 }
 
-/// The TCP socket under a plain pingora connection, as a tokio socket of its own: a duplicate of
-/// its file descriptor, so pingora's stream (its buffers, digests and timing records) can be
+/// The TCP socket under a plain pingora connection, as a socket of its own: a duplicate of its
+/// file descriptor, so pingora's stream (its buffers, digests and timing records) can be
 /// dropped while the socket stays open — closing one of two descriptors neither closes nor shuts
 /// down the socket. Any other connection (TLS) is given back as it is. robogate listens on TCP
 /// only, so a pingora `l4` stream here is a TCP one.
-fn bare_socket(connection: Stream) -> std::result::Result<tokio::net::TcpStream, Stream> {
+fn bare_socket(connection: Stream) -> std::result::Result<std::net::TcpStream, Stream> {
     let Some(tcp) = connection.as_any().downcast_ref::<TcpConnection>() else {
         return Err(connection);
     };
@@ -177,10 +183,7 @@ fn bare_socket(connection: Stream) -> std::result::Result<tokio::net::TcpStream,
     let socket = fd
         .try_clone_to_owned()
         .map(std::net::TcpStream::from)
-        .and_then(|s| {
-            s.set_nonblocking(true)?;
-            tokio::net::TcpStream::from_std(s)
-        });
+        .and_then(|s| s.set_nonblocking(true).map(|()| s));
     match socket {
         Ok(socket) => Ok(socket), // `connection` drops here: its descriptor closes, ours stays
         Err(_) => Err(connection),
@@ -202,6 +205,10 @@ where
     let mut sent = 0usize;
     let mut ignored = 0usize;
     let mut maze = Maze::new(&handoff.path);
+    // The first tick comes after a random part of an interval: tarpits that began together (a
+    // crawler opening many connections at once) then tick spread over the interval instead of
+    // all at once.
+    let mut wait = limits.interval.mul_f64(spread());
     if send(&mut s, HEAD, stall).await && handoff.body {
         while started.elapsed() < limits.duration && sent < limits.max_bytes && !*shutdown.borrow()
         {
@@ -212,13 +219,14 @@ where
             sent += chunk.len();
             METRICS.tarpit_bytes.inc_by(chunk.len() as u64);
             let gone = tokio::select! {
-                _ = tokio::time::sleep(limits.interval) => false,
+                _ = tokio::time::sleep(wait) => false,
                 _ = hung_up(&mut s, &mut ignored) => true,
                 _ = shutdown.changed() => true,
             };
             if gone {
                 break;
             }
+            wait = limits.interval;
         }
     }
     let _ = tokio::time::timeout(stall, s.shutdown()).await;
@@ -226,6 +234,14 @@ where
         .tarpit_seconds
         .inc_by(started.elapsed().as_secs_f64());
     drop(handoff.place);
+}
+
+/// A fraction in `0..1`, different for every call (no dependency: the standard library's
+/// randomly keyed hasher).
+fn spread() -> f64 {
+    use std::hash::{BuildHasher, RandomState};
+    let bits = RandomState::new().hash_one(Instant::now());
+    (bits >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Writes `bytes` whole within `stall`; `false` when the client is gone or does not read.
