@@ -55,16 +55,21 @@ struct Bucket {
     last_paced: u64,
     /// Treated as a robot until then (0: never was).
     robot_until: u64,
-    /// Shared backend: requests counted here and not shared yet.
+}
+
+/// One address's counts for the shared backend (only while sharing: buckets stay small).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// Requests admitted here and not shared yet.
     unshared: u32,
-    /// Shared backend: the second of `seen`, all instances' requests in it as the backend last
-    /// said (this instance's included), and the same for the second before.
+    /// The second of `seen`, all instances' requests in it as the backend last said (this
+    /// instance's included), and the same for the second before.
     second: u32,
     seen: u32,
     seen_before: u32,
-    /// Shared backend: how many more batches look up this address's totals with nothing of
-    /// its own to add (so the other instances' requests that arrive after its last request
-    /// here still count); above [`FOLLOWUPS`]: taken in the batch being made.
+    /// How many more batches look up this address's totals with nothing of its own to add
+    /// (so the other instances' requests that arrive after its last request here still
+    /// count); above [`FOLLOWUPS`]: taken in the batch being made.
     followups: u8,
 }
 
@@ -76,7 +81,6 @@ impl Bucket {
     /// excess, not a robot.
     fn forgettable(&self, now: u64, gap: u64) -> bool {
         self.tat <= now
-            && self.unshared == 0
             && self.robot_until <= now
             && (self.last_paced == NONE || now.saturating_sub(self.last_paced) > gap)
     }
@@ -112,6 +116,8 @@ pub struct Check {
 #[derive(Default)]
 struct Shard {
     map: HashMap<IpAddr, Bucket>,
+    /// Shared backend: the counts of the addresses in `map` that have any (bounded by `map`).
+    counts: HashMap<IpAddr, Counts>,
     /// Shared backend: addresses with requests not shared yet (each once; bounded by `map`).
     unshared: Vec<IpAddr>,
     /// Shared backend: addresses with follow-up look-ups left (bounded by `map`).
@@ -215,25 +221,26 @@ impl RapidFire {
                     over_since: NONE,
                     last_paced: NONE,
                     robot_until: 0,
-                    unshared: 0,
-                    second: 0,
-                    seen: 0,
-                    seen_before: 0,
-                    followups: 0,
                 },
             );
         }
-        let Shard { map, unshared, .. } = &mut *shard;
+        let Shard {
+            map,
+            counts,
+            unshared,
+            ..
+        } = &mut *shard;
         let Some(bucket) = map.get_mut(&ip) else {
             return Check::untracked();
         };
         let check = self.step(bucket, t, &n);
         // Shared: what took a place in the bucket (a paced request takes none, here or there).
         if self.sharing && check.pace == Pace::Admit {
-            if bucket.unshared == 0 {
+            let c = counts.entry(ip).or_default();
+            if c.unshared == 0 {
                 unshared.push(ip);
             }
-            bucket.unshared = bucket.unshared.saturating_add(1);
+            c.unshared = c.unshared.saturating_add(1);
         }
         check
     }
@@ -254,32 +261,36 @@ impl RapidFire {
                 continue;
             };
             let Shard {
-                map,
+                counts,
                 unshared,
                 recent,
+                ..
             } = &mut *shard;
             let listed: Vec<IpAddr> = unshared.drain(..).chain(recent.drain(..)).collect();
             for ip in listed {
-                let Some(b) = map.get_mut(&ip) else {
+                let Some(c) = counts.get_mut(&ip) else {
                     continue;
                 };
-                if b.unshared > 0 {
-                    taken.push((ip, std::mem::take(&mut b.unshared)));
-                    b.followups = FOLLOWUPS + 1;
+                if c.unshared > 0 {
+                    taken.push((ip, std::mem::take(&mut c.unshared)));
+                    c.followups = FOLLOWUPS + 1;
                     recent.push(ip);
-                } else if (1..=FOLLOWUPS).contains(&b.followups) {
-                    b.followups -= 1;
+                } else if (1..=FOLLOWUPS).contains(&c.followups) {
+                    c.followups -= 1;
                     taken.push((ip, 0));
-                    if b.followups > 0 {
+                    if c.followups > 0 {
                         recent.push(ip);
                     }
                 }
             }
             for ip in recent.iter() {
-                if let Some(b) = map.get_mut(ip) {
-                    b.followups = b.followups.min(FOLLOWUPS);
+                if let Some(c) = counts.get_mut(ip) {
+                    c.followups = c.followups.min(FOLLOWUPS);
                 }
             }
+            // Counts with nothing left to share or look up, and whose bucket is gone, go.
+            let Shard { map, counts, .. } = &mut *shard;
+            counts.retain(|ip, c| c.followups > 0 || c.unshared > 0 || map.contains_key(ip));
         }
         taken
     }
@@ -304,22 +315,23 @@ impl RapidFire {
             let Ok(mut shard) = self.shards[shard].lock() else {
                 continue;
             };
-            let Some(b) = shard.map.get_mut(&ip) else {
+            let Shard { map, counts, .. } = &mut *shard;
+            let (Some(b), Some(c)) = (map.get_mut(&ip), counts.get_mut(&ip)) else {
                 continue;
             };
-            if b.second != second {
-                b.seen_before = if b.second.wrapping_add(1) == second {
-                    b.seen
+            if c.second != second {
+                c.seen_before = if c.second.wrapping_add(1) == second {
+                    c.seen
                 } else {
                     0
                 };
-                b.second = second;
-                b.seen = 0;
+                c.second = second;
+                c.seen = 0;
             }
-            let others = total.saturating_sub(u64::from(b.seen) + u64::from(own))
-                + total_before.saturating_sub(u64::from(b.seen_before));
-            b.seen = u32::try_from(total).unwrap_or(u32::MAX);
-            b.seen_before = u32::try_from(total_before).unwrap_or(u32::MAX);
+            let others = total.saturating_sub(u64::from(c.seen) + u64::from(own))
+                + total_before.saturating_sub(u64::from(c.seen_before));
+            c.seen = u32::try_from(total).unwrap_or(u32::MAX);
+            c.seen_before = u32::try_from(total_before).unwrap_or(u32::MAX);
             if others > 0 {
                 b.tat = b.tat.max(t).saturating_add(others.saturating_mul(interval));
                 added += others;
@@ -377,12 +389,6 @@ impl RapidFire {
         }
     }
 
-    fn drop_forgettable(&self, map: &mut HashMap<IpAddr, Bucket>, t: u64, gap: u64) {
-        let before = map.len();
-        map.retain(|_, b| !b.forgettable(t, gap));
-        self.entries.release(before - map.len());
-    }
-
     /// Drops the forgettable buckets of every shard, unless that was done less than a second
     /// ago (or is being done now by another request).
     fn sweep(&self, now: Instant, t: u64, gap: u64) {
@@ -395,7 +401,13 @@ impl RapidFire {
         *last = Some(now);
         for shard in &self.shards {
             if let Ok(mut shard) = shard.lock() {
-                self.drop_forgettable(&mut shard.map, t, gap);
+                let Shard { map, counts, .. } = &mut *shard;
+                let before = map.len();
+                // A bucket with requests not shared yet is kept until they are.
+                map.retain(|ip, b| {
+                    !b.forgettable(t, gap) || counts.get(ip).is_some_and(|c| c.unshared > 0)
+                });
+                self.entries.release(before - map.len());
             }
         }
     }
@@ -433,6 +445,7 @@ impl RapidFire {
             .filter_map(|s| s.lock().ok())
             .map(|shard| {
                 shard.map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1)
+                    + shard.counts.capacity() * (size_of::<(IpAddr, Counts)>() + 1)
                     + (shard.unshared.capacity() + shard.recent.capacity()) * size_of::<IpAddr>()
             })
             .sum()
