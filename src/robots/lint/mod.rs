@@ -275,7 +275,7 @@ struct Linter<'c> {
     /// Line of a preference line seen in the current group before any rule.
     preference_before_rules: Option<u32>,
     /// The preference lines of the current group so far.
-    group_preferences: Vec<preference::SeenPreference>,
+    group_preferences: std::collections::HashMap<String, preference::SeenAtPath>,
 }
 
 /// A rule of the current group, as a reader that takes the first matching rule sees it.
@@ -305,7 +305,7 @@ impl<'c> Linter<'c> {
             first_star: None,
             group_rules: Vec::new(),
             preference_before_rules: None,
-            group_preferences: Vec::new(),
+            group_preferences: std::collections::HashMap::new(),
         }
     }
 

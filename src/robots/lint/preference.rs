@@ -11,12 +11,31 @@ use crate::robots::parse::{self, Directive};
 use crate::robots::preference::{self, Finding, Form, PreferenceSet, Purpose, Stance, Statement};
 use crate::robots::table::Table;
 
-/// A preference line of the current group, kept to find conflicts at one path.
-pub(super) struct SeenPreference {
-    line: u32,
-    /// The canonical path (`/` when absent).
-    path: String,
-    statement: Statement,
+/// What the current group's preference lines said at one path, kept to find conflicts: per
+/// purpose, the first line that allowed it and the first that disallowed it. Constant work per
+/// line, however many lines name the same path.
+#[derive(Default)]
+pub(super) struct SeenAtPath([[Option<u32>; 2]; 3]);
+
+impl SeenAtPath {
+    /// The first earlier line that says the opposite of `statement` for some purpose.
+    fn conflict(&self, statement: Statement) -> Option<(u32, Purpose)> {
+        Purpose::ALL.into_iter().find_map(|p| {
+            let opposite = match statement.get(p)? {
+                Stance::Allow => Stance::Disallow,
+                Stance::Disallow => Stance::Allow,
+            };
+            Some((self.0[p as usize][opposite as usize]?, p))
+        })
+    }
+
+    fn record(&mut self, line: u32, statement: Statement) {
+        for p in Purpose::ALL {
+            if let Some(stance) = statement.get(p) {
+                self.0[p as usize][stance as usize].get_or_insert(line);
+            }
+        }
+    }
 }
 
 impl Linter<'_> {
@@ -37,30 +56,23 @@ impl Linter<'_> {
             self.warn(number, message, fix);
         }
         let path = CanonicalPattern::new(read.path.unwrap_or(b"/")).to_written();
-        for seen in &self.group_preferences {
-            if seen.path != path {
-                continue;
-            }
-            if let Some(purpose) = conflict(seen.statement, read.statement) {
-                self.warn(
-                    number,
-                    format!(
-                        "line {} states the opposite {} preference for the same path {path}: at one path the most restrictive applies (draft-ietf-aipref-vocab §5.1), so {} is disallowed",
-                        seen.line,
-                        purpose.as_str(),
-                        purpose.as_str()
-                    ),
-                    "keep one of the two lines".into(),
-                );
-                break;
-            }
+        let seen = self.group_preferences.get(&path);
+        if let Some((line, purpose)) = seen.and_then(|s| s.conflict(read.statement)) {
+            self.warn(
+                number,
+                format!(
+                    "line {line} states the opposite {} preference for the same path {path}: at one path the most restrictive applies (draft-ietf-aipref-vocab §5.1), so {} is disallowed",
+                    purpose.as_str(),
+                    purpose.as_str()
+                ),
+                "keep one of the two lines".into(),
+            );
         }
         if self.group_start.is_some() {
-            self.group_preferences.push(SeenPreference {
-                line: number,
-                path,
-                statement: read.statement,
-            });
+            self.group_preferences
+                .entry(path)
+                .or_default()
+                .record(number, read.statement);
         }
     }
 
@@ -80,16 +92,6 @@ impl Linter<'_> {
 }
 
 /// The first purpose one statement allows and the other disallows.
-fn conflict(a: Statement, b: Statement) -> Option<Purpose> {
-    Purpose::ALL.into_iter().find(|&p| {
-        matches!(
-            (a.get(p), b.get(p)),
-            (Some(Stance::Allow), Some(Stance::Disallow))
-                | (Some(Stance::Disallow), Some(Stance::Allow))
-        )
-    })
-}
-
 /// The message and fix of a finding on a line of `form`.
 fn finding_text(form: Form, finding: &Finding) -> (String, String) {
     match finding {
@@ -188,19 +190,25 @@ pub(super) fn overridden_across_forms(bytes: &[u8]) -> Vec<LintWarning> {
                 )
             })
             .collect();
-        let text = |line: u32| {
-            written
-                .iter()
-                .find(|(l, _)| *l == line)
-                .map_or("", |(_, t)| t.as_str())
-        };
+        let written: std::collections::HashMap<u32, String> = written.into_iter().collect();
+        let text = |line: u32| written.get(&line).map_or("", String::as_str);
         let set = PreferenceSet::new(rules);
+        let by_line: std::collections::HashMap<u32, &preference::Rule> =
+            set.rules().iter().map(|r| (r.line, r)).collect();
+        // Lines at one path share what applies there: resolved once per path.
+        let mut resolved: std::collections::HashMap<&str, preference::Preferences> =
+            std::collections::HashMap::new();
         for grant in set.rules() {
             let body = &grant.pattern.canonical().body;
-            if body.contains('*') {
+            let grants = Purpose::ALL
+                .into_iter()
+                .any(|p| grant.statement.get(p) == Some(Stance::Allow));
+            if !grants || body.contains('*') {
                 continue;
             }
-            let at = set.resolve(body.as_bytes());
+            let at = *resolved
+                .entry(body.as_str())
+                .or_insert_with(|| set.resolve(body.as_bytes()));
             for purpose in Purpose::ALL {
                 if grant.statement.get(purpose) != Some(Stance::Allow) {
                     continue;
@@ -208,7 +216,7 @@ pub(super) fn overridden_across_forms(bytes: &[u8]) -> Vec<LintWarning> {
                 let Some((Stance::Disallow, line)) = at.get(purpose) else {
                     continue;
                 };
-                let Some(denial) = set.rules().iter().find(|r| r.line == line) else {
+                let Some(denial) = by_line.get(&line) else {
                     continue;
                 };
                 if denial.form == grant.form
@@ -274,6 +282,8 @@ pub(super) fn disallowed_anyway(bytes: &[u8]) -> Vec<LintWarning> {
     let table = Table::compile(&raw, &group::merge(&raw));
     let mut out = Vec::new();
     for group in &raw {
+        let mut verdicts: std::collections::HashMap<String, Option<Option<u32>>> =
+            std::collections::HashMap::new();
         for pref in &group.preferences {
             let read = preference::read(pref.form, pref.value);
             let path = read.path.unwrap_or(b"/");
@@ -281,15 +291,19 @@ pub(super) fn disallowed_anyway(bytes: &[u8]) -> Vec<LintWarning> {
                 continue;
             }
             let path = CanonicalPattern::new(path).to_written();
-            let disallowing = group.agents.iter().find_map(|(key, _)| {
-                if *key == AgentKey::Empty {
-                    return None;
-                }
-                let outcome = table.evaluate(table.find(key.as_str()), path.as_bytes());
-                outcome
-                    .verdict
-                    .is_disallowed()
-                    .then(|| outcome.rule.map(|r| r.line))
+            // Lines at one path share the answer: asked once per path, so a file of thousands
+            // of lines at `/` is not thousands of evaluations against all of them.
+            let disallowing = *verdicts.entry(path.clone()).or_insert_with(|| {
+                group.agents.iter().find_map(|(key, _)| {
+                    if *key == AgentKey::Empty {
+                        return None;
+                    }
+                    let outcome = table.evaluate(table.find(key.as_str()), path.as_bytes());
+                    outcome
+                        .verdict
+                        .is_disallowed()
+                        .then(|| outcome.rule.map(|r| r.line))
+                })
             });
             if let Some(rule_line) = disallowing {
                 let by = rule_line.map_or(String::new(), |l| format!(" (line {l})"));
