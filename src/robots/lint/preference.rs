@@ -55,6 +55,13 @@ impl Linter<'_> {
             let (message, fix) = finding_text(form, finding);
             self.warn(number, message, fix);
         }
+        if read.findings.is_empty() && read.statement.is_empty() {
+            self.warn(
+                number,
+                format!("this {form} line states no preference: it is passed over, and a line for a shorter path still applies here"),
+                "write the uses meant for this path (e.g. `train-ai=n`), or remove the line".into(),
+            );
+        }
         let path = CanonicalPattern::new(read.path.unwrap_or(b"/")).to_written();
         let seen = self.group_preferences.get(&path);
         if let Some((line, purpose)) = seen.and_then(|s| s.conflict(read.statement)) {

@@ -399,6 +399,7 @@ linting! {
     preference_denial_same_form_deeper_grant_is_fine: b"User-agent: *\nContent-Signal: ai-train=no\nContent-Signal: /open/ ai-train=yes\nContent-Usage: /open/ train-ai=y\n" => [];
     preference_deeper_denial_across_forms_is_fine: b"User-agent: *\nContent-Usage: / train-ai=y\nContent-Signal: /closed/ ai-train=no\n" => [];
     preference_value_as_written: b"User-agent: *\nAllow: /\nContent-Usage: train-ai=?0, search=1\n" => [(Some(3), "`train-ai=?0`: the value is neither allow nor disallow"), (Some(3), "`search=1`: the value is neither")];
+    preference_line_with_no_preference: b"User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /e1/\nContent-Signal: /e4/ , \n" => [(Some(4), "this Content-Usage line states no preference: it is passed over, and a line for a shorter path still applies here"), (Some(5), "this Content-Signal line states no preference")];
     preference_bare_label: b"User-agent: *\nAllow: /\nContent-Usage: train-ai, search=y\n" => [(Some(3), "`train-ai` has no value: the preference is unknown")];
     preference_empty_value_voids_usage_line: b"User-agent: *\nAllow: /\nContent-Usage: train-ai=, search=y\n" => [(Some(3), "`train-ai` has no value: the line is no structured-field dictionary")];
     preference_empty_signal_value: b"User-agent: *\nAllow: /\nContent-Signal: ai-train= , search=yes\n" => [(Some(3), "`ai-train` has no value: the preference is unknown")];
