@@ -696,25 +696,31 @@ fn the_plain_listener_can_redirect_to_https() {
     );
 }
 
-/// Over HTTP/1.1 on TLS the tarpit is served on the connection handed out of pingora's session
-/// (the TLS stream kept as it is, no bare socket under it): the same page, until the duration.
-#[test]
-fn https_1_1_clients_get_the_tarpit_on_their_connection() {
-    let origin = Origin::start();
+/// robogate with a TLS listener (a certificate for `site.test` from a test CA, kept as
+/// `ca.pem`) and every robot tarpitted for a second, 4 bytes every 200 ms.
+fn start_tls_tarpit(origin: &Origin, serial: u32) -> (Robogate, SocketAddr) {
     let ca = Ca::new("test CA");
-    let (cert, key) = ca.issue(&["site.test"], 0x8002);
+    let (cert, key) = ca.issue(&["site.test"], serial);
     let dir_files = [
         ("cert.pem", cert.as_str()),
         ("key.pem", key.as_str()),
         ("ca.pem", &ca.pem()),
     ];
-    let (rg, tls) = start_tls(
+    start_tls(
         origin.addr,
         &dir_files,
         &["cert = \"cert.pem\"\nkey = \"key.pem\""],
         "[enforce]\naction = \"tarpit\"\n[tarpit]\nduration = \"1s\"\ninterval = \"200ms\"\nchunk_bytes = 4\n",
         "",
-    );
+    )
+}
+
+/// Over HTTP/1.1 on TLS the tarpit is served on the connection handed out of pingora's session
+/// (the TLS stream kept as it is, no bare socket under it): the same page, until the duration.
+#[test]
+fn https_1_1_clients_get_the_tarpit_on_their_connection() {
+    let origin = Origin::start();
+    let (rg, tls) = start_tls_tarpit(&origin, 0x8002);
     let started = Instant::now();
     let (status, version, body) = curl(
         tls,
@@ -741,20 +747,7 @@ fn https_1_1_clients_get_the_tarpit_on_their_connection() {
 #[test]
 fn http2_clients_get_the_tarpit_and_the_crawl_delay_answer() {
     let origin = Origin::start();
-    let ca = Ca::new("test CA");
-    let (cert, key) = ca.issue(&["site.test"], 0x8001);
-    let dir_files = [
-        ("cert.pem", cert.as_str()),
-        ("key.pem", key.as_str()),
-        ("ca.pem", &ca.pem()),
-    ];
-    let (rg, tls) = start_tls(
-        origin.addr,
-        &dir_files,
-        &["cert = \"cert.pem\"\nkey = \"key.pem\""],
-        "[enforce]\naction = \"tarpit\"\n[tarpit]\nduration = \"1s\"\ninterval = \"200ms\"\nchunk_bytes = 4\n",
-        "",
-    );
+    let (rg, tls) = start_tls_tarpit(&origin, 0x8001);
     let started = Instant::now();
     let (status, version, body) = curl(
         tls,
