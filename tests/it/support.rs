@@ -383,8 +383,14 @@ impl Robogate {
             let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
             let config = format!(
-                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\nconnect_timeout = \"1s\"\n{origin_extra}\n[admin]\nlisten = \"{admin}\"\n{admin_extra}\n{robots_section}{extra_toml}\n{rapid_fire_section}",
+                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\n{connect}{origin_extra}\n[admin]\nlisten = \"{admin}\"\n{admin_extra}\n{robots_section}{extra_toml}\n{rapid_fire_section}",
                 origin_extra = launch.origin,
+                // Fast failures for the tests of a missing origin, unless the test sets its own.
+                connect = if launch.origin.contains("connect_timeout") {
+                    ""
+                } else {
+                    "connect_timeout = \"1s\"\n"
+                },
                 admin_extra = launch.admin,
                 server_extra = launch.server,
                 grace = if launch.server.contains("grace_period") {

@@ -431,11 +431,13 @@ fn a_changed_origin_ca_is_not_bypassed_by_pooled_connections() {
         &[("origin-ca.pem", &ca.pem()), ("other-ca.pem", &other.pem())],
         &[],
         "",
-        "tls = true\nsni = \"origin.test\"\nca = \"origin-ca.pem\"\n",
+        // A generous connect timeout: on a loaded machine a slow origin handshake answered 504
+        // closed the client connection this test keeps (seen once under a parallel build).
+        "tls = true\nsni = \"origin.test\"\nca = \"origin-ca.pem\"\nconnect_timeout = \"20s\"\n",
     );
     let mut conn = Conn::open(rg.addr).unwrap();
     for _ in 0..3 {
-        assert_ne!(conn.get("/", FIREFOX).unwrap().status, 502, "the right CA");
+        assert_eq!(conn.get("/", FIREFOX).unwrap().status, 200, "the right CA");
     }
     let conf = rg.path("robogate.toml");
     let text = std::fs::read_to_string(&conf).unwrap();
