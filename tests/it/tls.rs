@@ -717,28 +717,40 @@ fn start_tls_tarpit(origin: &Origin, serial: u32) -> (Robogate, SocketAddr) {
     )
 }
 
-/// Over HTTP/1.1 on TLS the tarpit is served on the connection handed out of pingora's session
-/// (the TLS stream kept as it is, no bare socket under it): the same page, until the duration.
-#[test]
-fn https_1_1_clients_get_the_tarpit_on_their_connection() {
-    let origin = Origin::start();
-    let (rg, tls) = start_tls_tarpit(&origin, 0x8002);
+/// GPTBot asks for `/blog/` with curl's `flag` (`--http1.1`, `--http2`) over TLS: a 200 in HTTP
+/// `version`, the tarpit's page, dripped until `tarpit.duration` (1 s) ends.
+fn tarpitted_over_tls(
+    origin: &Origin,
+    serial: u32,
+    flag: &str,
+    version: &str,
+) -> (Robogate, SocketAddr) {
+    let (rg, tls) = start_tls_tarpit(origin, serial);
     let started = Instant::now();
-    let (status, version, body) = curl(
+    let (status, got, body) = curl(
         tls,
         &rg.path("ca.pem"),
         "site.test",
         "/blog/",
         "GPTBot/1.2",
-        "--http1.1",
+        flag,
     );
-    assert_eq!((status, version.as_str()), (200, "1.1"));
+    assert_eq!((status, got.as_str()), (200, version));
     assert!(body.starts_with("<!doctype html>"), "{body}");
     assert!(body.len() >= 16, "{body}");
     assert!(
         started.elapsed().as_millis() >= 800,
         "dripped until the duration ends"
     );
+    (rg, tls)
+}
+
+/// Over HTTP/1.1 on TLS the tarpit is served on the connection handed out of pingora's session
+/// (the TLS stream kept as it is, no bare socket under it): the same page, until the duration.
+#[test]
+fn https_1_1_clients_get_the_tarpit_on_their_connection() {
+    let origin = Origin::start();
+    let (rg, _) = tarpitted_over_tls(&origin, 0x8002, "--http1.1", "1.1");
     eventually("the tarpit's place freed", || {
         (rg.metric("robogate_tarpit_active") == 0.0).then_some(())
     });
@@ -749,22 +761,7 @@ fn https_1_1_clients_get_the_tarpit_on_their_connection() {
 #[test]
 fn http2_clients_get_the_tarpit_and_the_crawl_delay_answer() {
     let origin = Origin::start();
-    let (rg, tls) = start_tls_tarpit(&origin, 0x8001);
-    let started = Instant::now();
-    let (status, version, body) = curl(
-        tls,
-        &rg.path("ca.pem"),
-        "site.test",
-        "/blog/",
-        "GPTBot/1.2",
-        "--http2",
-    );
-    assert_eq!((status, version.as_str()), (200, "2"));
-    assert!(body.starts_with("<!doctype html>"), "{body}");
-    assert!(
-        started.elapsed().as_millis() >= 800,
-        "dripped until the duration ends"
-    );
+    let (rg, tls) = tarpitted_over_tls(&origin, 0x8001, "--http2", "2");
     eventually(
         "robogate_requests_total counted once the request is logged",
         || {
