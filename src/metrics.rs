@@ -197,7 +197,7 @@ impl Metrics {
         let identity_checks = counter_vec(
             &r,
             "robogate_identity_checks_total",
-            "Claimed robot identities checked, by method (ip-ranges, reverse-dns, signature; none when no proof was tried) and result (verified, spoofed, or why it stayed unverified).",
+            "Claimed robot identities checked, by method (ip-ranges, reverse-dns, signature: the check that decided or did not finish; none when no check was started) and result (verified, spoofed, or why it stayed unverified).",
             &["method", "result"],
         );
         let request_duration = register(
@@ -474,6 +474,13 @@ impl Metrics {
             self.identity_checks
                 .with_label_values(&["none", reason.as_str()]);
         }
+        // A check that did not finish counts under its method.
+        for method in [Method::ReverseDns, Method::Signature] {
+            for reason in [Unverified::Timeout, Unverified::Unavailable] {
+                self.identity_checks
+                    .with_label_values(&[method.as_str(), reason.as_str()]);
+            }
+        }
         self.robots_txt_fetches.with_label_values(&[OTHER_AGENT]);
         for kind in ["timeout", "connection", "response"] {
             self.state_backend_errors.with_label_values(&[kind]);
@@ -531,7 +538,9 @@ impl Metrics {
             Identity::None => return,
             Identity::Verified(m) => (m.as_str(), "verified"),
             Identity::Spoofed(m) => (m.as_str(), "spoofed"),
-            Identity::Unverified(why) => ("none", why.as_str()),
+            Identity::Unverified { why, tried } => {
+                (tried.map_or("none", Method::as_str), why.as_str())
+            }
         };
         self.identity_checks
             .with_label_values(&[method, result])

@@ -102,7 +102,10 @@ pub fn describe(identity: Identity) -> String {
         }
         Identity::Verified(m) => format!("verified ({m})"),
         Identity::Spoofed(m) => format!("spoofed ({m} disproves the claim)"),
-        Identity::Unverified(why) => format!("unverified ({why}): served as it claims, counted"),
+        Identity::Unverified { why, tried } => {
+            let of = tried.map_or(String::new(), |m| format!(" of {m}"));
+            format!("unverified ({why}{of}): served as it claims, counted")
+        }
     }
 }
 

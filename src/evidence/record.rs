@@ -307,7 +307,8 @@ fn identity_of(label: Option<&str>, proof: Option<&str>) -> Result<Identity, Str
         "none" => Identity::None,
         "verified" => Identity::Verified(method()?),
         "spoofed" => Identity::Spoofed(method()?),
-        "unverified" => Identity::Unverified(
+        // The line keeps why, not which check did not finish (the metrics keep that).
+        "unverified" => Identity::unverified(
             proof
                 .unwrap_or_default()
                 .parse::<Unverified>()

@@ -153,7 +153,7 @@ fn lines_of_other_versions_read() {
             Class::Browser,
             Reason::Trap,
             ActionLabel::Tarpit,
-            Identity::Unverified(Unverified::Timeout),
+            Identity::unverified(Unverified::Timeout),
             None
         )
     );

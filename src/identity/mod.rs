@@ -58,7 +58,13 @@ pub enum Identity {
     Verified(Method),
     /// The claimed agent has a proof method and the proof failed.
     Spoofed(Method),
-    Unverified(Unverified),
+    /// robogate could not tell either way: `why`, and the method whose check did not finish
+    /// (`tried`; `None` when no check was started: no method, a private client, verification
+    /// off), so that a slow resolver is told from a slow key directory.
+    Unverified {
+        why: Unverified,
+        tried: Option<Method>,
+    },
 }
 
 impl Identity {
@@ -68,16 +74,22 @@ impl Identity {
             Identity::None => "none",
             Identity::Verified(_) => "verified",
             Identity::Spoofed(_) => "spoofed",
-            Identity::Unverified(_) => "unverified",
+            Identity::Unverified { .. } => "unverified",
         }
     }
 
-    /// The method tried, when one was.
+    /// The method tried, when one was (also a check that did not finish).
     pub fn method(self) -> Option<Method> {
         match self {
             Identity::Verified(m) | Identity::Spoofed(m) => Some(m),
-            _ => None,
+            Identity::Unverified { tried, .. } => tried,
+            Identity::None => None,
         }
+    }
+
+    /// A claim that stayed unverified without any check started.
+    pub fn unverified(why: Unverified) -> Identity {
+        Identity::Unverified { why, tried: None }
     }
 
     /// The method tried, or why the claim stayed unverified; `-` when nothing was checked (the
@@ -86,7 +98,7 @@ impl Identity {
         match self {
             Identity::None => "-",
             Identity::Verified(m) | Identity::Spoofed(m) => m.as_str(),
-            Identity::Unverified(why) => why.as_str(),
+            Identity::Unverified { why, .. } => why.as_str(),
         }
     }
 
@@ -112,9 +124,17 @@ mod tests {
         );
         let s = Identity::Spoofed(Method::IpRanges);
         assert!(s.is_spoofed() && s.method() == Some(Method::IpRanges));
-        let u = Identity::Unverified(Unverified::Timeout);
+        let u = Identity::unverified(Unverified::PrivateClient);
         assert_eq!((u.label(), u.method()), ("unverified", None));
-        for i in [Identity::None, v, s, u] {
+        let t = Identity::Unverified {
+            why: Unverified::Timeout,
+            tried: Some(Method::Signature),
+        };
+        assert_eq!(
+            (t.label(), t.method(), t.detail()),
+            ("unverified", Some(Method::Signature), "timeout")
+        );
+        for i in [Identity::None, v, s, u, t] {
             assert!(IDENTITY_LABELS.contains(&i.label()));
         }
         assert_eq!("STAR".parse::<SpoofedAction>(), Ok(SpoofedAction::Star));

@@ -126,7 +126,7 @@ impl Verifier {
         if !v.enabled {
             let (class, _) = policy.classify(claim.user_agent);
             let identity = match class {
-                Class::Robot => Identity::Unverified(Unverified::Off),
+                Class::Robot => Identity::unverified(Unverified::Off),
                 _ => Identity::None,
             };
             return Proof {
@@ -151,7 +151,7 @@ impl Verifier {
                 self.check_agent(policy, a, claim.client, signature, deadline, step)
                     .await
             }
-            None => Identity::Unverified(Unverified::NoMethod),
+            None => Identity::unverified(Unverified::NoMethod),
         };
         Proof {
             identity,
@@ -233,7 +233,11 @@ impl Verifier {
                     signature::Unfinished::Timeout => Unverified::Timeout,
                     _ => Unverified::Unavailable,
                 };
-                step(Step::Tried(m, Identity::Unverified(reason), why.as_str()));
+                let identity = Identity::Unverified {
+                    why: reason,
+                    tried: Some(m),
+                };
+                step(Step::Tried(m, identity, why.as_str()));
                 Signed::Unfinished(reason)
             }
         }
@@ -257,7 +261,10 @@ impl Verifier {
             // (unless its signature could not be checked).
             if policy.verify.signers.contains(&agent) {
                 let identity = match signature {
-                    Some(why) => Identity::Unverified(why),
+                    Some(why) => Identity::Unverified {
+                        why,
+                        tried: Some(Method::Signature),
+                    },
                     None => Identity::Spoofed(Method::Signature),
                 };
                 step(Step::Tried(
@@ -267,14 +274,14 @@ impl Verifier {
                 ));
                 return identity;
             }
-            return Identity::Unverified(Unverified::NoMethod);
+            return Identity::unverified(Unverified::NoMethod);
         }
         let Some(ip) = client.map(canonical_ip) else {
-            return Identity::Unverified(Unverified::NoMethod);
+            return Identity::unverified(Unverified::NoMethod);
         };
         if !is_public(ip) {
             self.warn_private(ip);
-            return Identity::Unverified(Unverified::PrivateClient);
+            return Identity::unverified(Unverified::PrivateClient);
         }
         if has_ranges {
             let inside = policy.verify.in_ranges(agent, ip);
@@ -296,7 +303,10 @@ impl Verifier {
             step(Step::Skipped(m, "no resolver"));
             return match has_ranges {
                 true => Identity::Spoofed(Method::IpRanges),
-                false => Identity::Unverified(Unverified::Unavailable),
+                false => Identity::Unverified {
+                    why: Unverified::Unavailable,
+                    tried: Some(m),
+                },
             };
         };
         let answer = tokio::time::timeout_at(deadline, rdns.confirm(ip, &a.rdns))
@@ -310,12 +320,16 @@ impl Verifier {
                     fcrdns::Unfinished::Timeout => Unverified::Timeout,
                     _ => Unverified::Unavailable,
                 };
-                (Identity::Unverified(reason), why.as_str())
+                let identity = Identity::Unverified {
+                    why: reason,
+                    tried: Some(m),
+                };
+                (identity, why.as_str())
             }
         };
         step(Step::Tried(m, identity, detail));
         match identity {
-            Identity::Unverified(_) if has_ranges => Identity::Spoofed(Method::IpRanges),
+            Identity::Unverified { .. } if has_ranges => Identity::Spoofed(Method::IpRanges),
             other => other,
         }
     }

@@ -245,6 +245,12 @@ fn reverse_dns_confirms_refutes_or_leaves_a_claim_unverified() {
         (line["identity"].as_str(), line["proof"].as_str()),
         (Some("unverified"), Some("timeout"))
     );
+    // Counted under the check that did not finish, so a slow resolver is told from a slow
+    // key directory.
+    assert_eq!(
+        rg.metric("robogate_identity_checks_total{method=\"reverse-dns\",result=\"timeout\"}"),
+        1.0
+    );
     // The answer already cached still holds while the DNS is silent.
     assert_eq!(
         get_from(&rg, "203.0.113.20", "/private/press/release.html", YANDEX).status,
