@@ -1,7 +1,10 @@
 //! `robogate ranges update`: refreshes the published IP-range lists from their operators, for
 //! cron. Every list is fetched, validated with the same parser the server uses, and written
 //! (temp file + rename) only when valid: a failed list keeps its old file, so a broken or
-//! unreachable source never leaves robogate with fewer proofs than it had.
+//! unreachable source never leaves robogate with fewer proofs than it had. A valid list that
+//! looks like a step back (an older `creationTime` than the file's, or under half its address
+//! space: a stale mirror or cache, a truncated answer) is kept out too, unless `--force`:
+//! a list that shrinks by mistake turns real crawlers into spoofers.
 
 use std::io::{Read, Write};
 use std::net::IpAddr;
@@ -12,7 +15,9 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use serde::Deserialize;
 
-use crate::identity::ranges::{parse_list, valid_name, MAX_LIST_BYTES};
+use ipnet::IpNet;
+
+use crate::identity::ranges::{parse_list, valid_name, PublishedList, MAX_LIST_BYTES};
 
 #[derive(Debug, Args)]
 pub struct RangesArgs {
@@ -31,6 +36,10 @@ pub enum RangesCommand {
         /// Seconds allowed for each list's whole fetch (connect, headers and body).
         #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
         timeout: u64,
+        /// Take valid lists even when they look like a step back: older than the file's
+        /// `creationTime`, or covering under half its IPv4 or IPv6 address space.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -55,7 +64,11 @@ pub struct Source {
 
 pub fn run(args: &RangesArgs) -> ExitCode {
     match &args.command {
-        RangesCommand::Update { dir, timeout } => update(dir, Duration::from_secs(*timeout)),
+        RangesCommand::Update {
+            dir,
+            timeout,
+            force,
+        } => update(dir, Duration::from_secs(*timeout), *force),
     }
 }
 
@@ -130,7 +143,7 @@ enum Outcome {
     KeptOld(String),
 }
 
-fn update(dir: &Path, timeout: Duration) -> ExitCode {
+fn update(dir: &Path, timeout: Duration, force: bool) -> ExitCode {
     let sources = match read_sources(&dir.join("sources.toml")) {
         Ok(s) => s,
         Err(problems) => {
@@ -144,7 +157,7 @@ fn update(dir: &Path, timeout: Duration) -> ExitCode {
     let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = sources
             .iter()
-            .map(|s| scope.spawn(move || refresh(dir, s, timeout)))
+            .map(|s| scope.spawn(move || refresh(dir, s, timeout, force)))
             .collect();
         handles
             .into_iter()
@@ -161,8 +174,9 @@ fn update(dir: &Path, timeout: Duration) -> ExitCode {
                 creation_time,
                 prefixes,
             } => println!(
-                "{}: updated ({prefixes} prefixes, creationTime {})",
+                "{}: updated ({prefixes} {} once merged, creationTime {})",
                 source.name,
+                if *prefixes == 1 { "prefix" } else { "prefixes" },
                 creation_time.as_deref().unwrap_or("none")
             ),
             Outcome::Unchanged => println!("{}: unchanged", source.name),
@@ -180,7 +194,7 @@ fn update(dir: &Path, timeout: Duration) -> ExitCode {
     }
 }
 
-fn refresh(dir: &Path, source: &Source, timeout: Duration) -> Outcome {
+fn refresh(dir: &Path, source: &Source, timeout: Duration, force: bool) -> Outcome {
     let body = match fetch(&source.url, timeout) {
         Ok(b) => b,
         Err(why) => return Outcome::KeptOld(why),
@@ -195,8 +209,15 @@ fn refresh(dir: &Path, source: &Source, timeout: Duration) -> Outcome {
         }
     };
     let path = dir.join(format!("{}.json", source.name));
-    if std::fs::read(&path).is_ok_and(|old| old == body.as_bytes()) {
+    let old = std::fs::read_to_string(&path).ok();
+    if old.as_deref() == Some(body.as_str()) {
         return Outcome::Unchanged;
+    }
+    let old = old.and_then(|text| parse_list(&source.name, &text).ok());
+    if let (Some(old), false) = (old, force) {
+        if let Some(why) = step_back(&old, &list) {
+            return Outcome::KeptOld(format!("{why}; --force takes it"));
+        }
     }
     match write_atomically(&path, body.as_bytes()) {
         Ok(()) => Outcome::Updated {
@@ -205,6 +226,57 @@ fn refresh(dir: &Path, source: &Source, timeout: Duration) -> Outcome {
         },
         Err(e) => Outcome::KeptOld(format!("cannot write {}: {e}", path.display())),
     }
+}
+
+/// Why a valid `new` list looks like a step back from the `old` one it would replace: an older
+/// `creationTime` (a stale mirror or cache), or under half the address space in either family
+/// (a truncated or partial answer). `None`: take it.
+fn step_back(old: &PublishedList, new: &PublishedList) -> Option<String> {
+    if let (Some(o), Some(n)) = (&old.creation_time, &new.creation_time) {
+        if let (Some(ok), Some(nk)) = (time_key(o), time_key(n)) {
+            // At the precision both state (a date alone is not older than a time that day).
+            let m = ok.len().min(nk.len());
+            if nk[..m] < ok[..m] {
+                return Some(format!(
+                    "its creationTime {n} is older than the file's ({o}): a stale mirror or cache"
+                ));
+            }
+        }
+    }
+    let (old_size, new_size) = (coverage(old), coverage(new));
+    for (family, unit, old, new) in [
+        ("IPv4", "addresses", old_size.0, new_size.0),
+        ("IPv6", "/64 networks", old_size.1, new_size.1),
+    ] {
+        if new < old.div_ceil(2) {
+            return Some(format!(
+                "it covers {new} {family} {unit} where the file covers {old} (under half): a \
+                 partial answer"
+            ));
+        }
+    }
+    None
+}
+
+/// How much address space a list covers: IPv4 addresses, IPv6 /64 networks (a longer IPv6
+/// prefix counts as one). Its prefixes are disjoint, so the sums are exact.
+fn coverage(list: &PublishedList) -> (u128, u128) {
+    list.prefixes.iter().fold((0, 0), |(v4, v6), p| match p {
+        IpNet::V4(p) => (v4 + (1u128 << (32 - p.prefix_len())), v6),
+        IpNet::V6(p) => (v4, v6 + (1u128 << 64u8.saturating_sub(p.prefix_len()))),
+    })
+}
+
+/// A `creationTime` as comparable digits, most significant first (`2025-11-24T15:46:02.000000`
+/// → `20251124154602`): the operators write it in several ISO-8601 shapes. `None` when it names
+/// no date.
+fn time_key(time: &str) -> Option<String> {
+    let digits: String = time
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    (digits.len() >= 8).then_some(digits)
 }
 
 /// GETs `url` within `timeout`, at most [`MAX_LIST_BYTES`], following up to 3 redirects (never
@@ -269,6 +341,41 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn list(creation_time: Option<&str>, prefixes: usize) -> PublishedList {
+        let prefixes = (0..prefixes)
+            .map(|i| format!("{{\"ipv4Prefix\": \"10.{i}.0.0/16\"}}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let time = creation_time.map_or(String::new(), |t| format!("\"creationTime\": \"{t}\","));
+        parse_list("t", &format!("{{{time} \"prefixes\": [{prefixes}]}}")).unwrap()
+    }
+
+    #[test]
+    fn a_step_back_is_an_older_list_or_one_under_half_the_address_space() {
+        let now = list(Some("2026-11-24T15:46:02.000000"), 10);
+        // Newer, in another ISO shape, or the same: taken.
+        for newer in [
+            "2026-11-25T00:00:00Z",
+            "2026-11-24T15:46:02+00:00",
+            "2026-11-24",
+        ] {
+            assert_eq!(step_back(&now, &list(Some(newer), 10)), None, "{newer}");
+        }
+        let why = step_back(&now, &list(Some("2025-01-03T08:00:00"), 10)).unwrap();
+        assert!(why.contains("older than the file's"), "{why}");
+        // Half the address space is taken; under half is not.
+        assert_eq!(step_back(&now, &list(Some("2026-11-25"), 5)), None);
+        let why = step_back(&now, &list(Some("2026-11-25"), 4)).unwrap();
+        assert!(
+            why.contains("covers 262144 IPv4 addresses where the file covers 655360"),
+            "{why}"
+        );
+        // No date on either side, or one that is no date: only the size counts.
+        assert_eq!(step_back(&list(None, 3), &list(Some("x"), 2)), None);
+        assert_eq!(step_back(&now, &list(None, 9)), None);
+        assert_eq!(step_back(&list(Some("old"), 9), &now), None);
+    }
 
     #[test]
     fn urls_are_https_or_loopback_http() {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::support::{free_port, reply, robogate_cmd, Scripted};
 
-const OLD: &str = r#"{"creationTime": "old", "prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}"#;
+const OLD: &str = r#"{"creationTime": "old", "prefixes": [{"ipv4Prefix": "192.0.2.0/28"}]}"#;
 const NEW: &str = r#"{"creationTime": "2026-11-24T00:00:00", "prefixes": [{"ipv4Prefix": "66.249.64.0/27"}, {"ipv6Prefix": "2001:4860:4801:10::/64"}]}"#;
 
 /// A listener that accepts connections and never answers them (holds them open).
@@ -71,7 +71,7 @@ fn update_writes_valid_lists_and_keeps_the_old_file_of_every_failed_one() {
     assert_eq!(lines.len(), 7, "{stdout}");
     assert_eq!(
         lines[0],
-        "good: updated (2 prefixes, creationTime 2026-11-24T00:00:00)"
+        "good: updated (2 prefixes once merged, creationTime 2026-11-24T00:00:00)"
     );
     assert_eq!(lines[1], "same: unchanged");
     let kept = |line: &str, name: &str, why: &str| {
@@ -151,4 +151,80 @@ fn update_refuses_plain_http_from_the_internet_and_a_broken_sources_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sources.toml: cannot read"));
+}
+
+#[test]
+fn a_list_older_or_under_half_the_size_of_the_file_needs_force() {
+    let dated = |time: &str, prefixes: usize| {
+        let prefixes: Vec<String> = (0..prefixes)
+            .map(|i| format!("{{\"ipv4Prefix\": \"66.249.{i}.0/24\"}}"))
+            .collect();
+        format!(
+            "{{\"creationTime\": \"{time}\", \"prefixes\": [{}]}}",
+            prefixes.join(",")
+        )
+    };
+    let current = dated("2026-11-24T00:00:00.000000", 8);
+    let origin = Scripted::start();
+    origin.route(
+        "/stale.json",
+        reply(
+            200,
+            "application/json",
+            &dated("2025-06-01T00:00:00.000000", 8),
+        ),
+    );
+    origin.route(
+        "/partial.json",
+        reply(
+            200,
+            "application/json",
+            &dated("2026-11-25T00:00:00.000000", 3),
+        ),
+    );
+    let o = origin.addr;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sources.toml"),
+        format!(
+            "[[list]]\nname = \"stale\"\nurl = \"http://{o}/stale.json\"\n\
+             [[list]]\nname = \"partial\"\nurl = \"http://{o}/partial.json\"\n"
+        ),
+    )
+    .unwrap();
+    for name in ["stale", "partial"] {
+        std::fs::write(dir.path().join(format!("{name}.json")), &current).unwrap();
+    }
+    let update = |force: bool| {
+        let mut cmd = robogate_cmd();
+        cmd.args(["ranges", "update", "--dir"]).arg(dir.path());
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.output().unwrap()
+    };
+
+    let out = update(false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "stale: kept old: its creationTime 2025-06-01T00:00:00.000000 is older than the \
+             file's (2026-11-24T00:00:00.000000): a stale mirror or cache; --force takes it",
+            "partial: kept old: it covers 768 IPv4 addresses where the file covers 2048 (under \
+             half): a partial answer; --force takes it",
+        ]
+    );
+    for name in ["stale", "partial"] {
+        assert_eq!(read(dir.path(), name), current, "{name}");
+    }
+
+    let out = update(true);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "stale: updated (1 prefix once merged, creationTime 2025-06-01T00:00:00.000000)\n\
+         partial: updated (2 prefixes once merged, creationTime 2026-11-25T00:00:00.000000)\n"
+    );
 }
