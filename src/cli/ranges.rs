@@ -271,11 +271,7 @@ fn coverage(list: &PublishedList) -> (u128, u128) {
 /// → `20251124154602`): the operators write it in several ISO-8601 shapes. `None` when it names
 /// no date.
 fn time_key(time: &str) -> Option<String> {
-    let digits: String = time
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(14)
-        .collect();
+    let digits: String = time.chars().filter(char::is_ascii_digit).take(14).collect();
     (digits.len() >= 8).then_some(digits)
 }
 

@@ -69,6 +69,7 @@ pub fn identify(
                 .get(http::header::HOST)
                 .and_then(|h| h.to_str().ok()),
             headers,
+            waits: true,
         };
         let mut steps = Vec::new();
         let proof = verifier

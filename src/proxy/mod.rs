@@ -29,6 +29,7 @@ use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Tell, Upstream};
+use crate::robots;
 use crate::state::ledger::Reader;
 use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
@@ -344,6 +345,8 @@ impl ProxyHttp for Gate {
                     uri: &req.uri,
                     authority: req.headers.get(header::HOST).and_then(|h| h.to_str().ok()),
                     headers: &req.headers,
+                    // `/robots.txt` is never slowed (the policy serves any spelling of it).
+                    waits: !robots::Canonical::new(target(req)).is_robots_txt(),
                 };
                 let proof = self.verifier.identify(&policy, claim).await;
                 let mut facts = RequestFacts {

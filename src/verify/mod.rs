@@ -61,6 +61,11 @@ pub struct Claim<'a> {
     /// The authority the client addressed (`Host`, or the URI's).
     pub authority: Option<&'a str>,
     pub headers: &'a http::HeaderMap,
+    /// Whether the request may wait up to `verify.timeout` for checks. `false` for
+    /// `/robots.txt`, which is never slowed: only answers at hand count, the checks that
+    /// need longer go on in the background for the robot's next request, and the claim is
+    /// not counted as checked ([`Identity::None`]) unless an answer at hand settles it.
+    pub waits: bool,
 }
 
 /// The verifier of one process: its caches outlive policy reloads.
@@ -134,10 +139,16 @@ impl Verifier {
                 ..Proof::default()
             };
         }
-        // One deadline for every check of the request.
-        let deadline = tokio::time::Instant::now() + v.timeout;
+        // One deadline for every check of the request (now: only answers at hand).
+        let wait = if claim.waits {
+            v.timeout
+        } else {
+            Duration::ZERO
+        };
+        let deadline = tokio::time::Instant::now() + wait;
         let signature = match self.signature(policy, claim, deadline, step).await {
             Signed::Settled(proof) => return proof,
+            Signed::Unfinished(_) if !claim.waits => return Proof::default(),
             Signed::Unfinished(why) => Some(why),
             Signed::Nothing => None,
         };
@@ -152,6 +163,14 @@ impl Verifier {
                     .await
             }
             None => Identity::unverified(Unverified::NoMethod),
+        };
+        let identity = match identity {
+            // Not waited for: not checked (yet).
+            Identity::Unverified {
+                why: Unverified::Timeout,
+                ..
+            } if !claim.waits => Identity::None,
+            other => other,
         };
         Proof {
             identity,

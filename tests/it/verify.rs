@@ -182,6 +182,52 @@ fn a_dns_server_that_never_answers_cannot_rescue_an_address_outside_the_publishe
     );
 }
 
+/// `/robots.txt` is never slowed: a claim whose check would need the (silent) DNS is served the
+/// file at once, not checked, while a page waits for the check as usual.
+#[test]
+fn robots_txt_never_waits_for_a_check() {
+    let origin = Origin::start();
+    let dns = DnsServer::start(Zone::new());
+    dns.set_mode(Mode::Silent);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agents.toml"), RDNS_CATALOG).unwrap();
+    let extra = format!(
+        "[agents]\nfile = \"agents.toml\"\n\n[verify]\nresolver = \"{}\"\ntimeout = \"10s\"\n",
+        dns.addr
+    );
+    let launch = Launch {
+        args: &["--log-format", "json"],
+        env: &[("RUST_LOG", "info")],
+        ..BEHIND_A_PROXY
+    };
+    let rg = Robogate::launch(dir, origin.addr, GOOGLE_ROBOTS, &extra, launch);
+    for (client, path) in [
+        ("203.0.113.40", "/robots.txt"),
+        ("203.0.113.41", "/%72obots.txt?x=1"),
+        // The robot's next request for the file, while the first lookup still runs.
+        ("203.0.113.40", "/robots.txt"),
+    ] {
+        let began = Instant::now();
+        let r = get_from(&rg, client, path, YANDEX);
+        assert_eq!(r.status, 200, "{client} {path}");
+        assert!(r.text().contains("Disallow: /private/"), "{}", r.text());
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "{client} {path}: waited {:?} with verify.timeout 10s",
+            began.elapsed()
+        );
+    }
+    let line = log_line(&rg, "203.0.113.41", "/%72obots.txt?x=1");
+    assert_eq!(
+        (line["identity"].as_str(), line["proof"].as_str()),
+        (Some("none"), Some("-"))
+    );
+    assert_eq!(
+        rg.metric("robogate_identity_checks_total{method=\"reverse-dns\",result=\"timeout\"}"),
+        0.0
+    );
+}
+
 /// A catalog whose robot proves itself by reverse DNS only.
 const RDNS_CATALOG: &str = "[[agent]]\nname = \"YandexBot\"\ncategory = \"search\"\noperator = \"Yandex\"\ntokens = [\"yandex\"]\nrdns = [\"yandex.ru\", \"yandex.net\", \"yandex.com\"]\n";
 const YANDEX: &str = "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)";
