@@ -14,7 +14,8 @@
 //! when absent); one fetch at a time per directory (the others wait for it); a failed fetch is
 //! remembered for [`SignatureSettings::failure_ttl`] so a flood of signed requests cannot make
 //! robogate hammer a directory, and it never evicts keys fetched before (the drafts: an outage
-//! must not revoke an operator's keys). An unknown `keyid` refetches a directory older than
+//! must not revoke an operator's keys); keys past their lifetime answer at once while a refresh
+//! runs in the background. An unknown `keyid` refetches a directory older than
 //! [`SignatureSettings::unknown_key_refetch`], so a freshly rotated key verifies without waiting
 //! for the old entry to expire.
 
@@ -217,6 +218,18 @@ impl SignatureVerifier {
         if let Some(entry) = slot.usable(refetch_older_than) {
             return entry.result();
         }
+        // Keys past their lifetime answer at once while one refresh runs in the background: a
+        // slow or failing directory must neither hold its signer's requests nor leave them
+        // unchecked (a signature by a wrong key is still refused). A refetch for an unknown
+        // keyid waits, since the keys at hand have already said no.
+        if refetch_older_than.is_none() {
+            if let Some(keys) = slot.current().and_then(|e| e.keys.clone()) {
+                if let Ok(guard) = slot.refresh.clone().try_lock_owned() {
+                    self.refresh(url, &slot, guard);
+                }
+                return Ok(keys);
+            }
+        }
         let timeout = self.settings.fetch_timeout;
         let Ok(guard) = tokio::time::timeout(timeout, slot.refresh.clone().lock_owned()).await
         else {
@@ -225,18 +238,28 @@ impl SignatureVerifier {
         if let Some(entry) = slot.usable(refetch_older_than) {
             return entry.result(); // another caller refreshed it while we waited
         }
-        let (settings, url, task_slot) = (self.settings.clone(), url.to_owned(), slot.clone());
-        let task = tokio::spawn(async move {
-            let fetched = fetch(&url, &settings).await;
-            let entry = Arc::new(Entry::after(task_slot.current(), fetched, &settings));
-            task_slot.store(entry.clone());
-            drop(guard);
-            entry
-        });
-        match task.await {
+        match self.refresh(url, &slot, guard).await {
             Ok(entry) => entry.result(),
             Err(_) => Err(Unfinished::Unreachable),
         }
+    }
+
+    /// Fetches `url`'s directory into `slot` in a task of its own (holding the slot's refresh
+    /// `guard` until it is stored), so a caller that gives up does not waste the fetch.
+    fn refresh(
+        &self,
+        url: &str,
+        slot: &Arc<Slot>,
+        guard: tokio::sync::OwnedMutexGuard<()>,
+    ) -> tokio::task::JoinHandle<Arc<Entry>> {
+        let (settings, url, slot) = (self.settings.clone(), url.to_owned(), slot.clone());
+        tokio::spawn(async move {
+            let fetched = fetch(&url, &settings).await;
+            let entry = Arc::new(Entry::after(slot.current(), fetched, &settings));
+            slot.store(entry.clone());
+            drop(guard);
+            entry
+        })
     }
 }
 

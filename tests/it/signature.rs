@@ -493,3 +493,49 @@ async fn a_directory_expires_with_its_max_age_and_rotated_keys_are_picked_up() {
         VERIFIED
     );
 }
+
+/// Keys past their lifetime answer at once while the directory is refreshed in the background:
+/// a directory that hangs then neither holds its signer's requests nor leaves a forgery
+/// unchecked (unverified, and so served as it claims).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expired_keys_answer_while_a_hanging_directory_is_refreshed() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    directory.set_keys(&[&signer], 1);
+    let settings = SignatureSettings {
+        min_ttl: Duration::ZERO,
+        fetch_timeout: DEADLINE,
+        ..SignatureSettings::default()
+    };
+    let case = Case::new(&directory, settings);
+    assert_eq!(
+        case.verify_signed(&valid(&signer, &directory)).await,
+        VERIFIED
+    );
+    directory.hang();
+    // The signer's key under a stranger's signature.
+    let forger = Signer {
+        key: Signer::generate().key,
+        keyid: signer.keyid.clone(),
+    };
+    let started = Instant::now();
+    // Until max-age=1 runs out and the refresh begins (and hangs), then once more.
+    let mut rounds_after = 0;
+    while rounds_after < 2 {
+        assert!(started.elapsed() < DEADLINE, "the directory never expired");
+        rounds_after += usize::from(directory.hits() >= 2);
+        for (who, want) in [(&signer, true), (&forger, false)] {
+            let outcome =
+                tokio::time::timeout(DEADLINE / 4, case.verify_signed(&valid(who, &directory)))
+                    .await
+                    .expect("answered without waiting for the directory");
+            assert_eq!(outcome == VERIFIED, want, "{outcome:?}");
+            assert!(
+                !matches!(outcome, SignatureOutcome::Unfinished(_)),
+                "{outcome:?}"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(directory.hits(), 2, "one refresh at a time");
+}
