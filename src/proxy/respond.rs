@@ -231,11 +231,20 @@ pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> Str
              for {target}{line}",
             purpose_words(purpose)
         ),
-        None if decision.identity.is_spoofed() => {
+        // Refused for the claim alone (`verify.spoofed = "block" | "tarpit"`).
+        None if decision.identity.is_spoofed() && decision.robots_line.is_none() => {
             let how = decision.identity.detail();
             format!(
                 "this client claims to be {who}, and {who}'s published proof ({how}) says it \
                  is not; it may fetch only /robots.txt"
+            )
+        }
+        // Judged by the `*` group (`verify.spoofed = "star"`).
+        None if decision.identity.is_spoofed() => {
+            let how = decision.identity.detail();
+            format!(
+                "this client claims to be {who}, and {who}'s published proof ({how}) says it \
+                 is not; as a robot that no group names, it may not fetch {target}{line}"
             )
         }
         None => format!("{who} may not fetch {target}{line}"),

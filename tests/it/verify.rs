@@ -135,6 +135,42 @@ fn a_spoofed_googlebot_is_refused_and_the_real_one_served() {
     );
 }
 
+/// `verify.spoofed = "star"`: a spoofer is judged by the `*` group alone, and its refusal says
+/// so (not that it may fetch only /robots.txt).
+#[test]
+fn under_star_a_spoofer_gets_what_the_star_group_allows() {
+    let origin = Origin::start();
+    let dns = DnsServer::start(Zone::new());
+    let extra = format!(
+        "[verify]\nresolver = \"{}\"\nspoofed = \"star\"\n",
+        dns.addr
+    );
+    let rg = start(&origin, GOOGLE_ROBOTS, &extra, BEHIND_A_PROXY);
+    assert_eq!(get_from(&rg, "203.0.113.9", "/", GOOGLEBOT).status, 200);
+    // Googlebot's own Disallow is not the spoofer's: `*` allows it (the origin's 404).
+    assert_eq!(
+        get_from(&rg, "203.0.113.9", "/nogoogle/x", GOOGLEBOT).status,
+        404
+    );
+    let r = get_from(&rg, "203.0.113.9", "/private/report.html", GOOGLEBOT);
+    assert_eq!(r.status, 403);
+    let body = r.text();
+    assert!(
+        body.contains("claims to be Googlebot")
+            && body.contains(
+                "as a robot that no group names, it may not fetch \
+                 /private/report.html (robots.txt line 5: Disallow: /private/)"
+            )
+            && !body.contains("only /robots.txt"),
+        "{body}"
+    );
+    let line = log_line(&rg, "203.0.113.9", "/private/report.html");
+    assert_eq!(
+        (line["identity"].as_str(), line["reason"].as_str()),
+        (Some("spoofed"), Some("disallow"))
+    );
+}
+
 #[test]
 fn a_group_the_real_crawler_gets_by_substring_is_not_a_spoofers() {
     let origin = Origin::start();
