@@ -43,7 +43,7 @@ pub struct Gate {
     settings: Arc<Settings>,
     state: Arc<LiveState>,
     /// Checks claimed identities; its caches outlive reloads.
-    verifier: Verifier,
+    verifier: Arc<Verifier>,
     /// One line per refusal (`[evidence] file`), when configured.
     evidence: Option<Arc<EvidenceLog>>,
     origins: Arc<OriginPool>,
@@ -59,7 +59,10 @@ impl Gate {
             live,
             evidence,
             state: Arc::new(live_state(&settings)),
-            verifier: Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
+            verifier: Arc::new(Verifier::new(
+                settings.verify_resolver,
+                settings.verify_cache_entries,
+            )),
             settings,
             origins: Arc::default(),
         }
@@ -68,6 +71,11 @@ impl Gate {
     /// The idle origin connections of the direct lane (for [`forward::PoolSweeper`]).
     pub fn origins(&self) -> Arc<OriginPool> {
         self.origins.clone()
+    }
+
+    /// The verifier (for [`KeyWarmer`]).
+    pub fn verifier(&self) -> Arc<Verifier> {
+        self.verifier.clone()
     }
 
     /// The live state (for [`BanGauge`]).
@@ -588,6 +596,36 @@ impl pingora_core::services::background::BackgroundService for StateLink {
         } else {
             // Nothing to keep: wait for the stop like every service.
             let _ = shutdown.changed().await;
+        }
+    }
+}
+
+/// Fetches the signers' key directories at start and after each reload that changes them
+/// ([`Verifier::warm`]), so that keys are at hand before the first signed request.
+pub struct KeyWarmer {
+    pub verifier: Arc<Verifier>,
+    pub live: Arc<ArcSwap<Policy>>,
+}
+
+/// How often [`KeyWarmer`] looks for changed signers.
+const KEY_WARMER_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
+#[async_trait]
+impl pingora_core::services::background::BackgroundService for KeyWarmer {
+    async fn start(&self, mut shutdown: pingora_core::server::ShutdownWatch) {
+        let mut warmed: Option<Vec<crate::identity::SignatureAgent>> = None;
+        let mut tick = tokio::time::interval(KEY_WARMER_INTERVAL);
+        loop {
+            tokio::select! {
+                _ = shutdown.changed() => break,
+                _ = tick.tick() => {
+                    let policy = self.live.load_full();
+                    if warmed.as_ref() != Some(&policy.verify.signature_agents) {
+                        self.verifier.warm(&policy).await;
+                        warmed = Some(policy.verify.signature_agents.clone());
+                    }
+                }
+            }
         }
     }
 }

@@ -217,6 +217,13 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             state: state.clone(),
         },
     );
+    let key_warmer = background_service(
+        "robogate key directories",
+        crate::proxy::KeyWarmer {
+            verifier: gate.verifier(),
+            live: live.clone(),
+        },
+    );
     let state_link = background_service(
         "robogate state link",
         crate::proxy::StateLink {
@@ -308,6 +315,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(sweeper, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(ban_gauge, Vec::new(), failed.clone()));
+    server.add_service(Supervised::new(key_warmer, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(state_link, Vec::new(), failed));
     tracing::info!(
         listen = %settings.listen,

@@ -115,6 +115,23 @@ impl Verifier {
         }
     }
 
+    /// Fetches the key directory of every signer `policy` configures whose keys are not at
+    /// hand, one after the other (each bounded by the fetch timeout); failures are logged.
+    pub async fn warm(&self, policy: &Policy) {
+        for agent in &policy.verify.signature_agents {
+            if let Err(why) = self.signatures.warm(&agent.directory).await {
+                tracing::warn!(
+                    target: "verify",
+                    signer = %agent.name,
+                    directory = %agent.directory,
+                    "cannot fetch the signer's key directory yet ({}); retried when a signed \
+                     request needs it",
+                    why.as_str()
+                );
+            }
+        }
+    }
+
     /// The identity facts of one request (see the module docs for the order of proofs).
     pub async fn identify(&self, policy: &Policy, claim: Claim<'_>) -> Proof {
         self.explain(policy, claim, &mut |_| {}).await

@@ -200,6 +200,13 @@ impl SignatureVerifier {
         }
     }
 
+    /// Fetches `directory` unless its keys are at hand (at start and when the configured signers
+    /// change), so the first signed request neither waits for it nor, if the directory is down
+    /// then, finds no keys to check a forgery against.
+    pub async fn warm(&self, directory: &str) -> Result<(), Unfinished> {
+        self.keys(directory, None).await.map(drop)
+    }
+
     /// The keys of `url`'s directory: cached while fresh (and, when `refetch_older_than` is
     /// given, fetched more recently than that), else fetched by one caller while the others
     /// wait. The fetch runs in its own task, so a caller that gives up does not waste it.

@@ -340,6 +340,49 @@ fn reverse_dns_confirms_refutes_or_leaves_a_claim_unverified() {
     );
 }
 
+/// The signers' key directories are fetched at start: a directory that goes down before the
+/// first signed request still leaves keys to refuse a forgery with (not a claim left
+/// unverified, so served as made).
+#[test]
+fn key_directories_are_fetched_at_start() {
+    let origin = Origin::start();
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let extra = format!(
+        "[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{}\"\n",
+        directory.url
+    );
+    let robots = "User-agent: signy\nAllow: /private/\n\nUser-agent: *\nDisallow: /private/\n";
+    let rg = start(&origin, robots, &extra, Launch::default());
+    eventually("the directory fetched without a request", || {
+        (directory.hits() == 1).then_some(())
+    });
+    directory.hang();
+    let authority = rg.addr.to_string();
+    let now = unix_now();
+    let forger = Signer::generate();
+    for (who, status) in [(&forger, 403), (&signer, 200)] {
+        // The forger signs with its own key under the signer's keyid.
+        let mut signed = sign(who, &authority, &directory.url, now, now + 300);
+        if std::ptr::eq(who, &forger) {
+            let real = sign(&signer, &authority, &directory.url, now, now + 300);
+            signed.signature_input = real.signature_input;
+        }
+        let headers = signed.headers();
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = request(
+            rg.addr,
+            "GET",
+            "/private/report.html",
+            Some(CHROME),
+            &headers,
+        )
+        .unwrap();
+        assert_eq!(r.status, status, "{}", r.text());
+    }
+    assert_eq!(directory.hits(), 1);
+}
+
 #[test]
 fn a_signed_robot_behind_a_browser_user_agent_is_that_robot() {
     let origin = Origin::start();
