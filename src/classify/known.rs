@@ -2,15 +2,15 @@
 //! literals, the gates of its regexes, the robot-marker vocabulary and the browser signatures.
 //! A classification is one leftmost-longest pass over the string plus work per hit.
 
-use aho_corasick::automaton::Automaton;
 use aho_corasick::dfa::DFA;
-use aho_corasick::{Input, MatchKind};
+use aho_corasick::MatchKind;
 use regex::{Regex, RegexBuilder};
 
 use super::browser;
 use super::catalog::{Agent, CatalogError};
 use super::kind::Category;
 use super::markers::{self, MarkerScan, Strength};
+use super::table::Table;
 
 /// True for bytes that continue a product token: a match must not be glued to one of these.
 pub(crate) fn is_token_byte(b: u8) -> bool {
@@ -61,14 +61,14 @@ pub(crate) struct Scan {
 pub(crate) struct KnownAgents {
     /// `None` only if the automaton could not be built (see [`KnownAgents::empty`]).
     ///
-    /// A DFA (about 7.5 MB for the shipped catalog), used as its concrete type: one table
-    /// lookup per byte, inlined into the search loop. The contiguous NFA behind `AhoCorasick`
-    /// took 80% of a classification: sparse states and failure transitions, each reached
-    /// through a trait object, for every byte. Measured back to back on a loaded 2-core
-    /// machine: 795 → 447 ns per uncached User-Agent (`benches/classify.rs`). What remains is
-    /// mostly cache misses on the table; searching the catalog only at token starts with an
-    /// anchored DFA was tried and was slower (a search call per token).
-    automaton: Option<DFA>,
+    /// aho-corasick's DFA (about 7.5 MB for the shipped catalog) copied into a [`Table`]:
+    /// one table lookup per byte, inlined into the search loop, over rows laid out so the few
+    /// hundred states a browser string visits share a few pages. The contiguous NFA behind
+    /// `AhoCorasick` took 80% of a classification (795 ns per uncached User-Agent); the DFA
+    /// used directly, 447 ns, mostly cache and TLB misses on its table; the [`Table`], see
+    /// BENCHMARKS.md. Searching the catalog only at token starts with an anchored DFA was
+    /// tried and was slower (a search call per token).
+    automaton: Option<Table>,
     /// Patterns `0..literal_info.len()` are catalog literals.
     literal_info: Vec<Literal>,
     /// Next, one gate per regex: the agent's name, which the regex must contain.
@@ -119,6 +119,11 @@ impl KnownAgents {
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
+            .map_err(|err| err.to_string())
+            .and_then(|dfa| {
+                Table::build(&dfa, &patterns)
+                    .ok_or_else(|| "the automaton has too many states".to_owned())
+            })
             .map_err(|err| {
                 vec![CatalogError {
                     file: file.to_owned(),
@@ -174,18 +179,17 @@ impl KnownAgents {
                 browser: false,
             };
         };
-        // An unanchored DFA search without a match limit cannot fail; stop if it ever did.
-        while let Ok(Some(m)) = automaton.try_find(&Input::new(bytes).range(from..)) {
-            from = m.end();
-            let mut id = m.pattern().as_usize();
+        while let Some(m) = automaton.find(bytes, from) {
+            from = m.end;
+            let mut id = m.pattern;
             if let Some(info) = self.literal_info.get(id) {
-                if !self.at_boundaries(bytes, m.start(), m.end(), info) {
-                    from = m.start() + 1;
-                } else if !in_device_item(bytes, m.start(), m.end()) {
+                if !self.at_boundaries(bytes, m.start, m.end, info) {
+                    from = m.start + 1;
+                } else if !in_device_item(bytes, m.start, m.end) {
                     let hit = Hit {
                         agent: info.agent,
-                        start: m.start(),
-                        len: m.len(),
+                        start: m.start,
+                        len: m.end - m.start,
                         library: self.libraries[info.agent],
                     };
                     best = best.filter(|b| !hit.better_than(b)).or(Some(hit));
@@ -201,9 +205,9 @@ impl KnownAgents {
             }
             id -= self.regexes.len();
             if id < self.vocabulary_len {
-                markers.on_hit(bytes, m.start());
+                markers.on_hit(bytes, m.start);
             } else {
-                browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end()..]);
+                browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end..]);
             }
         }
         Scan {

@@ -41,6 +41,7 @@ mod kind;
 mod known;
 mod markers;
 mod shape;
+mod table;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -243,7 +244,7 @@ impl Classifier {
 
     /// Classifies one User-Agent header value by running the automata.
     pub fn classify_uncached(&self, user_agent: &str) -> Classification<'_> {
-        let ua = user_agent.trim_matches(|c: char| c.is_ascii_whitespace());
+        let ua = user_agent.trim_ascii();
         if ua.is_empty() {
             return Classification::new(Class::Robot, None, Reason::Empty);
         }

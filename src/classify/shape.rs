@@ -28,7 +28,7 @@
 //! The two structural rules found by the marker scan instead (they need the browser engine's
 //! position) are `service-product` and `automation`; see the classifier's order in `mod.rs`.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use super::kind::Category;
 
@@ -394,9 +394,13 @@ impl Shapes {
             .chain(DESKTOP)
             .chain(DEVICE)
             .chain(PLATFORM);
+        // A DFA: one table lookup per byte. Left to choose, the crate builds a contiguous NFA
+        // for this many patterns (sparse states, failure transitions): 5.9% of an uncached
+        // classification in the profile of `benches/classify.rs`, 4.6% as a DFA.
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(patterns)
             .ok();
         Shapes { automaton }
