@@ -303,9 +303,10 @@ fn serve_refuses_to_start_when_its_pid_file_cannot_be_written() {
     std::fs::write(dir.path().join("robots.txt"), "").unwrap();
     let conf = dir.path().join("robogate.toml");
     for _ in 0..5 {
+        let (port, admin) = two_free_ports();
         std::fs::write(
             &conf,
-            format!("[server]\nlisten = \"127.0.0.1:{}\"\npid_file = \"no-such-folder/robogate.pid\"\n[admin]\nlisten = \"127.0.0.1:{}\"\n[origin]\naddress = \"127.0.0.1:1\"\n", free_port(), free_port()),
+            format!("[server]\nlisten = \"127.0.0.1:{port}\"\npid_file = \"no-such-folder/robogate.pid\"\n[admin]\nlisten = \"127.0.0.1:{admin}\"\n[origin]\naddress = \"127.0.0.1:1\"\n"),
         )
         .unwrap();
         let (code, err) = serve_expecting_refusal(&conf);

@@ -38,6 +38,15 @@ pub fn free_port() -> u16 {
         .expect("bind 127.0.0.1:0")
 }
 
+/// Two distinct free ports: both held at once while they are found (two [`free_port`] calls in
+/// a row can return the same port, which robogate refuses for its listener and admin).
+pub fn two_free_ports() -> (u16, u16) {
+    let bind = || TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let (a, b) = (bind(), bind());
+    let port = |l: &TcpListener| l.local_addr().expect("local address").port();
+    (port(&a), port(&b))
+}
+
 /// The demo origin on its own runtime; dropping (or [`Origin::stop`]) kills it and every
 /// connection it holds.
 pub struct Origin {
@@ -380,8 +389,9 @@ impl Robogate {
         // A port found free can be taken by a parallel test before robogate binds it: robogate
         // then fails fast with "cannot listen on", and we try other ports.
         for attempt in 1.. {
-            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-            let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            let (port, admin_port) = two_free_ports();
+            let addr = SocketAddr::from(([127, 0, 0, 1], port));
+            let admin = SocketAddr::from(([127, 0, 0, 1], admin_port));
             let config = format!(
                 "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\n{connect}{origin_extra}\n[admin]\nlisten = \"{admin}\"\n{admin_extra}\n{robots_section}{extra_toml}\n{rapid_fire_section}",
                 origin_extra = launch.origin,
