@@ -13,7 +13,9 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use ed25519_dalek::{Signer as _, SigningKey};
 use http::{HeaderMap, HeaderValue, Method, Uri};
 use robogate::identity::SignatureAgent;
-use robogate::verify::signature::{SignatureOutcome, SignatureSettings, SignatureVerifier};
+use robogate::verify::signature::{
+    Request, SignatureOutcome, SignatureSettings, SignatureVerifier,
+};
 use sha2::{Digest, Sha256};
 
 /// Serves `body` as the key directory to every connection.
@@ -77,14 +79,14 @@ fn verify(c: &mut Criterion) {
     let uri: Uri = "/page".parse().unwrap();
     let signed = signed_headers(&key, &url);
     let run = |headers: &HeaderMap| {
-        runtime.block_on(verifier.verify(
-            &agents,
-            &Method::GET,
-            &uri,
-            Some("site.example"),
+        let request = Request {
+            method: &Method::GET,
+            uri: &uri,
+            authority: Some("site.example"),
             headers,
-            SystemTime::now(),
-        ))
+        };
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+        runtime.block_on(verifier.verify(&agents, request, SystemTime::now(), deadline))
     };
     assert_eq!(run(&signed), SignatureOutcome::Verified { agent: 0 });
     c.bench_function("signature/verify_warm_cache", |b| {

@@ -212,18 +212,16 @@ impl Verifier {
         // The site's own name when robogate knows it (`origin.host`): a signature made for
         // another site, replayed here with that site's `Host`, does not verify.
         let authority = policy.upstream.host.as_deref().or(claim.authority);
-        let check = self.signatures.verify(
-            &v.signature_agents,
-            claim.method,
-            claim.uri,
+        let request = signature::Request {
+            method: claim.method,
+            uri: claim.uri,
             authority,
-            claim.headers,
-            SystemTime::now(),
-        );
-        let outcome = match tokio::time::timeout_at(deadline, check).await {
-            Ok(outcome) => outcome,
-            Err(_) => SignatureOutcome::Unfinished(signature::Unfinished::Timeout),
+            headers: claim.headers,
         };
+        let outcome = self
+            .signatures
+            .verify(&v.signature_agents, request, SystemTime::now(), deadline)
+            .await;
         let m = Method::Signature;
         match outcome {
             SignatureOutcome::Absent => {

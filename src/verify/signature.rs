@@ -156,42 +156,40 @@ impl SignatureVerifier {
         &self.settings
     }
 
-    /// What the request's Web Bot Auth signature proves about who sent it. `authority` is the
-    /// request's authority as the client addressed it (the `Host` header, or the URI's); `now`
-    /// is compared with `created`/`expires`. Waits for a directory fetch at most about
-    /// [`SignatureSettings::fetch_timeout`] (twice that if it queued behind another fetch).
+    /// What the request's Web Bot Auth signature proves about who sent it. `now` is compared
+    /// with `created`/`expires`. Waits for a directory fetch until `deadline` at the latest
+    /// (and about [`SignatureSettings::fetch_timeout`], twice that if it queued behind another
+    /// fetch): keys not at hand by then leave the signature unchecked
+    /// ([`SignatureOutcome::Unfinished`]); a refetch for an unknown `keyid` that does not finish
+    /// by then leaves the answer of the keys at hand (that key is unknown).
     pub async fn verify(
         &self,
         agents: &[SignatureAgent],
-        method: &Method,
-        uri: &Uri,
-        authority: Option<&str>,
-        headers: &HeaderMap,
+        request: Request<'_>,
         now: SystemTime,
+        deadline: tokio::time::Instant,
     ) -> SignatureOutcome {
-        let request = Request {
-            method,
-            uri,
-            authority,
-            headers,
-        };
         let claim = match Claim::parse(agents, &request, now, &self.settings) {
             Ok(Some(claim)) => claim,
             Ok(None) => return SignatureOutcome::Absent,
             Err(invalid) => return SignatureOutcome::Invalid(invalid),
         };
         let directory = &agents[claim.agent].directory;
-        let mut keys = match self.keys(directory, None).await {
-            Ok(keys) => keys,
-            Err(unfinished) => return SignatureOutcome::Unfinished(unfinished),
+        let keys = tokio::time::timeout_at(deadline, self.keys(directory, None)).await;
+        let mut keys = match keys {
+            Ok(Ok(keys)) => keys,
+            Ok(Err(unfinished)) => return SignatureOutcome::Unfinished(unfinished),
+            Err(_) => return SignatureOutcome::Unfinished(Unfinished::Timeout),
         };
         if keys.get(&claim.keyid).is_none() {
-            // Maybe rotated since we fetched: refetch unless the copy is recent.
+            // Maybe rotated since we fetched: refetch unless the copy is recent. A refetch that
+            // cannot finish in time leaves the keys at hand to answer: an attacker's unknown
+            // keyid must not turn a slow directory into an unchecked claim.
             let refetch = Some(self.settings.unknown_key_refetch);
-            keys = match self.keys(directory, refetch).await {
-                Ok(keys) => keys,
-                Err(unfinished) => return SignatureOutcome::Unfinished(unfinished),
-            };
+            let fresh = tokio::time::timeout_at(deadline, self.keys(directory, refetch)).await;
+            if let Ok(Ok(fresh)) = fresh {
+                keys = fresh;
+            }
         }
         let agent = claim.agent;
         match claim.check(&keys) {
@@ -680,12 +678,16 @@ fn combined(headers: &HeaderMap, name: &str) -> Option<String> {
     Some(parts?.join(", "))
 }
 
-/// The request as the `web-bot-auth` crate reads it: derived components and header values.
-struct Request<'a> {
-    method: &'a Method,
-    uri: &'a Uri,
-    authority: Option<&'a str>,
-    headers: &'a HeaderMap,
+/// A request whose signature is checked, as the `web-bot-auth` crate reads it (derived
+/// components and header values).
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    pub method: &'a Method,
+    pub uri: &'a Uri,
+    /// The request's authority as the client addressed it (the `Host` header, or the URI's),
+    /// or the site's own name (`origin.host`) when robogate knows it.
+    pub authority: Option<&'a str>,
+    pub headers: &'a HeaderMap,
 }
 
 impl Request<'_> {

@@ -19,7 +19,7 @@ use ed25519_dalek::{Signer as _, SigningKey};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use robogate::identity::SignatureAgent;
 use robogate::verify::signature::{
-    Invalid, SignatureOutcome, SignatureSettings, SignatureVerifier, Unfinished,
+    Invalid, Request, SignatureOutcome, SignatureSettings, SignatureVerifier, Unfinished,
 };
 use sha2::{Digest, Sha256};
 
@@ -251,6 +251,8 @@ const SITE: &str = "site.example";
 struct Case {
     verifier: SignatureVerifier,
     agents: Vec<SignatureAgent>,
+    /// How long a check may wait (`verify.timeout` in the proxy).
+    wait: Duration,
 }
 
 impl Case {
@@ -262,20 +264,24 @@ impl Case {
         Case {
             verifier: SignatureVerifier::new(settings),
             agents,
+            wait: DEADLINE,
         }
+    }
+
+    fn deadline(&self) -> tokio::time::Instant {
+        tokio::time::Instant::now() + self.wait
     }
 
     async fn verify(&self, authority: &str, headers: &HeaderMap) -> SignatureOutcome {
         let uri: Uri = "/page?x=1".parse().unwrap();
+        let request = Request {
+            method: &Method::GET,
+            uri: &uri,
+            authority: Some(authority),
+            headers,
+        };
         self.verifier
-            .verify(
-                &self.agents,
-                &Method::GET,
-                &uri,
-                Some(authority),
-                headers,
-                SystemTime::now(),
-            )
+            .verify(&self.agents, request, SystemTime::now(), self.deadline())
             .await
     }
 
@@ -538,4 +544,42 @@ async fn expired_keys_answer_while_a_hanging_directory_is_refreshed() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(directory.hits(), 2, "one refresh at a time");
+}
+
+/// An unknown keyid refetches the directory, but a refetch that cannot finish within the
+/// request's wait leaves the keys at hand to answer: the key is unknown (a forgery is refused),
+/// not an unchecked claim served as made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_keyid_is_refused_when_its_refetch_cannot_finish() {
+    let (signer, stranger) = (Signer::generate(), Signer::generate());
+    let directory = KeyDirectory::start(&[&signer]);
+    let mut case = Case::new(
+        &directory,
+        SignatureSettings {
+            unknown_key_refetch: Duration::ZERO,
+            fetch_timeout: DEADLINE,
+            ..SignatureSettings::default()
+        },
+    );
+    assert_eq!(
+        case.verify_signed(&valid(&signer, &directory)).await,
+        VERIFIED
+    );
+    directory.hang();
+    case.wait = Duration::from_millis(300);
+    for _ in 0..3 {
+        let outcome = tokio::time::timeout(
+            DEADLINE / 3,
+            case.verify_signed(&valid(&stranger, &directory)),
+        )
+        .await
+        .expect("answered by the request's deadline");
+        assert_eq!(outcome, SignatureOutcome::Invalid(Invalid::UnknownKey));
+        // The signer's own key still verifies meanwhile.
+        assert_eq!(
+            case.verify_signed(&valid(&signer, &directory)).await,
+            VERIFIED
+        );
+    }
+    assert_eq!(directory.hits(), 2, "one refetch, still hanging");
 }
