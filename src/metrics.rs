@@ -471,7 +471,11 @@ impl Metrics {
             }
         }
         // No check started (a check that did not finish counts under its method, below).
-        for reason in [Unverified::NoMethod, Unverified::PrivateClient, Unverified::Off] {
+        for reason in [
+            Unverified::NoMethod,
+            Unverified::PrivateClient,
+            Unverified::Off,
+        ] {
             self.identity_checks
                 .with_label_values(&["none", reason.as_str()]);
         }

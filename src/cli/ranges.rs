@@ -2,9 +2,10 @@
 //! cron. Every list is fetched, validated with the same parser the server uses, and written
 //! (temp file + rename) only when valid: a failed list keeps its old file, so a broken or
 //! unreachable source never leaves robogate with fewer proofs than it had. A valid list that
-//! looks like a step back (an older `creationTime` than the file's, or under half its address
-//! space: a stale mirror or cache, a truncated answer) is kept out too, unless `--force`:
-//! a list that shrinks by mistake turns real crawlers into spoofers.
+//! looks like a step back (no `creationTime` where the file has one, one in the future or older
+//! than the file's, or one keeping under half of the file's addresses: a stale mirror or cache,
+//! a truncated or misplaced answer) is kept out too, unless `--force`: a list that shrinks or
+//! moves by mistake turns real crawlers into spoofers.
 
 use std::io::{Read, Write};
 use std::net::IpAddr;
@@ -36,8 +37,9 @@ pub enum RangesCommand {
         /// Seconds allowed for each list's whole fetch (connect, headers and body).
         #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
         timeout: u64,
-        /// Take valid lists even when they look like a step back: older than the file's
-        /// `creationTime`, or covering under half its IPv4 or IPv6 address space.
+        /// Take valid lists even when they look like a step back: undated where the file is
+        /// dated, dated in the future or before the file, or keeping under half of the file's
+        /// IPv4 or IPv6 addresses.
         #[arg(long)]
         force: bool,
     },
@@ -215,7 +217,7 @@ fn refresh(dir: &Path, source: &Source, timeout: Duration, force: bool) -> Outco
     }
     let old = old.and_then(|text| parse_list(&source.name, &text).ok());
     if let (Some(old), false) = (old, force) {
-        if let Some(why) = step_back(&old, &list) {
+        if let Some(why) = step_back(&old, &list, unix_now()) {
             return Outcome::KeptOld(format!("{why}; --force takes it"));
         }
     }
@@ -228,51 +230,187 @@ fn refresh(dir: &Path, source: &Source, timeout: Duration, force: bool) -> Outco
     }
 }
 
-/// Why a valid `new` list looks like a step back from the `old` one it would replace: an older
-/// `creationTime` (a stale mirror or cache), or under half the address space in either family
-/// (a truncated or partial answer). `None`: take it.
-fn step_back(old: &PublishedList, new: &PublishedList) -> Option<String> {
-    if let (Some(o), Some(n)) = (&old.creation_time, &new.creation_time) {
-        if let (Some(ok), Some(nk)) = (time_key(o), time_key(n)) {
-            // At the precision both state (a date alone is not older than a time that day).
-            let m = ok.len().min(nk.len());
-            if nk[..m] < ok[..m] {
-                return Some(format!(
-                    "its creationTime {n} is older than the file's ({o}): a stale mirror or cache"
-                ));
-            }
-        }
-    }
-    let (old_size, new_size) = (coverage(old), coverage(new));
-    for (family, unit, old, new) in [
-        ("IPv4", "addresses", old_size.0, new_size.0),
-        ("IPv6", "/64 networks", old_size.1, new_size.1),
-    ] {
-        if new < old.div_ceil(2) {
+/// Why a valid `new` list looks like a step back from the `old` one it would replace, at time
+/// `now` (Unix seconds): no `creationTime` where the file has one, one in the future (it would
+/// make every later list look stale), an older one (a stale mirror or cache), or one that keeps
+/// under half of the file's addresses in either family (a truncated, partial or misplaced
+/// answer). `None`: take it.
+fn step_back(old: &PublishedList, new: &PublishedList, now: i64) -> Option<String> {
+    let old_time = old
+        .creation_time
+        .as_deref()
+        .and_then(|t| Some((t, unix_time(t)?)));
+    let new_time = new.creation_time.as_deref().map(|t| (t, unix_time(t)));
+    match (old_time, new_time) {
+        (Some((o, _)), None | Some((_, None))) => {
+            let n = new.creation_time.as_deref().unwrap_or("none");
             return Some(format!(
-                "it covers {new} {family} {unit} where the file covers {old} (under half): a \
-                 partial answer"
+                "its creationTime ({n}) is no date, where the file's is {o}"
+            ));
+        }
+        (_, Some((n, Some(t)))) if t > now + FUTURE_SLACK => {
+            return Some(format!("its creationTime {n} is in the future"));
+        }
+        (Some((o, ot)), Some((n, Some(nt)))) if nt < ot => {
+            return Some(format!(
+                "its creationTime {n} is older than the file's ({o}): a stale mirror or cache"
+            ));
+        }
+        _ => {}
+    }
+    let kept = overlap(old, new);
+    let size = coverage(old);
+    for (family, unit, kept, size) in [
+        ("IPv4", "addresses", kept.0, size.0),
+        ("IPv6", "/64 networks", kept.1, size.1),
+    ] {
+        if kept < size.div_ceil(2) {
+            return Some(format!(
+                "it keeps {kept} of the file's {size} {family} {unit} (under half): a partial \
+                 or misplaced answer"
             ));
         }
     }
     None
 }
 
+/// How far ahead of this machine's clock a list may be dated (clock differences, time zones
+/// written wrong).
+const FUTURE_SLACK: i64 = 24 * 3600;
+
 /// How much address space a list covers: IPv4 addresses, IPv6 /64 networks (a longer IPv6
-/// prefix counts as one). Its prefixes are disjoint, so the sums are exact.
+/// prefix counts as one).
 fn coverage(list: &PublishedList) -> (u128, u128) {
-    list.prefixes.iter().fold((0, 0), |(v4, v6), p| match p {
-        IpNet::V4(p) => (v4 + (1u128 << (32 - p.prefix_len())), v6),
-        IpNet::V6(p) => (v4, v6 + (1u128 << 64u8.saturating_sub(p.prefix_len()))),
-    })
+    overlap(list, list)
 }
 
-/// A `creationTime` as comparable digits, most significant first (`2025-11-24T15:46:02.000000`
-/// → `20251124154602`): the operators write it in several ISO-8601 shapes. `None` when it names
-/// no date.
-fn time_key(time: &str) -> Option<String> {
-    let digits: String = time.chars().filter(char::is_ascii_digit).take(14).collect();
-    (digits.len() >= 8).then_some(digits)
+/// How much of `a`'s address space `b` covers too, in the units of [`coverage`]. Both lists'
+/// prefixes are sorted and disjoint (`parse_list` merges them), so one sweep finds it.
+fn overlap(a: &PublishedList, b: &PublishedList) -> (u128, u128) {
+    let (a4, a6) = intervals(a);
+    let (b4, b6) = intervals(b);
+    (common(&a4, &b4), common(&a6, &b6))
+}
+
+/// Inclusive intervals of address units, sorted and disjoint.
+type Intervals = Vec<(u128, u128)>;
+
+/// A list's prefixes as inclusive intervals of units: IPv4 addresses, IPv6 /64 networks.
+fn intervals(list: &PublishedList) -> (Intervals, Intervals) {
+    let (mut v4, mut v6) = (Vec::new(), Vec::new());
+    for p in &list.prefixes {
+        match p {
+            IpNet::V4(p) => v4.push((
+                u128::from(u32::from(p.network())),
+                u128::from(u32::from(p.broadcast())),
+            )),
+            IpNet::V6(p) => v6.push((
+                u128::from(p.network()) >> 64,
+                u128::from(p.broadcast()) >> 64,
+            )),
+        }
+    }
+    (v4, v6)
+}
+
+/// The size of the intersection of two sorted lists of disjoint inclusive intervals. Two
+/// merged IPv6 prefixes longer than /64 can share a /64: sorted and deduplicated by then.
+fn common(a: &[(u128, u128)], b: &[(u128, u128)]) -> u128 {
+    let (mut i, mut j, mut total, mut last) = (0, 0, 0u128, None);
+    while i < a.len() && j < b.len() {
+        let (start, end) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if start <= end {
+            // Units already counted (a /64 shared by two long IPv6 prefixes) count once.
+            let from = match last {
+                Some(l) if l >= start => l + 1,
+                _ => start,
+            };
+            if from <= end {
+                total += end - from + 1;
+                last = Some(end);
+            }
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    total
+}
+
+/// A `creationTime` as Unix seconds: the ISO-8601 shapes the operators write
+/// (`2025-11-24T15:46:02.000000`, `2025-11-24T15:46:02Z`, `...+05:00`, `2025-11-24`), UTC unless
+/// an offset says otherwise. `None` when it is no such date.
+fn unix_time(text: &str) -> Option<i64> {
+    let t = text.trim().as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = t.get(from..from + len)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    if t.get(4) != Some(&b'-') || t.get(7) != Some(&b'-') || !(1..=12).contains(&mo) {
+        return None;
+    }
+    if !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut seconds = days_from_civil(y, mo, d) * 86_400;
+    let mut rest = &t[10..];
+    if let [b'T' | b't' | b' ', time @ ..] = rest {
+        let (h, mi) = (num(11, 2)?, num(14, 2)?);
+        let s = if time.get(5) == Some(&b':') {
+            num(17, 2)?
+        } else {
+            0
+        };
+        if h > 23 || mi > 59 || s > 60 {
+            return None;
+        }
+        seconds += h * 3600 + mi * 60 + s;
+        let end = if time.get(5) == Some(&b':') { 8 } else { 5 };
+        rest = &time[end..];
+        if let [b'.', frac @ ..] = rest {
+            let digits = frac.iter().take_while(|b| b.is_ascii_digit()).count();
+            rest = &frac[digits..];
+        }
+    }
+    match rest {
+        [] | [b'Z' | b'z'] => Some(seconds),
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] | [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
+            let digits = [*h1, *h2, *m1, *m2];
+            if !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let d = |i: usize| i64::from(digits[i] - b'0');
+            let offset = (d(0) * 10 + d(1)) * 3600 + (d(2) * 10 + d(3)) * 60;
+            Some(if *sign == b'+' {
+                seconds - offset
+            } else {
+                seconds + offset
+            })
+        }
+        _ => None,
+    }
+}
+
+/// This machine's clock as Unix seconds.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// GETs `url` within `timeout`, at most [`MAX_LIST_BYTES`], following up to 3 redirects (never
@@ -347,30 +485,90 @@ mod tests {
         parse_list("t", &format!("{{{time} \"prefixes\": [{prefixes}]}}")).unwrap()
     }
 
+    /// 2026-11-24T15:46:02Z.
+    const NOW: i64 = 1_795_535_162;
+
     #[test]
-    fn a_step_back_is_an_older_list_or_one_under_half_the_address_space() {
+    fn creation_times_are_read_in_the_operators_shapes() {
+        for (text, want) in [
+            ("2026-11-24T15:46:02.000000", Some(NOW)),
+            ("2026-11-24T15:46:02Z", Some(NOW)),
+            ("2026-11-24 15:46:02", Some(NOW)),
+            ("2026-11-24T20:46:02+05:00", Some(NOW)),
+            ("2026-11-24T10:46:02-0500", Some(NOW)),
+            ("2026-11-24T15:46Z", Some(NOW - 2)),
+            ("2026-11-24", Some(NOW - (15 * 3600 + 46 * 60 + 2))),
+            ("1970-01-01T00:00:00Z", Some(0)),
+            ("2000-02-29", Some(951_782_400)),
+        ] {
+            assert_eq!(unix_time(text), want, "{text}");
+        }
+        for bad in [
+            "old",
+            "",
+            "2026-13-01",
+            "2026-11-32",
+            "2026/11/24",
+            "2026-11-24T25:00:00",
+            "2026-11-24T10:00:00+5",
+        ] {
+            assert_eq!(unix_time(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_step_back_is_undated_future_older_or_keeps_under_half_the_addresses() {
         let now = list(Some("2026-11-24T15:46:02.000000"), 10);
         // Newer, in another ISO shape, or the same: taken.
         for newer in [
             "2026-11-25T00:00:00Z",
             "2026-11-24T15:46:02+00:00",
-            "2026-11-24",
+            "2026-11-24T16:46:02+01:00",
         ] {
-            assert_eq!(step_back(&now, &list(Some(newer), 10)), None, "{newer}");
+            assert_eq!(
+                step_back(&now, &list(Some(newer), 10), NOW),
+                None,
+                "{newer}"
+            );
         }
-        let why = step_back(&now, &list(Some("2025-01-03T08:00:00"), 10)).unwrap();
-        assert!(why.contains("older than the file's"), "{why}");
-        // Half the address space is taken; under half is not.
-        assert_eq!(step_back(&now, &list(Some("2026-11-25"), 5)), None);
-        let why = step_back(&now, &list(Some("2026-11-25"), 4)).unwrap();
+        let why = |new: &PublishedList| step_back(&now, new, NOW).unwrap();
+        assert!(why(&list(Some("2025-01-03T08:00:00"), 10)).contains("older than the file's"));
+        // An offset counts: 17:00+05:00 is 12:00 UTC, before the file's 15:46 UTC.
+        assert!(why(&list(Some("2026-11-24T17:00:00+05:00"), 10)).contains("older"));
+        assert!(why(&list(Some("2099-01-01T00:00:00Z"), 10)).contains("in the future"));
+        assert!(why(&list(None, 10)).contains("(none) is no date, where the file's is"));
+        assert!(why(&list(Some("garbage"), 10)).contains("(garbage) is no date"));
+        // Half the addresses kept is taken; under half is not, and neither is a list moved away.
+        assert_eq!(step_back(&now, &list(Some("2026-11-25"), 5), NOW), None);
+        let w = why(&list(Some("2026-11-25"), 4));
         assert!(
-            why.contains("covers 262144 IPv4 addresses where the file covers 655360"),
-            "{why}"
+            w.contains("keeps 262144 of the file's 655360 IPv4 addresses"),
+            "{w}"
         );
-        // No date on either side, or one that is no date: only the size counts.
-        assert_eq!(step_back(&list(None, 3), &list(Some("x"), 2)), None);
-        assert_eq!(step_back(&now, &list(None, 9)), None);
-        assert_eq!(step_back(&list(Some("old"), 9), &now), None);
+        let moved = parse_list(
+            "t",
+            r#"{"creationTime": "2026-11-25", "prefixes": [{"ipv4Prefix": "11.0.0.0/8"}]}"#,
+        )
+        .unwrap();
+        assert!(why(&moved).contains("keeps 0 of the file's 655360 IPv4 addresses"));
+        // No date on the file's side: only the addresses count.
+        assert_eq!(step_back(&list(None, 3), &list(Some("x"), 2), NOW), None);
+        assert_eq!(step_back(&list(Some("old"), 9), &now, NOW), None);
+    }
+
+    #[test]
+    fn overlap_counts_shared_units_once() {
+        let l = |json: &str| parse_list("t", json).unwrap();
+        let a = l(
+            r#"{"prefixes": [{"ipv4Prefix": "10.0.0.0/24"}, {"ipv4Prefix": "10.0.2.0/24"}, {"ipv6Prefix": "2001:db8::1/128"}, {"ipv6Prefix": "2001:db8::2/128"}]}"#,
+        );
+        let b = l(
+            r#"{"prefixes": [{"ipv4Prefix": "10.0.0.128/25"}, {"ipv4Prefix": "10.0.2.0/23"}, {"ipv6Prefix": "2001:db8::/48"}]}"#,
+        );
+        // 128 of the first /24, all of 10.0.2.0/24; the two /128s share one /64.
+        assert_eq!(overlap(&a, &b), (128 + 256, 1));
+        assert_eq!(coverage(&a), (512, 1));
+        assert_eq!(coverage(&b), (128 + 512, 1 << 16));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::support::{free_port, reply, robogate_cmd, Scripted};
 
 const OLD: &str = r#"{"creationTime": "old", "prefixes": [{"ipv4Prefix": "192.0.2.0/28"}]}"#;
-const NEW: &str = r#"{"creationTime": "2026-11-24T00:00:00", "prefixes": [{"ipv4Prefix": "66.249.64.0/27"}, {"ipv6Prefix": "2001:4860:4801:10::/64"}]}"#;
+const NEW: &str = r#"{"creationTime": "2026-11-24T00:00:00", "prefixes": [{"ipv4Prefix": "192.0.2.0/28"}, {"ipv4Prefix": "66.249.64.0/27"}, {"ipv6Prefix": "2001:4860:4801:10::/64"}]}"#;
 
 /// A listener that accepts connections and never answers them (holds them open).
 fn silent() -> SocketAddr {
@@ -71,7 +71,7 @@ fn update_writes_valid_lists_and_keeps_the_old_file_of_every_failed_one() {
     assert_eq!(lines.len(), 7, "{stdout}");
     assert_eq!(
         lines[0],
-        "good: updated (2 prefixes once merged, creationTime 2026-11-24T00:00:00)"
+        "good: updated (3 prefixes once merged, creationTime 2026-11-24T00:00:00)"
     );
     assert_eq!(lines[1], "same: unchanged");
     let kept = |line: &str, name: &str, why: &str| {
@@ -154,7 +154,7 @@ fn update_refuses_plain_http_from_the_internet_and_a_broken_sources_file() {
 }
 
 #[test]
-fn a_list_older_or_under_half_the_size_of_the_file_needs_force() {
+fn a_list_older_or_keeping_under_half_of_the_file_needs_force() {
     let dated = |time: &str, prefixes: usize| {
         let prefixes: Vec<String> = (0..prefixes)
             .map(|i| format!("{{\"ipv4Prefix\": \"66.249.{i}.0/24\"}}"))
@@ -212,8 +212,8 @@ fn a_list_older_or_under_half_the_size_of_the_file_needs_force() {
         [
             "stale: kept old: its creationTime 2025-06-01T00:00:00.000000 is older than the \
              file's (2026-11-24T00:00:00.000000): a stale mirror or cache; --force takes it",
-            "partial: kept old: it covers 768 IPv4 addresses where the file covers 2048 (under \
-             half): a partial answer; --force takes it",
+            "partial: kept old: it keeps 768 of the file's 2048 IPv4 addresses (under half): a \
+             partial or misplaced answer; --force takes it",
         ]
     );
     for name in ["stale", "partial"] {
