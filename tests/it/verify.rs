@@ -33,6 +33,13 @@ fn get_from(rg: &Robogate, client: &str, path: &str, ua: &str) -> Response {
     .unwrap()
 }
 
+/// The `identity` and `proof` the access log wrote for the request for `path` from `client`.
+fn logged_identity(rg: &Robogate, client: &str, path: &str) -> (String, String) {
+    let line = log_line(rg, client, path);
+    let field = |key: &str| line[key].as_str().unwrap_or_default().to_owned();
+    (field("identity"), field("proof"))
+}
+
 /// The access-log line (JSON) of the request for `path` from `client`.
 fn log_line(rg: &Robogate, client: &str, path: &str) -> serde_json::Value {
     eventually("the access-log line", || {
@@ -91,10 +98,9 @@ fn a_spoofed_googlebot_is_refused_and_the_real_one_served() {
         get_from(&rg, "66.249.66.1", "/nogoogle/x", GOOGLEBOT).status,
         403
     );
-    let line = log_line(&rg, "66.249.66.1", "/private/report.html");
     assert_eq!(
-        (line["identity"].as_str(), line["proof"].as_str()),
-        (Some("verified"), Some("ip-ranges"))
+        logged_identity(&rg, "66.249.66.1", "/private/report.html"),
+        ("verified".into(), "ip-ranges".into())
     );
 
     // A robot granted Googlebot's group claims to be Googlebot, whatever name it sends: a name
@@ -211,10 +217,9 @@ fn a_dns_server_that_never_answers_cannot_rescue_an_address_outside_the_publishe
         "{:?}",
         began.elapsed()
     );
-    let line = log_line(&rg, "203.0.113.10", "/private/report.html");
     assert_eq!(
-        (line["identity"].as_str(), line["proof"].as_str()),
-        (Some("spoofed"), Some("ip-ranges"))
+        logged_identity(&rg, "203.0.113.10", "/private/report.html"),
+        ("spoofed".into(), "ip-ranges".into())
     );
 }
 
@@ -225,18 +230,7 @@ fn robots_txt_never_waits_for_a_check() {
     let origin = Origin::start();
     let dns = DnsServer::start(Zone::new());
     dns.set_mode(Mode::Silent);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("agents.toml"), RDNS_CATALOG).unwrap();
-    let extra = format!(
-        "[agents]\nfile = \"agents.toml\"\n\n[verify]\nresolver = \"{}\"\ntimeout = \"10s\"\n",
-        dns.addr
-    );
-    let launch = Launch {
-        args: &["--log-format", "json"],
-        env: &[("RUST_LOG", "info")],
-        ..BEHIND_A_PROXY
-    };
-    let rg = Robogate::launch(dir, origin.addr, GOOGLE_ROBOTS, &extra, launch);
+    let rg = start_rdns(&origin, &dns, GOOGLE_ROBOTS, "10s");
     for (client, path) in [
         ("203.0.113.40", "/robots.txt"),
         ("203.0.113.41", "/%72obots.txt?x=1"),
@@ -253,15 +247,30 @@ fn robots_txt_never_waits_for_a_check() {
             began.elapsed()
         );
     }
-    let line = log_line(&rg, "203.0.113.41", "/%72obots.txt?x=1");
     assert_eq!(
-        (line["identity"].as_str(), line["proof"].as_str()),
-        (Some("none"), Some("-"))
+        logged_identity(&rg, "203.0.113.41", "/%72obots.txt?x=1"),
+        ("none".into(), "-".into())
     );
     assert_eq!(
         rg.metric("robogate_identity_checks_total{method=\"reverse-dns\",result=\"timeout\"}"),
         0.0
     );
+}
+
+/// robogate behind a trusted proxy with [`RDNS_CATALOG`], asking `dns`, waiting `timeout`.
+fn start_rdns(origin: &Origin, dns: &DnsServer, robots: &str, timeout: &str) -> Robogate {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agents.toml"), RDNS_CATALOG).unwrap();
+    let extra = format!(
+        "[agents]\nfile = \"agents.toml\"\n\n[verify]\nresolver = \"{}\"\ntimeout = \"{timeout}\"\n",
+        dns.addr
+    );
+    let launch = Launch {
+        args: &["--log-format", "json"],
+        env: &[("RUST_LOG", "info")],
+        ..BEHIND_A_PROXY
+    };
+    Robogate::launch(dir, origin.addr, robots, &extra, launch)
 }
 
 /// A catalog whose robot proves itself by reverse DNS only.
@@ -280,28 +289,16 @@ fn reverse_dns_confirms_refutes_or_leaves_a_claim_unverified() {
         .ptr("203.0.113.22", "crawler.evil.example")
         .addr("crawler.evil.example", "203.0.113.22");
     let dns = DnsServer::start(zone);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("agents.toml"), RDNS_CATALOG).unwrap();
-    let extra = format!(
-        "[agents]\nfile = \"agents.toml\"\n\n[verify]\nresolver = \"{}\"\ntimeout = \"300ms\"\n",
-        dns.addr
-    );
     let robots = "User-agent: yandex\nAllow: /private/\n\nUser-agent: *\nDisallow: /private/\n";
-    let launch = Launch {
-        args: &["--log-format", "json"],
-        env: &[("RUST_LOG", "info")],
-        ..BEHIND_A_PROXY
-    };
-    let rg = Robogate::launch(dir, origin.addr, robots, &extra, launch);
+    let rg = start_rdns(&origin, &dns, robots, "300ms");
 
     assert_eq!(
         get_from(&rg, "203.0.113.20", "/private/report.html", YANDEX).status,
         200
     );
-    let line = log_line(&rg, "203.0.113.20", "/private/report.html");
     assert_eq!(
-        (line["identity"].as_str(), line["proof"].as_str()),
-        (Some("verified"), Some("reverse-dns"))
+        logged_identity(&rg, "203.0.113.20", "/private/report.html"),
+        ("verified".into(), "reverse-dns".into())
     );
     for spoofer in ["203.0.113.21", "203.0.113.22", "203.0.113.23"] {
         let r = get_from(&rg, spoofer, "/", YANDEX);
@@ -322,10 +319,9 @@ fn reverse_dns_confirms_refutes_or_leaves_a_claim_unverified() {
         "{:?}",
         began.elapsed()
     );
-    let line = log_line(&rg, "203.0.113.30", "/private/report.html");
     assert_eq!(
-        (line["identity"].as_str(), line["proof"].as_str()),
-        (Some("unverified"), Some("timeout"))
+        logged_identity(&rg, "203.0.113.30", "/private/report.html"),
+        ("unverified".into(), "timeout".into())
     );
     // Counted under the check that did not finish, so a slow resolver is told from a slow
     // key directory.
@@ -472,10 +468,9 @@ fn a_client_at_a_private_address_is_unverified_never_spoofed() {
             .status,
         200
     );
-    let line = log_line(&rg, "127.0.0.1", "/private/report.html");
     assert_eq!(
-        (line["identity"].as_str(), line["proof"].as_str()),
-        (Some("unverified"), Some("private-client"))
+        logged_identity(&rg, "127.0.0.1", "/private/report.html"),
+        ("unverified".into(), "private-client".into())
     );
     let warned = rg
         .output()
