@@ -10,7 +10,7 @@ use super::browser;
 use super::catalog::{Agent, CatalogError};
 use super::kind::Category;
 use super::markers::{self, MarkerScan, Strength};
-use super::table::Table;
+use super::table::{Found, Table};
 
 /// True for bytes that continue a product token: a match must not be glued to one of these.
 pub(crate) fn is_token_byte(b: u8) -> bool {
@@ -45,6 +45,16 @@ impl Hit {
     }
 }
 
+/// What the matches of one [`KnownAgents::scan`] have shown so far.
+#[derive(Default)]
+struct Hits {
+    best: Option<Hit>,
+    regex_agent: Option<usize>,
+    regexes_run: RegexesRun,
+    markers: MarkerScan,
+    browser: bool,
+}
+
 /// What one pass over a User-Agent found.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Scan {
@@ -65,9 +75,9 @@ pub(crate) struct KnownAgents {
     /// one table lookup per byte, inlined into the search loop, over rows laid out so the few
     /// hundred states a browser string visits share a few pages. The contiguous NFA behind
     /// `AhoCorasick` took 80% of a classification (795 ns per uncached User-Agent); the DFA
-    /// used directly, 447 ns, mostly cache and TLB misses on its table; the [`Table`], see
-    /// BENCHMARKS.md. Searching the catalog only at token starts with an anchored DFA was
-    /// tried and was slower (a search call per token).
+    /// used directly, 447 ns, mostly cache and TLB misses on its table; the [`Table`] walked
+    /// in two lanes, about 270 ns (BENCHMARKS.md). Searching the catalog only at token starts
+    /// with an anchored DFA was tried and was slower (a search call per token).
     automaton: Option<Table>,
     /// Patterns `0..literal_info.len()` are catalog literals.
     literal_info: Vec<Literal>,
@@ -166,12 +176,6 @@ impl KnownAgents {
     /// gate (`Java Java Java ...`).
     pub(crate) fn scan(&self, ua: &str) -> Scan {
         let bytes = ua.as_bytes();
-        let mut best: Option<Hit> = None;
-        let mut regex_agent = None;
-        let mut regexes_run = RegexesRun::default();
-        let mut markers = MarkerScan::default();
-        let mut browser = false;
-        let mut from = 0;
         let Some(automaton) = &self.automaton else {
             return Scan {
                 agent: None,
@@ -179,42 +183,62 @@ impl KnownAgents {
                 browser: false,
             };
         };
-        while let Some(m) = automaton.find(bytes, from) {
-            from = m.end;
-            let mut id = m.pattern;
-            if let Some(info) = self.literal_info.get(id) {
-                if !self.at_boundaries(bytes, m.start, m.end, info) {
-                    from = m.start + 1;
-                } else if !in_device_item(bytes, m.start, m.end) {
-                    let hit = Hit {
-                        agent: info.agent,
-                        start: m.start,
-                        len: m.end - m.start,
-                        library: self.libraries[info.agent],
-                    };
-                    best = best.filter(|b| !hit.better_than(b)).or(Some(hit));
-                }
-                continue;
+        let mut hits = Hits::default();
+        // All matches at once (the fast search), until one asks for a search from elsewhere.
+        let all = automaton.find_all(bytes);
+        let mut from = all.resume;
+        for m in all.iter() {
+            if let Some(again) = self.on_match(ua, m, &mut hits) {
+                from = Some(again);
+                break;
             }
-            id -= self.literal_info.len();
-            if let Some((re, agent)) = self.regexes.get(id) {
-                if regex_agent.is_none() && regexes_run.first_time(id) {
-                    regex_agent = re.is_match(ua).then_some(*agent);
-                }
-                continue;
-            }
-            id -= self.regexes.len();
-            if id < self.vocabulary_len {
-                markers.on_hit(bytes, m.start);
-            } else {
-                browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end..]);
-            }
+        }
+        while let Some(m) = from.and_then(|from| automaton.find(bytes, from)) {
+            from = Some(self.on_match(ua, m, &mut hits).unwrap_or(m.end));
         }
         Scan {
-            agent: best.map(|hit| hit.agent).or(regex_agent),
-            markers: markers.strength(bytes),
-            browser,
+            agent: hits.best.map(|hit| hit.agent).or(hits.regex_agent),
+            markers: hits.markers.strength(bytes),
+            browser: hits.browser,
         }
+    }
+
+    /// Takes one match into `hits`. `Some(position)` if the search must go on from there
+    /// rather than from the end of the match: a catalog literal glued to a neighbouring token
+    /// is skipped by searching again one byte further on, so a valid shorter match inside it is
+    /// still found.
+    fn on_match(&self, ua: &str, m: Found, hits: &mut Hits) -> Option<usize> {
+        let bytes = ua.as_bytes();
+        let mut id = m.pattern;
+        if let Some(info) = self.literal_info.get(id) {
+            if !self.at_boundaries(bytes, m.start, m.end, info) {
+                return Some(m.start + 1);
+            }
+            if !in_device_item(bytes, m.start, m.end) {
+                let hit = Hit {
+                    agent: info.agent,
+                    start: m.start,
+                    len: m.end - m.start,
+                    library: self.libraries[info.agent],
+                };
+                hits.best = hits.best.filter(|b| !hit.better_than(b)).or(Some(hit));
+            }
+            return None;
+        }
+        id -= self.literal_info.len();
+        if let Some((re, agent)) = self.regexes.get(id) {
+            if hits.regex_agent.is_none() && hits.regexes_run.first_time(id) {
+                hits.regex_agent = re.is_match(ua).then_some(*agent);
+            }
+            return None;
+        }
+        id -= self.regexes.len();
+        if id < self.vocabulary_len {
+            hits.markers.on_hit(bytes, m.start);
+        } else {
+            hits.browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end..]);
+        }
+        None
     }
 
     fn at_boundaries(&self, ua: &[u8], start: usize, end: usize, info: &Literal) -> bool {
