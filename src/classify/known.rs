@@ -60,6 +60,8 @@ struct Hits {
 pub(crate) struct Scan {
     /// The catalog agent (index), literal matches first, gated regexes second.
     pub(crate) agent: Option<usize>,
+    /// Where the agent's literal lies (`None` when a regex named it).
+    pub(crate) agent_span: Option<(usize, usize)>,
     /// Robot markers.
     pub(crate) markers: Strength,
     /// A browser engine signature.
@@ -179,6 +181,7 @@ impl KnownAgents {
         let Some(automaton) = &self.automaton else {
             return Scan {
                 agent: None,
+                agent_span: None,
                 markers: Strength::None,
                 browser: false,
             };
@@ -198,6 +201,7 @@ impl KnownAgents {
         }
         Scan {
             agent: hits.best.map(|hit| hit.agent).or(hits.regex_agent),
+            agent_span: hits.best.map(|hit| (hit.start, hit.start + hit.len)),
             markers: hits.markers.strength(bytes),
             browser: hits.browser,
         }

@@ -248,8 +248,16 @@ impl Classifier {
         if ua.is_empty() {
             return Classification::new(Class::Robot, None, Reason::Empty);
         }
+        if self.shapes.holds_injection(ua) {
+            return Classification::new(Class::Robot, None, Reason::Shape(Shape::Injection));
+        }
         let scan = self.known.scan(ua);
-        if let Some((index, agent)) = scan.agent.and_then(|i| Some((i, self.agents.get(i)?))) {
+        let agent = scan.agent.filter(|_| {
+            !scan
+                .agent_span
+                .is_some_and(|span| shape::is_app_product(ua, span))
+        });
+        if let Some((index, agent)) = agent.and_then(|i| Some((i, self.agents.get(i)?))) {
             let reason = if agent.category == Category::HttpLibrary {
                 Reason::HttpTool
             } else {

@@ -1,8 +1,8 @@
 //! Structural rules: a User-Agent that no browser, app or device could send is a robot, even
 //! when no catalog entry and no robot marker names it.
 //!
-//! They run only when everything else found nothing (no catalog agent, no marker, no browser
-//! engine), so they can never turn a browser string into a robot. What keeps an app or a device
+//! Except `injection`, they run only when everything else found nothing (no catalog agent, no
+//! marker, no browser engine), so they can never turn a browser string into a robot. What keeps an app or a device
 //! `unknown` is a *platform word*: an operating system, a device maker or a device kind
 //! (`Android`, `iPhone`, `Windows`, `Nokia`, `HbbTV`, `tv`), a CPU architecture, or a browser
 //! name. Apps name the platform they run on (`Bible 4.3.7 (samsung GT-P5200; Android 4.2.2)`,
@@ -11,7 +11,9 @@
 //! nothing of the kind: `axios/0.19.0`, `newspaper/0.2.8`, `Zapier`, `${jndi:ldap://x/a}`.
 //!
 //! The rules, in order:
-//! 1. `injection`: an injection payload (`${`, `<script`, `() {`, `../`, `' or `, ...) anywhere;
+//! 1. `injection`: an injection payload (`${`, `<script`, `() {`, `../`, `' or `, ...) anywhere,
+//!    also in a browser string and beside a catalog agent's name (asked first of every string:
+//!    [`Shapes::holds_injection`]);
 //! 2. with a platform word: no rule (stays `unknown`); a desktop OS counts as one except in a
 //!    `Mozilla/x` string;
 //! 3. `mozilla-no-engine`: `Mozilla/x (compatible; ...)` with no engine and no platform word
@@ -369,6 +371,9 @@ const PLATFORM: &[&str] = &[
     "machblue",
 ];
 
+/// Patterns from here on are [`PLATFORM`] words (after injections, desktop and device words).
+const PLATFORM_START: usize = INJECTIONS.len() + DESKTOP.len() + DEVICE.len();
+
 /// What [`Shapes::survey`] found.
 #[derive(Clone, Copy, Debug, Default)]
 struct Survey {
@@ -385,6 +390,8 @@ struct Survey {
 pub(crate) struct Shapes {
     /// Patterns: injections, then desktop, device and platform words.
     automaton: Option<AhoCorasick>,
+    /// `../`, built once (a `Finder` per search would cost more than the search).
+    dot_dot: memchr::memmem::Finder<'static>,
 }
 
 impl Shapes {
@@ -403,7 +410,10 @@ impl Shapes {
             .kind(Some(AhoCorasickKind::DFA))
             .build(patterns)
             .ok();
-        Shapes { automaton }
+        Shapes {
+            automaton,
+            dot_dot: memchr::memmem::Finder::new(b"../"),
+        }
     }
 
     /// What the word lists find in `ua`: an injection payload, a desktop OS, a platform.
@@ -417,15 +427,13 @@ impl Shapes {
             if id < INJECTIONS.len() {
                 survey.injection = true;
                 return survey;
+            } else if glued(ua.as_bytes(), hit.start(), hit.end(), id < PLATFORM_START) {
+                // Part of another word: `axios`, `RestSharp`, `FooNokia`.
             } else if id < INJECTIONS.len() + DESKTOP.len() {
                 survey.desktop = true;
             } else {
-                // A short word glued to letters before it is part of another word (`axios`).
-                let glued = hit.len() <= 4
-                    && hit.start() > 0
-                    && ua.as_bytes()[hit.start() - 1].is_ascii_alphabetic();
-                survey.platform |= !glued;
-                survey.device |= !glued && id < INJECTIONS.len() + DESKTOP.len() + DEVICE.len();
+                survey.platform = true;
+                survey.device |= id < PLATFORM_START;
             }
         }
         survey
@@ -438,6 +446,19 @@ impl Shapes {
     pub(crate) fn names_device_or_app(&self, ua: &str) -> bool {
         let survey = self.survey(ua);
         survey.device && !survey.injection && !contains_ci(ua, "compatible")
+    }
+
+    /// Does `ua` hold an injection payload ([`INJECTIONS`])? Asked of every User-Agent, browser
+    /// strings included, so it first looks for what nearly every payload holds and browsers do
+    /// not send: one of `$ < { % \ '` or `../` (memchr's vector search, a few nanoseconds),
+    /// and runs the word lists only then. SQL words with none of these (`1 and sleep(5)`) count
+    /// only in strings without an engine, where [`Shapes::judge`] runs the lists anyway.
+    pub(crate) fn holds_injection(&self, ua: &str) -> bool {
+        let bytes = ua.as_bytes();
+        let suspect = memchr::memchr3(b'$', b'<', b'{', bytes).is_some()
+            || memchr::memchr3(b'%', b'\\', b'\'', bytes).is_some()
+            || self.dot_dot.find(bytes).is_some();
+        suspect && self.survey(ua).injection
     }
 
     /// The structural rule that makes `ua` (trimmed, non-empty, with no engine, no marker and
@@ -485,7 +506,8 @@ impl Shapes {
 /// reads as a service (`CamScanner/4.5` in a WebView, a carrier's site name), so a string with
 /// one of these shapes is never decided by [`Shape::ServiceProduct`]. Robot markers, catalog
 /// agents and [`Shape::Automation`] still decide: no app ships `HeadlessChrome` or `Selenium`,
-/// and `PingdomTMS` runs in Electron.
+/// and `PingdomTMS` runs in Electron. A catalog name in the place of an Electron app's own
+/// product is that app ([`is_app_product`]).
 ///
 /// `(substring, why it is a person's browser)`, matched case-sensitively as the apps send them.
 pub const APP_SHELLS: &[(&str, &str)] = &[
@@ -519,6 +541,44 @@ pub const APP_SHELLS: &[(&str, &str)] = &[
     ("Weibo", "Weibo's in-app browser"),
     ("WKWebView", "iOS apps' WKWebView"),
 ];
+
+/// Is `ua[span]` the product of an Electron app, named where Electron puts it: right after
+/// `(KHTML, like Gecko) ` and followed by its version and `Chrome/`
+/// (`... (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0 Electron/30.5.1 Safari/537.36`)? A
+/// catalog name there is the desktop app of a company whose link fetcher carries the same
+/// name (`Notion/1.0 (https://notion.so; ...)`), not that fetcher; robots that run in Electron
+/// add their name elsewhere (`... Safari/537.36 PingdomTMS/2020.2`) and stay robots.
+pub(crate) fn is_app_product(ua: &str, (start, end): (usize, usize)) -> bool {
+    let (Some(before), Some(after)) = (ua.get(..start), ua.get(end..)) else {
+        return false;
+    };
+    let Some(version) = after.strip_prefix('/') else {
+        return false;
+    };
+    let version_len = version
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    ua.contains("Electron/")
+        && before.ends_with("(KHTML, like Gecko) ")
+        && version_len > 0
+        && version[version_len..].starts_with(" Chrome/")
+}
+
+/// Is the word at `start..end` glued to the letters of a longer word before it? Then it ends
+/// that word and names nothing. An OS or maker (`maker`: a [`DESKTOP`] or [`DEVICE`] word)
+/// after a small letter ends a product named after it (`RestSharp`, `FooNokia`); after a
+/// capital, only a short one does (`NTTDoCoMo` names DoCoMo). Other platform words are often
+/// the end of a name that means them (`OneBrowser`, `YaBrowser`): only short ones are glued
+/// (`axios` is no iOS). A letter after a word does not tell: makers glue their model to their
+/// name (`NokiaN73`, `SonyEricssonJ105i`).
+fn glued(ua: &[u8], start: usize, end: usize, maker: bool) -> bool {
+    match start.checked_sub(1).and_then(|i| ua.get(i)) {
+        Some(b) if b.is_ascii_lowercase() && maker => true,
+        Some(b) if b.is_ascii_alphabetic() => end - start <= 4,
+        _ => false,
+    }
+}
 
 /// One of the [`APP_SHELLS`] shapes: an app's browser, never decided by
 /// [`Shape::ServiceProduct`]. Runs only for browser strings that carry a service word.
@@ -573,6 +633,60 @@ mod tests {
                 assert_eq!(judge($ua), $want, "{:?}", $ua);
             }
         )*};
+    }
+
+    #[test]
+    fn a_word_glued_to_a_longer_one_names_nothing() {
+        fn at<'a>(ua: &'a str, word: &str) -> (&'a [u8], usize, usize) {
+            let start = ua.find(word).expect("the word is there");
+            (ua.as_bytes(), start, start + word.len())
+        }
+        let (ua, start, end) = at("RestSharp/1.0", "Sharp");
+        assert!(glued(ua, start, end, true), "a maker after a small letter");
+        let (ua, start, end) = at("NTTDoCoMo SH900i", "DoCoMo");
+        assert!(!glued(ua, start, end, true), "a long maker after a capital");
+        let (ua, start, end) = at("OneBrowser/3.5", "Browser");
+        assert!(
+            !glued(ua, start, end, false),
+            "a browser's name ends in `Browser`"
+        );
+        let (ua, start, end) = at("axios/0.19", "ios");
+        assert!(
+            glued(ua, start, end, true),
+            "a short word inside a longer one"
+        );
+        let (ua, start, end) = at("NokiaN73-1", "Nokia");
+        assert!(
+            !glued(ua, start, end, true),
+            "a model glued after the maker"
+        );
+        let (ua, start, end) = at("Tizen-Harvester/1.0", "Tizen");
+        assert!(!glued(ua, start, end, true), "a separator");
+    }
+
+    #[test]
+    fn an_electron_apps_product_sits_between_the_engine_and_chrome() {
+        let app = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36";
+        let span = |ua: &str, word: &str| {
+            let start = ua.rfind(word).expect("the word is there");
+            (start, start + word.len())
+        };
+        assert!(is_app_product(app, span(app, "Notion")));
+        let no_electron = app.replace(" Electron/30.5.1", "");
+        assert!(
+            !is_app_product(&no_electron, span(&no_electron, "Notion")),
+            "not Electron"
+        );
+        let no_version = app.replace("Notion/3.16.0", "Notion");
+        assert!(
+            !is_app_product(&no_version, span(&no_version, "Notion")),
+            "no version"
+        );
+        let at_the_end = format!("{app} Notion/1.0");
+        assert!(
+            !is_app_product(&at_the_end, span(&at_the_end, "Notion")),
+            "after the engine"
+        );
     }
 
     cases! {

