@@ -726,6 +726,31 @@ fn config_check_names_the_line_of_a_broken_catalog_entry() {
     assert!(err.contains("nonsense"), "{err}");
 }
 
+/// An operator's catalog with `match = ["Safari", "Gecko"]` passed `config check` (and would
+/// reload live), then made every browser a robot. It is now refused at load, naming the line.
+#[test]
+fn config_check_refuses_a_catalog_entry_matching_browser_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    std::fs::write(
+        dir.path().join("agents.toml"),
+        "[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\nname = \"Beta\"\ncategory = \"seo\"\noperator = \"x\"\ntokens = [\"b\"]\nmatch = [\"Safari\", \"Gecko\"]\n",
+    )
+    .unwrap();
+    let check = config_check(
+        dir.path(),
+        "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
+    );
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    let agents = dir.path().join("agents.toml").display().to_string();
+    for token in ["Safari", "Gecko"] {
+        let want = format!(
+            "{agents}:7: agent.match: agent \"Beta\": match \"{token}\" is a whole token of common browser User-Agents"
+        );
+        assert!(check.stderr.contains(&want), "{want}\n{}", check.stderr);
+    }
+}
+
 #[test]
 fn classify_works_from_any_folder_with_the_embedded_catalog() {
     let dir = tempfile::tempdir().unwrap();
