@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
-use crate::classify::{Category, Class, Classifier};
+use crate::classify::{Category, Class, Classification, Classifier};
 use crate::identity::ranges::{ListSet, RangeTable};
 use crate::identity::{Identity, SignatureAgent, SpoofedAction};
 use crate::keyword::keyword_enum;
@@ -986,20 +986,25 @@ impl Policy {
     /// Class and catalog agent index. robots-spec §7: a User-Agent that names a group in the
     /// live robots.txt is a robot.
     pub fn classify(&self, user_agent: Option<&str>) -> (Class, Option<usize>) {
-        let ua = user_agent.unwrap_or("");
-        let c = self.classifier.classify(ua);
-        if c.agent_index.is_some() {
-            return (c.class, c.agent_index);
+        match self.classification(user_agent.unwrap_or("")) {
+            (_, Some(_)) => (Class::Robot, None),
+            (c, None) => (c.class, c.agent_index),
         }
-        // Browsers keep their class, and browser compatibility tokens (Mozilla, Safari, ...)
-        // never name a group (a deliberate deviation from §5, see `robots::agent`).
-        if c.class == Class::Browser {
-            return (Class::Browser, None);
-        }
-        match self.robots.robots.group_from_header(ua) {
-            Some(_) => (Class::Robot, None),
-            None => (c.class, None),
-        }
+    }
+
+    /// The classifier's answer for a User-Agent and, when the classifier found it `unknown`,
+    /// the product token of its header that names a group of the live robots.txt, which makes
+    /// it a robot (robots-spec §7). [`Policy::classify`] and `robogate classify --config` both
+    /// answer from here, so the command says what the proxy does. A catalog agent or a
+    /// browser keeps the classifier's answer: browser compatibility tokens (Mozilla, Safari,
+    /// ...) never name a group (a deliberate deviation from §5, see `robots::agent`), and a
+    /// robot already is one.
+    pub fn classification<'u>(&self, user_agent: &'u str) -> (Classification<'_>, Option<&'u str>) {
+        let c = self.classifier.classify(user_agent);
+        let group = (c.class == Class::Unknown && c.agent_index.is_none())
+            .then(|| self.robots.robots.group_from_header(user_agent))
+            .flatten();
+        (c, group)
     }
 
     /// The configured action for a robot and the line of the rule that chose it.

@@ -79,6 +79,21 @@ REGEX_TO_TOKENS = {
     "Spider[\\s\\S]*spider\\.com": [], "GoogleAssociationService$": ["GoogleAssociationService"],
     "^Silk\\/": [], "Unshorten\\.It\\!": ["Unshorten.It!"], "SSL Labs$": ["SSL Labs"],
 }
+# Generated names that read badly in a 403 body or a metric label (a pattern's punctuation, a
+# URL, a generic phrase): the product a site operator knows instead. Their match literals stay.
+RENAME = {
+    "Odin;": "Odin",                                            # Mozilla/5.0 (compatible; Odin; https://docs.getodin.com/)
+    "developers.google.com/+/web/snippet": "Google-PageRenderer",  # ... Google-PageRenderer Google (+https://developers.google.com/+/web/snippet/)
+    "sindresorhus/got": "got",                                  # got (https://github.com/sindresorhus/got)
+    "RSS Reader": "Current RSS Reader",                         # Mozilla/5.0 (compatible; Current/1.0; +https://currentreader.app; RSS Reader)
+}
+# Sites whose pages describe other people's robots (bot directories, UA databases): an entry's
+# `url` there says nothing about who runs the robot.
+DIRECTORY_HOSTS = {"datadome.co", "knownagents.com", "useragentstring.com"}
+# Hosts a robot's contact URL may name without being its operator's: code hosts, shorteners,
+# form services, placeholders.
+NOT_OPERATOR_HOSTS = {"github.com", "gitlab.com", "code.google.com", "sourceforge.net", "example.com",
+                      "g.co", "forms.gle", "bit.ly"}
 TAG_CATEGORY = [("ai-crawler", "ai-training"), ("http-library", "http-library"),
                 ("archiver", "archiver"), ("feed-reader", "feed-reader"),
                 ("social-preview", "social-preview"), ("scanner", "scanner"),
@@ -188,6 +203,11 @@ HAND = [
     A("Playwright", "other", "Microsoft (automation)"),
     A("Selenium", "other", "Selenium project"),
     A("Chrome-Lighthouse", "monitoring", "Google"),
+    # crawler-user-agents' pattern is its contact URL (`pinterest\.com\/bot`), which sits inside a
+    # URL token and so became no agent. Not the app's in-app browser (`[Pinterest/Android]`,
+    # `Pinterest for Android`): those are people.
+    A("Pinterestbot", "social-preview", "pinterest.com", ["pinterestbot", "pinterest"],
+      ["Pinterestbot", "Pinterest/0.2", "www.pinterest.com/bot.html"], checked=False),
     # Members of a crawler family, split out of a family entry that hid their own token: each
     # chain is its own token, then the family's (robots-spec §5 step 1). Not checked against the
     # operators' documentation.
@@ -221,6 +241,44 @@ def operator_of(text):
     m = re.match(r"\[([^\]]+)\]", text)
     text = m.group(1) if m else text
     return "unknown" if text.lower().startswith(("unclear", "unknown", "no information")) else text.split(",")[0].strip()
+
+
+def registrable(host):
+    """The last two labels of a host (`www.notion.so` -> `notion.so`): enough to compare sites."""
+    return ".".join(host.lower().split(".")[-2:])
+
+
+def operator_for(entry, name):
+    """Who runs a crawler-user-agents robot: the host of the entry's `url`, unless that site is
+    not the one the robot names. The `url` is often a page about the robot on a bot directory
+    (DIRECTORY_HOSTS) or simply wrong (Notion's was iubenda.com); the contact URL in the robot's
+    own User-Agent is then the better word: the one whose site carries the robot's name
+    (`Notion` -> notion.so), else, for a directory page, the only site the instances name.
+    No `url` and no site named after the robot, or nothing usable: "unknown"."""
+    url_host = re.sub(r"^https?://(www\.)?", "", entry.get("url") or "").split("/")[0].lower()
+    named = sorted({m.group(1).lower() for ua in entry["instances"]
+                    for m in re.finditer(r"https?://(?:www\.)?([A-Za-z0-9.-]+\.[A-Za-z]{2,})", ua)})
+    named = [h for h in named if h not in NOT_OPERATOR_HOSTS and registrable(h) not in NOT_OPERATOR_HOSTS]
+    word = re.sub(r"[^a-z0-9]", "", name.lower())
+    if url_host and (not named or registrable(url_host) in {registrable(h) for h in named}
+                     or site_is_named_for(url_host, word)):
+        return url_host if registrable(url_host) not in DIRECTORY_HOSTS else "unknown"
+    own = [h for h in named if site_is_named_for(h, word)]
+    if own:
+        return own[0]
+    if not url_host:
+        return "unknown"
+    if registrable(url_host) not in DIRECTORY_HOSTS:
+        return url_host
+    return named[0] if len({registrable(h) for h in named}) == 1 else "unknown"
+
+
+def site_is_named_for(host, word):
+    """Whether a host carries a robot's name (`notion` in notion.so) or the robot's name carries
+    the host's site name (`sistrix` in `sistrixcrawler`; at least 4 letters, so `t.me` is not
+    named for `rssbot`)."""
+    site = registrable(host).split(".")[0].replace("-", "")
+    return bool(word) and (word in host.replace("-", "") or (len(site) >= 4 and site in word))
 
 
 def literalise(pattern):
@@ -322,11 +380,10 @@ def main():
         if not keep:
             continue
         cat = next((c for tag, c in TAG_CATEGORY if tag in e["tags"]), "other")
-        url = e.get("url") or ""
-        host = re.sub(r"^https?://(www\.)?", "", url).split("/")[0]
         name = Counter(keep).most_common(1)[0][0]
+        name = RENAME.get(name, name)
         existing = agents.get(name.lower())
-        add(name, existing["category"] if existing else cat, host or "unknown", keep)
+        add(name, existing["category"] if existing else cat, operator_for(e, name), keep)
 
     for tok, src, why in dropped:
         print(f"dropped {src}: {tok!r}: {why}", file=sys.stderr)

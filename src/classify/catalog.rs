@@ -13,6 +13,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::kind::Category;
+use super::known::is_token_byte;
 
 /// The shipped catalog, embedded so `robogate classify` works from any folder.
 pub const BUILTIN_TEXT: &str = include_str!("../../conf/agents.toml");
@@ -338,6 +339,18 @@ fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
             ));
         }
     }
+    for m in &matches {
+        if let Some(browser) = browser_naming(m) {
+            problems.push(Problem::new(
+                "agent.match",
+                format!(
+                    "agent {name:?}: match {m:?} is a whole token of common browser User-Agents \
+                     (e.g. {browser:?}), so every such browser would be this robot; match the \
+                     agent's own product name instead"
+                ),
+            ));
+        }
+    }
     if let Some(pattern) = &raw.regex {
         check_regex(&name, pattern, &mut problems);
     }
@@ -477,12 +490,65 @@ fn check_regex(name: &str, pattern: &str, problems: &mut Vec<Problem>) {
             "agent.regex",
             format!("agent {name:?}: regex {pattern:?} matches the empty string, so it would match every User-Agent"),
         )),
-        Ok(_) => {}
+        Ok(re) => {
+            // The regex runs only on User-Agents holding its gate, the name.
+            let gate = name.to_ascii_lowercase();
+            let applies = |ua: &&str| ua.to_ascii_lowercase().contains(&gate) && re.is_match(ua);
+            if let Some(browser) = COMMON_BROWSERS.into_iter().find(applies) {
+                problems.push(Problem::new(
+                    "agent.regex",
+                    format!("agent {name:?}: regex {pattern:?} matches common browser User-Agents (e.g. {browser:?}), so every such browser would be this robot"),
+                ));
+            }
+        }
         Err(err) => problems.push(Problem::new(
             "agent.regex",
             format!("agent {name:?}: regex {pattern:?} does not compile: {err}"),
         )),
     }
+}
+
+/// Today's common browser User-Agents, one per engine and platform a person is likely to use:
+/// desktop Chrome, Firefox, Safari and Edge, Chrome on Android, Safari on iPhone, Samsung
+/// Internet. A catalog `match` or `regex` that matches one of them would make every such
+/// browser a robot (blocked wherever its robots.txt group disallows), and a catalog reloads
+/// live, so such an entry is refused at load instead. A fixed list, not a UA-parser's fixtures:
+/// the tokens these strings are made of (`Mozilla`, `AppleWebKit`, `KHTML`, `Gecko`, `Chrome`,
+/// `Safari`, `Mobile`, `Windows`, `Android`, `iPhone`, ...) have not changed in a decade.
+const COMMON_BROWSERS: [&str; 11] = [
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:133.0) Gecko/20100101 Firefox/133.0",
+    "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+];
+
+/// The first of [`COMMON_BROWSERS`] in which `literal` occurs as the classifier matches a
+/// catalog literal: ASCII case-insensitively, not glued to a token byte at an end that is one.
+fn browser_naming(literal: &str) -> Option<&'static str> {
+    let needle = literal.to_ascii_lowercase();
+    COMMON_BROWSERS
+        .into_iter()
+        .find(|ua| occurs_as_token(&ua.to_ascii_lowercase(), &needle))
+}
+
+fn occurs_as_token(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let (Some(&first), Some(&last)) = (n.first(), n.last()) else {
+        return false;
+    };
+    haystack.match_indices(needle).any(|(start, _)| {
+        let end = start + n.len();
+        let glued_start = is_token_byte(first) && start > 0 && is_token_byte(h[start - 1]);
+        let glued_end = is_token_byte(last) && h.get(end).is_some_and(|&b| is_token_byte(b));
+        !glued_start && !glued_end
+    })
 }
 
 /// Checks across entries: unique names and unique match strings (case-insensitive).
@@ -579,6 +645,9 @@ mod tests {
         useless_entry: "[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatch = []\n" => ["1: agent.match"];
         all_problems_at_once: "[[agent]]\nname = \"Bb\"\ncategory = \"x\"\noperator = \"o\"\ntokens = []\n[[agent]]\nname = \"Cc\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nregex = 'Cc['\n" => ["1: agent", "6: agent.regex"];
         toml_syntax: "[[agent]\nname = 1\n" => ["1: agents"];
+        browser_tokens_in_match: &format!("{OK}[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatch = [\"Bb\", \"Safari\", \"gecko\"]\n") => ["6: agent.match", "6: agent.match"];
+        browser_phrase_in_match: "[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatch = [\"Mobile Safari\"]\n" => ["1: agent.match"];
+        regex_matching_browsers: "[[agent]]\nname = \"Chrome\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatch = []\nregex = 'Chrome/1[0-9]{2}'\n" => ["1: agent.regex"];
         unknown_top_level_key: "[agents]\nfile = 1\n" => ["1: agents"];
     }
 
@@ -589,6 +658,46 @@ mod tests {
         assert_eq!(
             (agent.matches.clone(), agent.tokens.clone(), agent.line),
             (vec!["Aa".into()], vec!["a-b".into()], 1)
+        );
+    }
+
+    /// A catalog naming browser tokens (`match = ["Safari", "Gecko"]`) passed `config check`,
+    /// reloaded live and made every browser a robot. Every token of every common browser is
+    /// refused, with the message saying why; a product glued to one (`AppleWebKit-Fetcher`,
+    /// `Safari-Bot`), a token inside one (`Chrom`) or a gated regex that browsers never pass
+    /// is not.
+    #[test]
+    fn every_token_of_a_common_browser_is_refused_as_a_match() {
+        let entry = |m: &str| {
+            format!("[[agent]]\nname = \"Bb\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nmatch = [{m:?}]\n")
+        };
+        for ua in COMMON_BROWSERS {
+            for token in ua
+                .split(|c: char| !is_token_byte(c as u8) || !c.is_ascii())
+                .filter(|t| t.len() >= 2)
+            {
+                let errors = Catalog::parse(&entry(token), "t.toml").expect_err(token);
+                assert!(
+                    errors[0].to_string().starts_with(&format!(
+                        "t.toml:1: agent.match: agent \"Bb\": match {token:?} is a whole token of common browser User-Agents"
+                    )),
+                    "{errors:?}"
+                );
+            }
+        }
+        for fine in [
+            "AppleWebKit-Fetcher",
+            "Safari-Bot",
+            "Chrom",
+            "MobileSafari",
+            "Bb",
+        ] {
+            assert!(Catalog::parse(&entry(fine), "t.toml").is_ok(), "{fine}");
+        }
+        let gated = "[[agent]]\nname = \"Ruby\"\ncategory = \"seo\"\noperator = \"o\"\ntokens = []\nregex = '(Ruby|Safari)'\n";
+        assert!(
+            Catalog::parse(gated, "t.toml").is_ok(),
+            "browsers never hold the gate"
         );
     }
 

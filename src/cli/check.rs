@@ -51,7 +51,7 @@ fn parse_reading(s: &str) -> Result<Reading, String> {
 /// A policy that evaluates one robots.txt with the default enforcement settings.
 fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy, String> {
     let (body, _) = super::inputs::read_robots_arg(robots_path)?;
-    let catalog = super::inputs::catalog_for(None, agents)?;
+    let catalog = super::inputs::catalog_for(agents)?;
     let classifier = Classifier::build(catalog).map_err(|errors| {
         errors
             .iter()

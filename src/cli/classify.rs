@@ -5,10 +5,14 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::SystemTime;
 
+use bytes::Bytes;
 use serde::Serialize;
 
 use crate::classify::{Catalog, Class, Classification, Classifier};
+use crate::policy::{Policy, RobotsFile};
 
 /// Classify User-Agent strings read one per line.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -17,7 +21,7 @@ pub struct ClassifyArgs {
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
     /// Use this crawler catalog instead of the built-in one.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
     pub agents: Option<PathBuf>,
     /// Print counts per class and category instead of one line per User-Agent.
     #[arg(long)]
@@ -25,7 +29,8 @@ pub struct ClassifyArgs {
     /// Add `explain` to each line: one sentence saying which rule decided.
     #[arg(long)]
     pub explain: bool,
-    /// Take the catalog named by `[agents] file` in this robogate.toml.
+    /// Classify as the proxy running this robogate.toml does: its catalog (`[agents] file`),
+    /// and a User-Agent naming a group of its robots.txt is a robot.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -41,20 +46,37 @@ struct Line<'a> {
     ignores_star: bool,
     reason: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    explain: Option<&'static str>,
+    explain: Option<String>,
 }
 
+/// The `reason` of a User-Agent that is a robot because it names a robots.txt group.
+const GROUP_REASON: &str = "robots-txt-group";
+
 impl<'a> Line<'a> {
-    fn new(ua: &'a str, c: &Classification<'a>, explain: bool) -> Line<'a> {
+    /// `group`: the header token that names a group of the live robots.txt, when that made the
+    /// client a robot ([`Policy::classification`]).
+    fn new(ua: &'a str, c: &Classification<'a>, group: Option<&str>, explain: bool) -> Line<'a> {
+        let (class, reason) = match group {
+            Some(_) => (Class::Robot, GROUP_REASON),
+            None => (c.class, c.reason.as_str()),
+        };
         Line {
             ua,
-            class: c.class.as_str(),
+            class: class.as_str(),
             agent: c.agent.map(|a| a.name.as_str()),
             category: c.category().map(|cat| cat.as_str()),
             tokens: c.tokens(),
             ignores_star: c.agent.is_some_and(|a| a.ignores_star),
-            reason: c.reason.as_str(),
-            explain: explain.then(|| c.reason.explain()),
+            reason,
+            explain: explain.then(|| match group {
+                Some(token) => format!(
+                    "its product `{token}` names the group `User-agent: {token}` of the live \
+                     robots.txt, so the proxy treats it as a robot (the classifier alone said \
+                     unknown: {})",
+                    c.reason.explain()
+                ),
+                None => c.reason.explain().to_string(),
+            }),
         }
     }
 }
@@ -68,10 +90,15 @@ struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, c: &Classification<'_>) {
+    fn add(&mut self, c: &Classification<'_>, group: Option<&str>) {
+        let class = if group.is_some() {
+            Class::Robot
+        } else {
+            c.class
+        };
         self.total += 1;
-        *self.classes.entry(c.class.as_str()).or_default() += 1;
-        if c.class == Class::Robot {
+        *self.classes.entry(class.as_str()).or_default() += 1;
+        if class == Class::Robot {
             let category = c.category().map_or("uncatalogued", |cat| cat.as_str());
             *self.categories.entry(category).or_default() += 1;
         }
@@ -94,16 +121,39 @@ impl Summary {
     }
 }
 
-/// Runs the command with an already resolved catalog (the caller handles `--config`/`--agents`).
-///
-/// Exit code 2 if the catalog does not compile (errors go to stderr, one per line).
-pub fn run(args: &ClassifyArgs, catalog: Catalog) -> io::Result<ExitCode> {
-    let classifier = match Classifier::build(catalog) {
-        Ok(classifier) => classifier,
-        Err(errors) => {
-            for error in errors {
-                eprintln!("{error}");
-            }
+/// The policy that classifies: with `--config` the whole configuration's, as the proxy loads it
+/// (its catalog and its live robots.txt, whose groups make robots); else the catalog alone
+/// (`--agents` or the built-in one) with an empty robots.txt, which names no group.
+pub fn policy_for(args: &ClassifyArgs) -> Result<Policy, String> {
+    if let Some(config) = &args.config {
+        return crate::config::load(config, 1)
+            .map(|loaded| loaded.policy)
+            .map_err(|e| e.to_string());
+    }
+    let catalog = super::inputs::catalog_for(args.agents.as_deref())?;
+    catalog_policy(catalog)
+}
+
+/// A policy of `catalog` alone: an empty robots.txt names no group, so the classifier decides.
+fn catalog_policy(catalog: Catalog) -> Result<Policy, String> {
+    let classifier = Classifier::build(catalog).map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    let robots = RobotsFile::new(Bytes::new(), SystemTime::UNIX_EPOCH);
+    Ok(Policy::standalone(robots, Arc::new(classifier)))
+}
+
+/// Runs the command. Exit code 2 if the configuration or the catalog does not load (errors go
+/// to stderr, one per line).
+pub fn run(args: &ClassifyArgs) -> io::Result<ExitCode> {
+    let policy = match policy_for(args) {
+        Ok(policy) => policy,
+        Err(message) => {
+            eprintln!("{message}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -121,7 +171,7 @@ pub fn run(args: &ClassifyArgs, catalog: Catalog) -> io::Result<ExitCode> {
     } else {
         Output::Lines
     };
-    match classify_lines(&classifier, input, &mut out, mode) {
+    match classify_lines(&policy, input, &mut out, mode) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
         other => other?,
     }
@@ -139,9 +189,10 @@ pub enum Output {
     Summary,
 }
 
-/// The pure core of `run`: classify each input line and write JSON lines or a summary.
+/// The pure core of `run`: classify each input line as `policy` does ([`Policy::classification`])
+/// and write JSON lines or a summary.
 pub fn classify_lines(
-    classifier: &Classifier,
+    policy: &Policy,
     input: impl BufRead,
     out: &mut impl Write,
     mode: Output,
@@ -152,11 +203,12 @@ pub fn classify_lines(
         let bytes = line?;
         let text = String::from_utf8_lossy(&bytes);
         let ua = text.strip_suffix('\r').unwrap_or(&text);
-        let c = classifier.classify(ua);
+        let (c, group) = policy.classification(ua);
         if summary {
-            counts.add(&c);
+            counts.add(&c, group);
         } else {
-            serde_json::to_writer(&mut *out, &Line::new(ua, &c, mode == Output::Explained))?;
+            let line = Line::new(ua, &c, group, mode == Output::Explained);
+            serde_json::to_writer(&mut *out, &line)?;
             out.write_all(b"\n")?;
         }
     }
@@ -186,9 +238,9 @@ mod tests {
     }
 
     fn run_mode(input: &str, mode: Output) -> String {
-        let classifier = Classifier::build(Catalog::builtin()).expect("builtin compiles");
+        let policy = catalog_policy(Catalog::builtin()).expect("builtin compiles");
         let mut out = Vec::new();
-        classify_lines(&classifier, input.as_bytes(), &mut out, mode).expect("in-memory I/O");
+        classify_lines(&policy, input.as_bytes(), &mut out, mode).expect("in-memory I/O");
         String::from_utf8(out).expect("utf-8")
     }
 
@@ -246,9 +298,9 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_replaced_not_fatal() {
-        let classifier = Classifier::build(Catalog::builtin()).expect("builtin compiles");
+        let policy = catalog_policy(Catalog::builtin()).expect("builtin compiles");
         let mut out = Vec::new();
-        classify_lines(&classifier, &b"curl/\xff\n"[..], &mut out, Output::Lines).expect("lossy");
+        classify_lines(&policy, &b"curl/\xff\n"[..], &mut out, Output::Lines).expect("lossy");
         assert!(String::from_utf8_lossy(&out).contains("\"class\":\"robot\""));
     }
 }

@@ -3,28 +3,23 @@
 
 use std::path::Path;
 
-use crate::classify::{Catalog, CatalogError};
+use crate::classify::Catalog;
 
-/// The catalog named by `--agents`, by `--config`'s `[agents] file`, or the shipped one.
-pub fn catalog_for(config: Option<&Path>, agents: Option<&Path>) -> Result<Catalog, String> {
-    let join = |errors: Vec<CatalogError>| {
+/// The catalog named by `--agents`, or the shipped one. (`--config` takes the whole
+/// configuration's policy, catalog included: see `check` and `classify`.)
+pub fn catalog_for(agents: Option<&Path>) -> Result<Catalog, String> {
+    let Some(path) = agents else {
+        return Ok(Catalog::builtin());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    Catalog::parse(&text, &path.display().to_string()).map_err(|errors| {
         errors
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("\n")
-    };
-    if let Some(path) = agents {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        return Catalog::parse(&text, &path.display().to_string()).map_err(join);
-    }
-    if let Some(config) = config {
-        if let Some(path) = crate::config::agents_file(config).map_err(|e| e.to_string())? {
-            return catalog_for(None, Some(&path));
-        }
-    }
-    Ok(Catalog::builtin())
+    })
 }
 
 /// Reads the robots.txt a command line names (`-`: standard input) by the rule the server holds

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::serve::{self, LogFormat};
-use inputs::{catalog_for, read_robots_arg};
+use inputs::read_robots_arg;
 
 /// robogate: a reverse proxy that makes robots.txt mean something.
 #[derive(Debug, Parser)]
@@ -98,18 +98,10 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Ranges(args) => ranges::run(&args),
         Command::Report(args) => report::run(&args),
         Command::State(command) => state::run(&command),
-        Command::Classify(args) => {
-            match catalog_for(args.config.as_deref(), args.agents.as_deref()) {
-                Ok(catalog) => classify::run(&args, catalog).unwrap_or_else(|e| {
-                    eprintln!("robogate classify: {e}");
-                    ExitCode::from(2)
-                }),
-                Err(message) => {
-                    eprintln!("{message}");
-                    ExitCode::from(2)
-                }
-            }
-        }
+        Command::Classify(args) => classify::run(&args).unwrap_or_else(|e| {
+            eprintln!("robogate classify: {e}");
+            ExitCode::from(2)
+        }),
     }
 }
 

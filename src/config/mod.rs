@@ -198,16 +198,6 @@ fn read_raw(
     }
 }
 
-/// The catalog file `[agents] file` names in the config at `config_path`, if any.
-pub fn agents_file(config_path: &Path) -> Result<Option<PathBuf>, ConfigErrors> {
-    let (_, raw, errors) = read_raw(config_path)?;
-    if !errors.is_empty() {
-        return Err(ConfigErrors(errors));
-    }
-    let base = config_path.parent().unwrap_or(Path::new("."));
-    Ok(raw.agents.file.map(|f| resolve(base, f.get_ref())))
-}
-
 struct Parts {
     robots: Arc<RobotsFile>,
     robots_origin: Option<OriginState>,

@@ -399,6 +399,57 @@ fn every_known_trap_has_its_case() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Pinterest's crawler was no agent (crawler-user-agents' pattern is its contact URL, inside a
+/// URL token), so `[[enforce.rule]] category = "social-preview"` could not select it; the
+/// Pinterest app's in-app browser must stay out of it. Four generated names were a pattern's
+/// punctuation or a URL (`Odin;`, `developers.google.com/+/web/snippet`, `sindresorhus/got`,
+/// `RSS Reader`), shown in 403 bodies and metric labels; and Notion's operator was the
+/// directory page's site (iubenda.com) instead of the one its User-Agent names.
+#[test]
+fn catalog_names_pinterest_and_its_products_by_their_names() {
+    let robot = |ua: &str| {
+        let c = classifier().classify(ua);
+        (
+            c.class,
+            c.agent
+                .map(|a| (a.name.as_str(), a.category, a.operator.as_str())),
+        )
+    };
+    for ua in [
+        "Mozilla/5.0 (compatible; Pinterestbot/1.0; +http://www.pinterest.com/bot.html)",
+        "Pinterest/0.2 (+http://www.pinterest.com/bot.html)",
+        "Pinterest/0.2 (+https://www.pinterest.com/bot.html)",
+    ] {
+        assert_eq!(
+            robot(ua),
+            (
+                Class::Robot,
+                Some(("Pinterestbot", Category::SocialPreview, "pinterest.com"))
+            ),
+            "{ua}"
+        );
+    }
+    for app in [
+        "Mozilla/5.0 (Linux; Android 5.1.1; KFDOWI Build/LVY48F; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/70.0.3538.110 Safari/537.36 [Pinterest/Android]",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [Pinterest/iOS]",
+        "Pinterest for Android/12.9.0 (SM-G991B; 14)",
+    ] {
+        let c = classifier().classify(app);
+        assert!(c.agent.is_none() && c.class != Class::Robot, "{app}: {c:?}");
+    }
+    for (ua, name, operator) in [
+        ("Mozilla/5.0 (compatible; Odin; https://docs.getodin.com/)", "Odin", "docs.getodin.com"),
+        ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/56.0.2924.87 Safari/537.36 Google-PageRenderer Google (+https://developers.google.com/+/web/snippet/)", "Google-PageRenderer", "developers.google.com"),
+        ("got (https://github.com/sindresorhus/got)", "got", "github.com"),
+        ("Mozilla/5.0 (compatible; Current/1.0; +https://currentreader.app; RSS Reader)", "Current RSS Reader", "currentreader.app"),
+        ("Notion/1.0 (https://notion.so; team@makenotion.com)", "Notion", "notion.so"),
+    ] {
+        let c = classifier().classify(ua);
+        let got = c.agent.map(|a| (a.name.as_str(), a.operator.as_str()));
+        assert_eq!((c.class, got), (Class::Robot, Some((name, operator))), "{ua}");
+    }
+}
+
 /// `conf/agents.toml` is exactly what `docs/catalog/generate.py` writes from the corpora: a fix
 /// made in the shipped file only (say, a category) would be undone by the next regeneration.
 #[test]

@@ -726,6 +726,31 @@ fn config_check_names_the_line_of_a_broken_catalog_entry() {
     assert!(err.contains("nonsense"), "{err}");
 }
 
+/// An operator's catalog with `match = ["Safari", "Gecko"]` passed `config check` (and would
+/// reload live), then made every browser a robot. It is now refused at load, naming the line.
+#[test]
+fn config_check_refuses_a_catalog_entry_matching_browser_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
+    std::fs::write(
+        dir.path().join("agents.toml"),
+        "[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\nname = \"Beta\"\ncategory = \"seo\"\noperator = \"x\"\ntokens = [\"b\"]\nmatch = [\"Safari\", \"Gecko\"]\n",
+    )
+    .unwrap();
+    let check = config_check(
+        dir.path(),
+        "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
+    );
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    let agents = dir.path().join("agents.toml").display().to_string();
+    for token in ["Safari", "Gecko"] {
+        let want = format!(
+            "{agents}:7: agent.match: agent \"Beta\": match \"{token}\" is a whole token of common browser User-Agents"
+        );
+        assert!(check.stderr.contains(&want), "{want}\n{}", check.stderr);
+    }
+}
+
 #[test]
 fn classify_works_from_any_folder_with_the_embedded_catalog() {
     let dir = tempfile::tempdir().unwrap();
@@ -759,6 +784,74 @@ fn classify_works_from_any_folder_with_the_embedded_catalog() {
     assert_eq!(lines[0]["tokens"], serde_json::json!(["gptbot"]));
     assert_eq!(lines[1]["class"], "browser");
     assert_eq!(lines[2]["class"], "robot", "an empty User-Agent is a robot");
+}
+
+/// Runs `robogate classify ARGS` with `input` on stdin; its JSON lines.
+fn classify_json(args: &[&str], input: &str) -> Vec<serde_json::Value> {
+    classify_out(args, input)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Runs `robogate classify ARGS` with `input` on stdin; its output.
+fn classify_out(args: &[&str], input: &str) -> String {
+    let mut child = robogate_cmd()
+        .arg("classify")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// `classify --config` said `unknown` for a User-Agent naming a group of the configuration's
+/// robots.txt, which `check --config` and the proxy treat as a robot (README: "a User-Agent
+/// naming a group in the live robots.txt is a robot"). It now classifies by the proxy's rule,
+/// and `--explain` names the group; without `--config` the catalog alone decides, as before.
+#[test]
+fn classify_with_config_makes_a_robot_of_a_user_agent_naming_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("robots.txt"),
+        "User-agent: zzfetch\nDisallow: /blog/\n",
+    )
+    .unwrap();
+    let conf = dir.path().join("robogate.toml");
+    std::fs::write(
+        &conf,
+        "[origin]\naddress = \"127.0.0.1:1\"\n\n[robots]\nfile = \"robots.txt\"\n",
+    )
+    .unwrap();
+    let conf = conf.to_str().unwrap();
+    let ua = "zzfetch/1.0 (Windows NT 10.0)";
+    let input = format!("{ua}\n{FIREFOX}\n");
+
+    let check = run(&["check", "--config", conf, "-A", ua, "--json", "/blog/"]);
+    let check: serde_json::Value = serde_json::from_str(stdout(&check).trim()).unwrap();
+    assert_eq!(check["class"], "robot", "{check}");
+
+    let lines = classify_json(&["--config", conf, "--explain"], &input);
+    assert_eq!(
+        (lines[0]["class"].as_str(), lines[0]["reason"].as_str()),
+        (Some("robot"), Some("robots-txt-group")),
+        "{}",
+        lines[0]
+    );
+    let explain = lines[0]["explain"].as_str().unwrap();
+    assert!(explain.contains("User-agent: zzfetch"), "{explain}");
+    assert_eq!(lines[1]["class"], "browser", "browser tokens name no group");
+
+    let summary = classify_out(&["--config", conf, "--summary"], &input);
+    assert!(summary.contains("class robot    1\n"), "{summary}");
+
+    let plain = classify_json(&[], &input);
+    assert_eq!(plain[0]["class"], "unknown", "the catalog alone: unchanged");
 }
 
 /// A pipe whose reader is already gone, for a child's stdout (as in `robogate lint FILE | head
