@@ -10,6 +10,7 @@ use super::browser;
 use super::catalog::{Agent, CatalogError};
 use super::kind::Category;
 use super::markers::{self, MarkerScan, Strength};
+use super::shape;
 use super::table::{Found, Table};
 
 /// True for bytes that continue a product token: a match must not be glued to one of these.
@@ -53,6 +54,7 @@ struct Hits {
     regexes_run: RegexesRun,
     markers: MarkerScan,
     browser: bool,
+    suspect: bool,
 }
 
 /// What one pass over a User-Agent found.
@@ -66,6 +68,8 @@ pub(crate) struct Scan {
     pub(crate) markers: Strength,
     /// A browser engine signature.
     pub(crate) browser: bool,
+    /// An injection trigger ([`shape::TRIGGERS`]): the string may hold a payload.
+    pub(crate) suspect: bool,
 }
 
 /// The compiled automaton and what each of its patterns stands for.
@@ -85,8 +89,10 @@ pub(crate) struct KnownAgents {
     literal_info: Vec<Literal>,
     /// Next, one gate per regex: the agent's name, which the regex must contain.
     regexes: Vec<(Regex, usize)>,
-    /// Next, the marker vocabulary; after it, the browser signatures.
+    /// Next, the marker vocabulary; after it, the browser signatures; last, the injection
+    /// triggers ([`shape::TRIGGERS`]).
     vocabulary_len: usize,
+    signatures_len: usize,
     libraries: Vec<bool>,
 }
 
@@ -127,6 +133,8 @@ impl KnownAgents {
         let vocabulary_len = vocabulary.len();
         patterns.extend(vocabulary);
         patterns.extend(browser::signature_names().map(|s| s.as_bytes().to_vec()));
+        let signatures_len = browser::signature_names().count();
+        patterns.extend(shape::TRIGGERS.map(|t| t.as_bytes().to_vec()));
         let automaton = DFA::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
@@ -153,6 +161,7 @@ impl KnownAgents {
             literal_info,
             regexes,
             vocabulary_len,
+            signatures_len,
             libraries,
         })
     }
@@ -164,6 +173,7 @@ impl KnownAgents {
             literal_info: Vec::new(),
             regexes: Vec::new(),
             vocabulary_len: 0,
+            signatures_len: 0,
             libraries: Vec::new(),
         }
     }
@@ -184,6 +194,7 @@ impl KnownAgents {
                 agent_span: None,
                 markers: Strength::None,
                 browser: false,
+                suspect: false,
             };
         };
         let mut hits = Hits::default();
@@ -204,6 +215,7 @@ impl KnownAgents {
             agent_span: hits.best.map(|hit| (hit.start, hit.start + hit.len)),
             markers: hits.markers.strength(bytes),
             browser: hits.browser,
+            suspect: hits.suspect,
         }
     }
 
@@ -239,8 +251,10 @@ impl KnownAgents {
         id -= self.regexes.len();
         if id < self.vocabulary_len {
             hits.markers.on_hit(bytes, m.start);
-        } else {
+        } else if id < self.vocabulary_len + self.signatures_len {
             hits.browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end..]);
+        } else {
+            hits.suspect = true;
         }
         None
     }

@@ -248,10 +248,10 @@ impl Classifier {
         if ua.is_empty() {
             return Classification::new(Class::Robot, None, Reason::Empty);
         }
-        if self.shapes.holds_injection(ua) {
+        let scan = self.known.scan(ua);
+        if scan.suspect && self.shapes.holds_injection(ua) {
             return Classification::new(Class::Robot, None, Reason::Shape(Shape::Injection));
         }
-        let scan = self.known.scan(ua);
         let agent = scan.agent.filter(|_| {
             !scan
                 .agent_span

@@ -125,6 +125,13 @@ const INJECTIONS: &[&str] = &[
     "sleep(",
 ];
 
+/// What nearly every [`INJECTIONS`] payload holds and browsers do not send. The classifier's
+/// automaton looks for these in its one pass (free: no other pattern holds `$ < { % \`, and a
+/// match of `'` or `../` cannot hide another), and only a string holding one is searched for
+/// payloads before the catalog and the browser engine are asked. SQL words without any
+/// (`1 and sleep(5)`) count only in strings without an engine, which [`Shapes::judge`] reads.
+pub(crate) const TRIGGERS: [&str; 7] = ["$", "<", "{", "%", "\\", "'", "../"];
+
 /// Desktop operating systems: a platform word, except in a `Mozilla/x (compatible; ...)` string
 /// (`Mozilla/4.5 (compatible; HTTrack 3.0x; Windows 98)`).
 #[rustfmt::skip]
@@ -390,8 +397,6 @@ struct Survey {
 pub(crate) struct Shapes {
     /// Patterns: injections, then desktop, device and platform words.
     automaton: Option<AhoCorasick>,
-    /// `../`, built once (a `Finder` per search would cost more than the search).
-    dot_dot: memchr::memmem::Finder<'static>,
 }
 
 impl Shapes {
@@ -410,10 +415,7 @@ impl Shapes {
             .kind(Some(AhoCorasickKind::DFA))
             .build(patterns)
             .ok();
-        Shapes {
-            automaton,
-            dot_dot: memchr::memmem::Finder::new(b"../"),
-        }
+        Shapes { automaton }
     }
 
     /// What the word lists find in `ua`: an injection payload, a desktop OS, a platform.
@@ -448,17 +450,10 @@ impl Shapes {
         survey.device && !survey.injection && !contains_ci(ua, "compatible")
     }
 
-    /// Does `ua` hold an injection payload ([`INJECTIONS`])? Asked of every User-Agent, browser
-    /// strings included, so it first looks for what nearly every payload holds and browsers do
-    /// not send: one of `$ < { % \ '` or `../` (memchr's vector search, a few nanoseconds),
-    /// and runs the word lists only then. SQL words with none of these (`1 and sleep(5)`) count
-    /// only in strings without an engine, where [`Shapes::judge`] runs the lists anyway.
+    /// Does `ua` hold an injection payload ([`INJECTIONS`])? Asked of every User-Agent in
+    /// which the classifier's one pass found a [`TRIGGERS`] byte, browser strings included.
     pub(crate) fn holds_injection(&self, ua: &str) -> bool {
-        let bytes = ua.as_bytes();
-        let suspect = memchr::memchr3(b'$', b'<', b'{', bytes).is_some()
-            || memchr::memchr3(b'%', b'\\', b'\'', bytes).is_some()
-            || self.dot_dot.find(bytes).is_some();
-        suspect && self.survey(ua).injection
+        self.survey(ua).injection
     }
 
     /// The structural rule that makes `ua` (trimmed, non-empty, with no engine, no marker and
