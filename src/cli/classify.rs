@@ -24,7 +24,7 @@ pub struct ClassifyArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "config")]
     pub agents: Option<PathBuf>,
     /// Print counts per class and category instead of one line per User-Agent.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "explain")]
     pub summary: bool,
     /// Add `explain` to each line: one sentence saying which rule decided.
     #[arg(long)]
@@ -158,9 +158,14 @@ pub fn run(args: &ClassifyArgs) -> io::Result<ExitCode> {
         }
     };
     let input: Box<dyn BufRead> = match &args.file {
-        Some(path) => Box::new(BufReader::new(
-            File::open(path).map_err(|e| with_path(e, path))?,
-        )),
+        Some(path) => {
+            let file = File::open(path).map_err(|e| with_path(e, path))?;
+            if file.metadata().map_err(|e| with_path(e, path))?.is_dir() {
+                let e = io::Error::new(io::ErrorKind::InvalidInput, "is a directory, not a file");
+                return Err(with_path(e, path));
+            }
+            Box::new(BufReader::new(file))
+        }
         None => Box::new(io::stdin().lock()),
     };
     let mut out = BufWriter::new(io::stdout().lock());

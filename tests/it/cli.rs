@@ -995,3 +995,28 @@ fn a_generated_category_group_does_not_bind_robots_by_a_common_word() {
         "{out}"
     );
 }
+
+#[test]
+fn classify_names_a_folder_given_as_its_file_and_refuses_summary_with_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = robogate_cmd()
+        .args(["classify", "--file"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&dir.path().display().to_string()) && err.contains("is a directory"),
+        "{err}"
+    );
+    let out = robogate_cmd()
+        .args(["classify", "--summary", "--explain"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+        "{out:?}"
+    );
+}
