@@ -62,8 +62,6 @@ struct Hits {
 pub(crate) struct Scan {
     /// The catalog agent (index), literal matches first, gated regexes second.
     pub(crate) agent: Option<usize>,
-    /// Where the agent's literal lies (`None` when a regex named it).
-    pub(crate) agent_span: Option<(usize, usize)>,
     /// Robot markers.
     pub(crate) markers: Strength,
     /// A browser engine signature.
@@ -191,7 +189,6 @@ impl KnownAgents {
         let Some(automaton) = &self.automaton else {
             return Scan {
                 agent: None,
-                agent_span: None,
                 markers: Strength::None,
                 browser: false,
                 suspect: false,
@@ -212,7 +209,6 @@ impl KnownAgents {
         }
         Scan {
             agent: hits.best.map(|hit| hit.agent).or(hits.regex_agent),
-            agent_span: hits.best.map(|hit| (hit.start, hit.start + hit.len)),
             markers: hits.markers.strength(bytes),
             browser: hits.browser,
             suspect: hits.suspect,
@@ -230,7 +226,11 @@ impl KnownAgents {
             if !self.at_boundaries(bytes, m.start, m.end, info) {
                 return Some(m.start + 1);
             }
-            if !in_device_item(bytes, m.start, m.end) {
+            // A device model (`Nitro 5 Build/...`) or an Electron app named like a catalog
+            // fetcher (`Notion/3.16.0 Chrome/...`) is no robot's name.
+            if !in_device_item(bytes, m.start, m.end)
+                && !shape::is_app_product(ua, (m.start, m.end))
+            {
                 let hit = Hit {
                     agent: info.agent,
                     start: m.start,
@@ -243,7 +243,10 @@ impl KnownAgents {
         }
         id -= self.literal_info.len();
         if let Some((re, agent)) = self.regexes.get(id) {
-            if hits.regex_agent.is_none() && hits.regexes_run.first_time(id) {
+            if hits.regex_agent.is_none()
+                && !shape::is_app_product(ua, (m.start, m.end))
+                && hits.regexes_run.first_time(id)
+            {
                 hits.regex_agent = re.is_match(ua).then_some(*agent);
             }
             return None;

@@ -48,7 +48,7 @@ use std::fmt;
 
 pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
 pub use kind::{Category, Class};
-pub use shape::{Shape, APP_SHELLS};
+pub use shape::{Shape, APP_SHELLS, ELECTRON_APPS};
 
 use known::KnownAgents;
 use markers::Strength;
@@ -252,12 +252,7 @@ impl Classifier {
         if scan.suspect && self.shapes.holds_injection(ua) {
             return Classification::new(Class::Robot, None, Reason::Shape(Shape::Injection));
         }
-        let agent = scan.agent.filter(|_| {
-            !scan
-                .agent_span
-                .is_some_and(|span| shape::is_app_product(ua, span))
-        });
-        if let Some((index, agent)) = agent.and_then(|i| Some((i, self.agents.get(i)?))) {
+        if let Some((index, agent)) = scan.agent.and_then(|i| Some((i, self.agents.get(i)?))) {
             let reason = if agent.category == Category::HttpLibrary {
                 Reason::HttpTool
             } else {

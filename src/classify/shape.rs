@@ -123,14 +123,27 @@ const INJECTIONS: &[&str] = &[
     "' or ",
     "') or ",
     "sleep(",
+    // template and shell injection, Windows and encoded traversal, encoded `${` (cold try)
+    "$(",
+    "{{",
+    "<%",
+    "`",
+    "..\\",
+    "..%2f",
+    "..%5c",
+    "%2e%2e",
+    "%24%7b",
+    "$%7b",
+    "\" or ",
 ];
 
 /// What nearly every [`INJECTIONS`] payload holds and browsers do not send. The classifier's
-/// automaton looks for these in its one pass (free: no other pattern holds `$ < { % \`, and a
-/// match of `'` or `../` cannot hide another), and only a string holding one is searched for
-/// payloads before the catalog and the browser engine are asked. SQL words without any
+/// automaton looks for these in its one pass (free: no other pattern holds `$`, `<`, `{`, `%`,
+/// `\`, `"` or a backquote, and a match of `'` or `../` cannot hide another), and only a
+/// string holding one is searched for payloads before the catalog and the browser engine are
+/// asked. SQL words without any
 /// (`1 and sleep(5)`) count only in strings without an engine, which [`Shapes::judge`] reads.
-pub(crate) const TRIGGERS: [&str; 7] = ["$", "<", "{", "%", "\\", "'", "../"];
+pub(crate) const TRIGGERS: [&str; 9] = ["$", "<", "{", "%", "\\", "'", "\"", "`", "../"];
 
 /// Desktop operating systems: a platform word, except in a `Mozilla/x (compatible; ...)` string
 /// (`Mozilla/4.5 (compatible; HTTrack 3.0x; Windows 98)`).
@@ -501,8 +514,8 @@ impl Shapes {
 /// reads as a service (`CamScanner/4.5` in a WebView, a carrier's site name), so a string with
 /// one of these shapes is never decided by [`Shape::ServiceProduct`]. Robot markers, catalog
 /// agents and [`Shape::Automation`] still decide: no app ships `HeadlessChrome` or `Selenium`,
-/// and `PingdomTMS` runs in Electron. A catalog name in the place of an Electron app's own
-/// product is that app ([`is_app_product`]).
+/// and `PingdomTMS` runs in Electron. One of the [`ELECTRON_APPS`] in the place of an Electron
+/// app's own product is that app ([`is_app_product`]).
 ///
 /// `(substring, why it is a person's browser)`, matched case-sensitively as the apps send them.
 pub const APP_SHELLS: &[(&str, &str)] = &[
@@ -537,14 +550,23 @@ pub const APP_SHELLS: &[(&str, &str)] = &[
     ("WKWebView", "iOS apps' WKWebView"),
 ];
 
-/// Is `ua[span]` the product of an Electron app, named where Electron puts it: right after
-/// `(KHTML, like Gecko) ` and followed by its version and `Chrome/`
-/// (`... (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0 Electron/30.5.1 Safari/537.36`)? A
-/// catalog name there is the desktop app of a company whose link fetcher carries the same
-/// name (`Notion/1.0 (https://notion.so; ...)`), not that fetcher; robots that run in Electron
-/// add their name elsewhere (`... Safari/537.36 PingdomTMS/2020.2`) and stay robots.
+/// Catalog names that are also Electron desktop apps: companies whose link fetcher and desktop
+/// app carry the same product name (`Notion/1.0 (https://notion.so; ...)` fetches,
+/// `... Notion/3.16.0 Chrome/124.0 Electron/30.5.1 ...` is a person in the app). Only these are
+/// read as the app in [`is_app_product`]'s place: any other name there (`GPTBot/1.0`,
+/// `python-requests/2.31`) is whatever the catalog and the markers say it is.
+pub const ELECTRON_APPS: [&str; 4] = ["Notion", "Asana", "Grammarly", "Feedly"];
+
+/// Is `ua[span]` one of the [`ELECTRON_APPS`], named where Electron puts an app's product: right
+/// after `(KHTML, like Gecko) ` and followed by its version and `Chrome/`
+/// (`... (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0 Electron/30.5.1 Safari/537.36`)? Then
+/// that catalog match is the app, not the fetcher; robots that run in Electron add their name
+/// elsewhere (`... Safari/537.36 PingdomTMS/2020.2`), and any other match in the string still
+/// counts.
 pub(crate) fn is_app_product(ua: &str, (start, end): (usize, usize)) -> bool {
-    let (Some(before), Some(after)) = (ua.get(..start), ua.get(end..)) else {
+    let (Some(before), Some(name), Some(after)) =
+        (ua.get(..start), ua.get(start..end), ua.get(end..))
+    else {
         return false;
     };
     let Some(version) = after.strip_prefix('/') else {
@@ -554,7 +576,10 @@ pub(crate) fn is_app_product(ua: &str, (start, end): (usize, usize)) -> bool {
         .bytes()
         .take_while(|b| b.is_ascii_digit() || *b == b'.')
         .count();
-    ua.contains("Electron/")
+    ELECTRON_APPS
+        .iter()
+        .any(|app| app.eq_ignore_ascii_case(name))
+        && ua.contains("Electron/")
         && before.ends_with("(KHTML, like Gecko) ")
         && version_len > 0
         && version[version_len..].starts_with(" Chrome/")
@@ -681,6 +706,11 @@ mod tests {
         assert!(
             !is_app_product(&at_the_end, span(&at_the_end, "Notion")),
             "after the engine"
+        );
+        let robot = app.replace("Notion/3.16.0", "GPTBot/1.0");
+        assert!(
+            !is_app_product(&robot, span(&robot, "GPTBot")),
+            "not one of ELECTRON_APPS"
         );
     }
 

@@ -191,6 +191,11 @@ classify! {
     script_after_safari: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1 <script>alert(1)</script>" => Robot, "-", "scanner", [];
     traversal_after_chrome: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 ../../etc/passwd" => Robot, "-", "scanner", [];
     shellshock_naming_curl: "() { :;}; /bin/bash -c \"curl x\"" => Robot, "-", "scanner", [];
+    template_injection: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 {{7*7}}" => Robot, "-", "scanner", [];
+    command_substitution: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 $(id)" => Robot, "-", "scanner", [];
+    encoded_jndi: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 %24%7Bjndi:ldap://x/a%7D" => Robot, "-", "scanner", [];
+    windows_traversal: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 ..\\..\\windows\\win.ini" => Robot, "-", "scanner", [];
+    double_quote_sql: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 \" or 1=1--" => Robot, "-", "scanner", [];
     googlebot_with_a_payload: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html) ${jndi:ldap://x/a}" => Robot, "-", "scanner", [];
     // ... and what browsers and apps send that only looks like one.
     app_name_with_apostrophe: "Domino's/5.0 CFNetwork/1410.0.3 Darwin/22.6.0" => Unknown, "-", "-", [];
@@ -201,6 +206,10 @@ classify! {
     notion_desktop: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => Browser, "-", "-", [];
     notion_link_fetcher: "Notion/1.0 (https://notion.so; team@makenotion.com)" => Robot, "Notion", "social-preview", ["notion"];
     pingdom_in_electron_full: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) renderer/2020.2.0 Chrome/78.0.3904.130 Electron/7.1.7 Safari/537.36 PingdomTMS/2020.2" => Robot, "PingdomPageSpeed", "monitoring", ["pingdompagespeed"];
+    robot_in_the_app_place: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) GPTBot/1.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => Robot, "GPTBot", "ai-training", ["gptbot"];
+    library_in_the_app_place: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) python-requests/2.31 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => Robot, "python-requests", "http-library", ["python-requests"];
+    robot_after_an_app_named_like_a_fetcher: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36 GPTBot/1.0" => Robot, "GPTBot", "ai-training", ["gptbot"];
+    asana_desktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Asana/2.3.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => Browser, "-", "-", [];
     catalog_name_elsewhere_in_electron: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36 Notion/1.0" => Robot, "Notion", "social-preview", ["notion"];
 }
 
