@@ -509,13 +509,14 @@ fn check_regex(name: &str, pattern: &str, problems: &mut Vec<Problem>) {
 }
 
 /// Today's common browser User-Agents, one per engine and platform a person is likely to use:
-/// desktop Chrome, Firefox, Safari and Edge, Chrome on Android, Safari on iPhone, Samsung
-/// Internet. A catalog `match` or `regex` that matches one of them would make every such
+/// desktop Chrome, Firefox, Safari, Edge, Opera and Yandex, Chrome on Android, Safari on iPhone
+/// and iPad, Samsung Internet, an Android WebView, an Electron app, Internet Explorer, and the
+/// HTTP stacks of Android and iOS apps. A catalog `match` or `regex` that matches one of them would make every such
 /// browser a robot (blocked wherever its robots.txt group disallows), and a catalog reloads
 /// live, so such an entry is refused at load instead. A fixed list, not a UA-parser's fixtures:
 /// the tokens these strings are made of (`Mozilla`, `AppleWebKit`, `KHTML`, `Gecko`, `Chrome`,
 /// `Safari`, `Mobile`, `Windows`, `Android`, `iPhone`, ...) have not changed in a decade.
-const COMMON_BROWSERS: [&str; 11] = [
+const COMMON_BROWSERS: [&str; 20] = [
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -527,6 +528,15 @@ const COMMON_BROWSERS: [&str; 11] = [
     "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
     "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (iPad; CPU OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 YaBrowser/24.12.0.0 Safari/537.36",
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP2A.240905.003; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/131.0.6778.39 Mobile Safari/537.36",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.41.97 Chrome/130.0.6723.137 Electron/33.2.0 Safari/537.36",
+    "Mozilla/5.0 (Windows NT 10.0; WOW64; Trident/7.0; rv:11.0) like Gecko",
+    "Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0; SLCC2; .NET CLR 2.0.50727; en-US)",
+    "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/AP2A.240905.003)",
+    "Spotify/8.9.96 iOS/18.1 (iPhone16,2) CFNetwork/1568.200.51 Darwin/24.1.0",
 ];
 
 /// The first of [`COMMON_BROWSERS`] in which `literal` occurs as the classifier matches a
