@@ -86,6 +86,14 @@ RENAME = {
     "developers.google.com/+/web/snippet": "Google-PageRenderer",  # ... Google-PageRenderer Google (+https://developers.google.com/+/web/snippet/)
     "sindresorhus/got": "got",                                  # got (https://github.com/sindresorhus/got)
     "RSS Reader": "Current RSS Reader",                         # Mozilla/5.0 (compatible; Current/1.0; +https://currentreader.app; RSS Reader)
+    "Optimizer)": "Optimizer",                                  # Mozilla/5.0 (compatible; Optimizer)
+    "Rigor)": "Rigor",                                          # Mozilla/5.0 (X11; Linux x86_64; Rigor) AppleWebKit/...
+    "dbot)": "dbot",                                            # ... (KHTML, like Gecko) (dbot)
+    "yandex.com/bots": "Yandex",                                # Yandex's robots, by their contact URL
+    "https://developers.cloudflare.com/security-center": "Cloudflare-SecurityCenter",  # ... (compatible; +https://developers.cloudflare.com/security-center/)
+    "scraping@nytimes.com": "NYTimes-Scraping",                 # scraping@nytimes.com
+    "grub.org": "grub-client",                                  # Mozilla/4.0 (compatible; grub-client-1.0.4; Crawl your own stuff with http://grub.org)
+    "WeSEE:Search": "WeSEE",                                    # WeSEE:Search/0.1 (Alpha, http://www.wesee.com/en/support/bot/)
 }
 # Sites whose pages describe other people's robots (bot directories, UA databases): an entry's
 # `url` there says nothing about who runs the robot.
