@@ -509,13 +509,13 @@ fn check_regex(name: &str, pattern: &str, problems: &mut Vec<Problem>) {
 }
 
 /// Today's common browser User-Agents, one per engine and platform a person is likely to use:
-/// desktop Chrome, Firefox, Safari, Edge, Opera and Yandex, Chrome on Android, Safari on iPhone
-/// and iPad, Samsung Internet, an Android WebView, an Electron app, Internet Explorer, and the
-/// HTTP stacks of Android and iOS apps. A catalog `match` or `regex` that matches one of them would make every such
-/// browser a robot (blocked wherever its robots.txt group disallows), and a catalog reloads
-/// live, so such an entry is refused at load instead. A fixed list, not a UA-parser's fixtures:
-/// the tokens these strings are made of (`Mozilla`, `AppleWebKit`, `KHTML`, `Gecko`, `Chrome`,
-/// `Safari`, `Mobile`, `Windows`, `Android`, `iPhone`, ...) have not changed in a decade.
+/// desktop Chrome, Firefox, Safari, Edge, Opera and Yandex, Chrome on Android, Safari on iPhone and
+/// iPad, Samsung Internet, an Android WebView, an Electron app, Internet Explorer, and the HTTP
+/// stacks of Android and iOS apps. A catalog `match` or `regex` that matches one of them would make
+/// every such browser a robot (blocked wherever its robots.txt group disallows), and a catalog
+/// reloads live, so such an entry is refused at load instead. A fixed list, not a UA-parser's
+/// fixtures: the tokens these strings are made of (`Mozilla`, `AppleWebKit`, `KHTML`, `Gecko`,
+/// `Chrome`, `Safari`, `Mobile`, `Windows`, `Android`, `iPhone`, ...) have not changed in a decade.
 const COMMON_BROWSERS: [&str; 20] = [
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",

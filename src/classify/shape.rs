@@ -2,13 +2,13 @@
 //! when no catalog entry and no robot marker names it.
 //!
 //! Except `injection`, they run only when everything else found nothing (no catalog agent, no
-//! marker, no browser engine), so they can never turn a browser string into a robot. What keeps an app or a device
-//! `unknown` is a *platform word*: an operating system, a device maker or a device kind
-//! (`Android`, `iPhone`, `Windows`, `Nokia`, `HbbTV`, `tv`), a CPU architecture, or a browser
+//! marker, no browser engine), so they can never turn a browser string into a robot. What keeps an
+//! app or a device `unknown` is a *platform word*: an operating system, a device maker or a device
+//! kind (`Android`, `iPhone`, `Windows`, `Nokia`, `HbbTV`, `tv`), a CPU architecture, or a browser
 //! name. Apps name the platform they run on (`Bible 4.3.7 (samsung GT-P5200; Android 4.2.2)`,
-//! `Spotify/8.9 iOS/17.4`); feature phones name their maker (`Nokia3510i`); engine-less
-//! browsers name themselves (`Dillo/3.0`, `ELinks/0.12`). Tools, libraries and scanners name
-//! nothing of the kind: `axios/0.19.0`, `newspaper/0.2.8`, `Zapier`, `${jndi:ldap://x/a}`.
+//! `Spotify/8.9 iOS/17.4`); feature phones name their maker (`Nokia3510i`); engine-less browsers
+//! name themselves (`Dillo/3.0`, `ELinks/0.12`). Tools, libraries and scanners name nothing of the
+//! kind: `axios/0.19.0`, `newspaper/0.2.8`, `Zapier`, `${jndi:ldap://x/a}`.
 //!
 //! The rules, in order:
 //! 1. `injection`: an injection payload (`${`, `<script`, `() {`, `../`, `' or `, ...) anywhere,

@@ -8,12 +8,12 @@
 //! numbered breadth-first from the start state, so the shallow ones share a few pages; and rows
 //! are as wide as the alphabet (the crate rounds them up to a power of two).
 //!
-//! Each byte's lookup waits on the one before, so a walk is bound by the latency of a load, not
-//! by the work. [`Table::find_all`] therefore cuts a User-Agent in two where no match can cross
-//! (with the shipped catalog: after a `(`, `;` or `)`, before a `,`; see [`Cut`]) and walks
-//! both parts in step, two independent chains of loads at the price of one. Skipping the bytes that leave the start
-//! state where it is, which an earlier version did, cost more in mispredicted branches than the
-//! lookups it saved. The search reports exactly the matches the crate's DFA reports (tests
+//! Each byte's lookup waits on the one before, so a walk is bound by the latency of a load, not by
+//! the work. [`Table::find_all`] therefore cuts a User-Agent in two where no match can cross (with
+//! the shipped catalog: after a `(`, `;` or `)`, before a `,`; see [`Cut`]) and walks both parts in
+//! step, two independent chains of loads at the price of one. Skipping the bytes that leave the
+//! start state where it is, which an earlier version did, cost more in mispredicted branches than
+//! the lookups it saved. The search reports exactly the matches the crate's DFA reports (tests
 //! compare both).
 
 use std::collections::{HashMap, HashSet, VecDeque};
