@@ -3,13 +3,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::SystemTime;
 
 use bytes::Bytes;
 use clap::Args;
 
-use crate::classify::Classifier;
-use crate::policy::{Decision, Policy, RequestFacts, RobotsFile, Tell};
+use crate::policy::{Decision, Policy, RequestFacts, Tell};
 use crate::robots::{self, Reading};
 
 #[derive(Debug, Args)]
@@ -52,15 +50,7 @@ fn parse_reading(s: &str) -> Result<Reading, String> {
 fn standalone_policy(robots_path: &Path, agents: Option<&Path>) -> Result<Policy, String> {
     let (body, _) = super::inputs::read_robots_arg(robots_path)?;
     let catalog = super::inputs::catalog_for(agents)?;
-    let classifier = Classifier::build(catalog).map_err(|errors| {
-        errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    let robots = RobotsFile::new(Bytes::from(body), SystemTime::UNIX_EPOCH);
-    Ok(Policy::standalone(robots, std::sync::Arc::new(classifier)))
+    super::inputs::standalone_policy(Bytes::from(body), catalog)
 }
 
 pub fn run(args: &CheckArgs) -> ExitCode {

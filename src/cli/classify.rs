@@ -5,14 +5,12 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::SystemTime;
 
 use bytes::Bytes;
 use serde::Serialize;
 
-use crate::classify::{Catalog, Class, Classification, Classifier};
-use crate::policy::{Policy, RobotsFile};
+use crate::classify::{Catalog, Class, Classification};
+use crate::policy::Policy;
 
 /// Classify User-Agent strings read one per line.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -136,15 +134,7 @@ pub fn policy_for(args: &ClassifyArgs) -> Result<Policy, String> {
 
 /// A policy of `catalog` alone: an empty robots.txt names no group, so the classifier decides.
 fn catalog_policy(catalog: Catalog) -> Result<Policy, String> {
-    let classifier = Classifier::build(catalog).map_err(|errors| {
-        errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    let robots = RobotsFile::new(Bytes::new(), SystemTime::UNIX_EPOCH);
-    Ok(Policy::standalone(robots, Arc::new(classifier)))
+    super::inputs::standalone_policy(Bytes::new(), catalog)
 }
 
 /// Runs the command. Exit code 2 if the configuration or the catalog does not load (errors go

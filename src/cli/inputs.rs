@@ -1,9 +1,14 @@
 //! What the commands read: a robots.txt named on the command line (or stdin), and the crawler
-//! catalog.
+//! catalog; and the policy a command evaluates without a configuration.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
 
-use crate::classify::Catalog;
+use bytes::Bytes;
+
+use crate::classify::{Catalog, CatalogError, Classifier};
+use crate::policy::{Policy, RobotsFile};
 
 /// The catalog named by `--agents`, or the shipped one. (`--config` takes the whole
 /// configuration's policy, catalog included: see `check` and `classify`.)
@@ -13,13 +18,24 @@ pub fn catalog_for(agents: Option<&Path>) -> Result<Catalog, String> {
     };
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    Catalog::parse(&text, &path.display().to_string()).map_err(|errors| {
-        errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    })
+    Catalog::parse(&text, &path.display().to_string()).map_err(|errors| joined(&errors))
+}
+
+/// A policy judging by `robots` with the default enforcement settings and `catalog` compiled:
+/// what `check --robots` and `classify` without `--config` evaluate.
+pub fn standalone_policy(robots: Bytes, catalog: Catalog) -> Result<Policy, String> {
+    let classifier = Classifier::build(catalog).map_err(|errors| joined(&errors))?;
+    let robots = RobotsFile::new(robots, SystemTime::UNIX_EPOCH);
+    Ok(Policy::standalone(robots, Arc::new(classifier)))
+}
+
+/// Catalog errors, one per line.
+fn joined(errors: &[CatalogError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Reads the robots.txt a command line names (`-`: standard input) by the rule the server holds
