@@ -687,31 +687,41 @@ mod tests {
     #[test]
     fn an_electron_apps_product_sits_between_the_engine_and_chrome() {
         let app = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Notion/3.16.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36";
-        let span = |ua: &str, word: &str| {
+        let cases = [
+            (app.to_owned(), "Notion", true, "the app"),
+            (
+                app.replace(" Electron/30.5.1", ""),
+                "Notion",
+                false,
+                "not Electron",
+            ),
+            (
+                app.replace("Notion/3.16.0", "Notion"),
+                "Notion",
+                false,
+                "no version",
+            ),
+            (
+                format!("{app} Notion/1.0"),
+                "Notion",
+                false,
+                "after the engine",
+            ),
+            (
+                app.replace("Notion/3.16.0", "GPTBot/1.0"),
+                "GPTBot",
+                false,
+                "not an app",
+            ),
+        ];
+        for (ua, word, want, why) in cases {
             let start = ua.rfind(word).expect("the word is there");
-            (start, start + word.len())
-        };
-        assert!(is_app_product(app, span(app, "Notion")));
-        let no_electron = app.replace(" Electron/30.5.1", "");
-        assert!(
-            !is_app_product(&no_electron, span(&no_electron, "Notion")),
-            "not Electron"
-        );
-        let no_version = app.replace("Notion/3.16.0", "Notion");
-        assert!(
-            !is_app_product(&no_version, span(&no_version, "Notion")),
-            "no version"
-        );
-        let at_the_end = format!("{app} Notion/1.0");
-        assert!(
-            !is_app_product(&at_the_end, span(&at_the_end, "Notion")),
-            "after the engine"
-        );
-        let robot = app.replace("Notion/3.16.0", "GPTBot/1.0");
-        assert!(
-            !is_app_product(&robot, span(&robot, "GPTBot")),
-            "not one of ELECTRON_APPS"
-        );
+            assert_eq!(
+                is_app_product(&ua, (start, start + word.len())),
+                want,
+                "{why}"
+            );
+        }
     }
 
     cases! {
