@@ -248,8 +248,8 @@ impl Table {
             let part_b = &haystack[from_b..from_b + steps];
             let mut k = 0;
             for (&byte_a, &byte_b) in part_a.iter().zip(part_b) {
-                a = self.trans[a as usize + usize::from(self.classes[usize::from(byte_a)])];
-                b = self.trans[b as usize + usize::from(self.classes[usize::from(byte_b)])];
+                a = self.next(a, byte_a);
+                b = self.next(b, byte_b);
                 k += 1;
                 if a < self.special_end || b < self.special_end {
                     break;
@@ -277,7 +277,7 @@ impl Table {
             let mut sid = lane.sid;
             let mut at = lane.at;
             for &byte in &haystack[lane.at..lane.end] {
-                sid = self.trans[sid as usize + usize::from(self.classes[usize::from(byte)])];
+                sid = self.next(sid, byte);
                 at += 1;
                 if sid < self.special_end {
                     break;
@@ -317,16 +317,24 @@ impl Table {
                 self.end_search(lane);
                 return;
             }
-            lane.pending = Some((lane.sid / self.stride_u32() - 1, lane.at));
+            lane.pending = Some((self.match_row(lane.sid), lane.at));
         }
         if lane.at == lane.end {
             self.end_search(lane);
         }
     }
 
-    /// Columns per row, as a state offset is (it fits: `build` checked every offset does).
-    fn stride_u32(&self) -> u32 {
-        u32::try_from(self.stride).unwrap_or(u32::MAX)
+    /// The state after `sid` reads `byte`: the one table lookup per byte of every search.
+    #[inline(always)]
+    fn next(&self, sid: u32, byte: u8) -> u32 {
+        self.trans[sid as usize + usize::from(self.classes[usize::from(byte)])]
+    }
+
+    /// The row of [`Table::matches`] for match state `sid` (rows `1..=m` are the match states).
+    fn match_row(&self, sid: u32) -> u32 {
+        // A state is its row's offset; it fits a `u32`, as `build` checked every offset does.
+        let stride = u32::try_from(self.stride).unwrap_or(u32::MAX);
+        sid / stride - 1
     }
 
     /// The lane's current search is over (its match cannot grow, or its part ended): keeps the
@@ -356,12 +364,12 @@ impl Table {
         let mut sid = self.start;
         let mut found = None;
         for (at, &byte) in haystack.iter().enumerate().skip(from) {
-            sid = self.trans[sid as usize + usize::from(self.classes[usize::from(byte)])];
+            sid = self.next(sid, byte);
             if sid < self.special_end {
                 if sid == 0 {
                     return found;
                 }
-                let (pattern, len) = self.matches[sid as usize / self.stride - 1];
+                let (pattern, len) = self.matches[self.match_row(sid) as usize];
                 found = Some(Found {
                     pattern,
                     start: at + 1 - len,

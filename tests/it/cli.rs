@@ -698,18 +698,27 @@ fn check_with_config_shows_class_and_action() {
     );
 }
 
+/// `config check` of a config whose `[agents] file` holds a good entry, then `second` (its
+/// `[[agent]]` table starts on line 7), with an empty robots.txt.
+fn config_check_with_second_agent(dir: &std::path::Path, second: &str) -> ConfigCheck {
+    std::fs::write(dir.join("robots.txt"), "").unwrap();
+    std::fs::write(
+        dir.join("agents.toml"),
+        format!("[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\n{second}"),
+    )
+    .unwrap();
+    config_check(
+        dir,
+        "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
+    )
+}
+
 #[test]
 fn config_check_names_the_line_of_a_broken_catalog_entry() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
-    std::fs::write(
-        dir.path().join("agents.toml"),
-        "[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\nname = \"Beta\"\ncategory = \"nonsense\"\noperator = \"x\"\ntokens = [\"b\"]\n",
-    )
-    .unwrap();
-    let check = config_check(
+    let check = config_check_with_second_agent(
         dir.path(),
-        "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
+        "name = \"Beta\"\ncategory = \"nonsense\"\noperator = \"x\"\ntokens = [\"b\"]\n",
     );
     assert_eq!(check.code, Some(1));
     let err = &check.stderr;
@@ -731,15 +740,9 @@ fn config_check_names_the_line_of_a_broken_catalog_entry() {
 #[test]
 fn config_check_refuses_a_catalog_entry_matching_browser_tokens() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("robots.txt"), "").unwrap();
-    std::fs::write(
-        dir.path().join("agents.toml"),
-        "[[agent]]\nname = \"Alpha\"\ncategory = \"search\"\noperator = \"x\"\ntokens = [\"a\"]\n\n[[agent]]\nname = \"Beta\"\ncategory = \"seo\"\noperator = \"x\"\ntokens = [\"b\"]\nmatch = [\"Safari\", \"Gecko\"]\n",
-    )
-    .unwrap();
-    let check = config_check(
+    let check = config_check_with_second_agent(
         dir.path(),
-        "[origin]\naddress = \"127.0.0.1:1\"\n[agents]\nfile = \"agents.toml\"\n",
+        "name = \"Beta\"\ncategory = \"seo\"\noperator = \"x\"\ntokens = [\"b\"]\nmatch = [\"Safari\", \"Gecko\"]\n",
     );
     assert_eq!(check.code, Some(1), "{}", check.stdout);
     let agents = dir.path().join("agents.toml").display().to_string();
