@@ -38,7 +38,7 @@ fn line<'a>(uri: &'a http::Uri, read: &'a Read) -> Line<'a> {
         identity: "none",
         proof: "-",
         generation: 1,
-        duration_ms: 0.731,
+        duration: std::time::Duration::from_micros(731),
         user_agent: Some(UA),
     }
 }
@@ -62,7 +62,7 @@ fn old_event(l: &Line<'_>) {
         identity = l.identity,
         proof = l.proof,
         generation = l.generation,
-        duration_ms = l.duration_ms,
+        duration_ms = l.duration.as_secs_f64() * 1000.0,
         user_agent = %String::from_utf8_lossy(l.user_agent.unwrap_or(b"-")),
     );
 }

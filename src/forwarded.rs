@@ -8,7 +8,39 @@
 
 use std::net::{IpAddr, SocketAddr};
 
+use http::HeaderName;
 use ipnet::IpNet;
+
+/// `X-Forwarded-For`, looked up without parsing its name each time.
+pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+
+/// `X-Forwarded-Proto`.
+pub const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+
+/// Appends `ip` as `IpAddr`'s `Display` writes it (an IPv4 address without `core::fmt`: it is
+/// written on every request, into `X-Forwarded-For` and the access log).
+pub fn write_ip(out: &mut Vec<u8>, ip: IpAddr) {
+    match ip {
+        IpAddr::V4(v4) => {
+            for (i, octet) in v4.octets().into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b'.');
+                }
+                if octet >= 100 {
+                    out.push(b'0' + octet / 100);
+                }
+                if octet >= 10 {
+                    out.push(b'0' + octet / 10 % 10);
+                }
+                out.push(b'0' + octet % 10);
+            }
+        }
+        IpAddr::V6(v6) => {
+            use std::io::Write;
+            let _ = write!(out, "{v6}");
+        }
+    }
+}
 
 /// The networks whose `X-Forwarded-For` and `X-Forwarded-Proto` robogate believes
 /// (`server.trusted_proxies`). Empty: the TCP peer is the client.
@@ -90,6 +122,22 @@ fn parse_entry(entry: &[u8]) -> Option<IpAddr> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn addresses_are_written_as_display_writes_them() {
+        for ip in [
+            "0.0.0.0",
+            "9.99.100.255",
+            "192.0.2.10",
+            "2001:db8::1",
+            "::ffff:1.2.3.4",
+        ] {
+            let ip: IpAddr = ip.parse().unwrap();
+            let mut out = Vec::new();
+            super::write_ip(&mut out, ip);
+            assert_eq!(String::from_utf8(out).unwrap(), ip.to_string());
+        }
+    }
+
     use super::*;
 
     fn trusted(nets: &[&str]) -> TrustedProxies {

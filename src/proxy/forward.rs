@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use bytes::Bytes;
-use http::{header, Method, StatusCode, Version};
+use http::{header, HeaderName, Method, StatusCode, Version};
 use pingora_core::protocols::http::server::Session as ServerSession;
 use pingora_core::protocols::http::v1::client::HttpSession as OriginSession;
 use pingora_core::protocols::l4::stream::Stream as TcpStream;
@@ -67,20 +67,24 @@ fn plain_head(req: &RequestHeader) -> bool {
     })
 }
 
-/// Removes the hop-by-hop fields of an [`eligible`] request (RFC 9110 §7.6.1): they describe the
-/// client's connection, not the one to the origin.
+/// The hop-by-hop fields (RFC 9110 §7.6.1, and the legacy `Keep-Alive`, `Proxy-Connection`):
+/// they describe the client's connection, not the one to the origin.
+const HOP_BY_HOP: [HeaderName; 7] = [
+    header::CONNECTION,
+    header::TE,
+    header::TRAILER,
+    header::PROXY_AUTHORIZATION,
+    header::PROXY_AUTHENTICATE,
+    HeaderName::from_static("keep-alive"),
+    HeaderName::from_static("proxy-connection"),
+];
+
+/// Removes the hop-by-hop fields of an [`eligible`] request. Most requests have none, or only
+/// `Connection`: the fields present are looked at, not every name looked up.
 pub fn strip_hop_by_hop(req: &mut RequestHeader) {
-    for name in [
-        header::CONNECTION,
-        header::TE,
-        header::TRAILER,
-        header::PROXY_AUTHORIZATION,
-        header::PROXY_AUTHENTICATE,
-    ] {
+    while let Some(name) = req.headers.keys().find(|k| HOP_BY_HOP.contains(k)).cloned() {
         req.remove_header(&name);
     }
-    req.remove_header("keep-alive");
-    req.remove_header("proxy-connection");
 }
 
 /// Idle keep-alive connections to the origin, newest last. Shared by all worker threads of the

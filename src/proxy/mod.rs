@@ -19,14 +19,16 @@ use std::time::Instant;
 
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
-use http::header;
+use bytes::Bytes;
+use http::{header, HeaderValue};
 use pingora_core::upstreams::peer::HttpPeer;
-use pingora_error::{Error, Result};
+use pingora_error::{Error, OrErr, Result};
 use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
+use crate::forwarded::{X_FORWARDED_FOR, X_FORWARDED_PROTO};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Tell, Upstream};
 use crate::robots;
@@ -91,7 +93,7 @@ impl Gate {
         if trusted.is_empty() {
             return Some(peer);
         }
-        let xff = session.req_header().headers.get_all("x-forwarded-for");
+        let xff = session.req_header().headers.get_all(X_FORWARDED_FOR);
         Some(trusted.client(peer, xff.iter().map(|v| v.as_bytes())))
     }
 
@@ -202,20 +204,27 @@ fn prepare_upstream_request(
     }
     upstream.set_version(http::Version::HTTP_11);
     if let Some(ip) = peer {
-        let ip = ip.to_string();
-        let xff = match upstream.headers.get("x-forwarded-for").map(|v| v.to_str()) {
-            Some(Ok(prior)) if !prior.trim().is_empty() => format!("{prior}, {ip}"),
-            _ => ip,
-        };
+        let mut xff = Vec::with_capacity(64);
+        if let Some(prior) = upstream.headers.get(X_FORWARDED_FOR) {
+            if prior.to_str().is_ok_and(|p| !p.trim().is_empty()) {
+                xff.extend_from_slice(prior.as_bytes());
+                xff.extend_from_slice(b", ");
+            }
+        }
+        crate::forwarded::write_ip(&mut xff, ip);
+        let xff = HeaderValue::from_maybe_shared(Bytes::from(xff)).or_err(
+            pingora_error::ErrorType::InvalidHTTPHeader,
+            "X-Forwarded-For",
+        )?;
         upstream.insert_header("x-forwarded-for", xff)?;
     }
     let proto_told = from_trusted_proxy
         && upstream
             .headers
-            .get("x-forwarded-proto")
+            .get(X_FORWARDED_PROTO)
             .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http");
     if !proto_told {
-        upstream.insert_header("x-forwarded-proto", scheme)?;
+        upstream.insert_header("x-forwarded-proto", HeaderValue::from_static(scheme))?;
     }
     Ok(())
 }
@@ -258,7 +267,11 @@ fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, 
     if fields.next().is_some() {
         return Err(SeveralUserAgents);
     }
-    Ok(first.map(|v| String::from_utf8_lossy(v.as_bytes())))
+    // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` walks it in chunks.
+    Ok(first.map(|v| match std::str::from_utf8(v.as_bytes()) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(v.as_bytes()),
+    }))
 }
 
 /// Whether a browser fetched this for a page rather than as a navigation of its own (see
@@ -738,7 +751,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         identity: d.identity.label(),
         proof: d.identity.detail(),
         generation: policy.generation,
-        duration_ms: elapsed.as_secs_f64() * 1000.0,
+        duration: elapsed,
         user_agent: asked.user_agent.as_ref().map(|v| v.as_bytes()),
     });
 }

@@ -5,7 +5,10 @@
 //! The layout is, byte for byte, what tracing-subscriber's `fmt` layer wrote for the
 //! `tracing::info!(target: "access", ...)` event robogate used to emit (the test
 //! `same_bytes_as_tracing` compares both), so `robogate report` and operators' parsers read
-//! either:
+//! either. One field differs on purpose: `duration_ms` is written from the request's whole
+//! nanoseconds (`0.000012`, `1.25`, `3.0`), never as a float's artefact (`1.2500000000000002`)
+//! or exponent (`1.2e-5`). Numbers and addresses are written without `core::fmt` (a third of the
+//! line's cost when they were).
 //!
 //! - text: `{timestamp}  INFO access: client=… method=… … user_agent="…"` — Display fields as
 //!   they are, string fields quoted as Rust's `Debug` writes them, numbers bare, the raw
@@ -17,7 +20,7 @@
 use std::cell::RefCell;
 use std::io::Write;
 use std::net::IpAddr;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::policy::{Read, Version};
 
@@ -44,7 +47,8 @@ pub struct Line<'a> {
     pub identity: &'a str,
     pub proof: &'a str,
     pub generation: u64,
-    pub duration_ms: f64,
+    /// From the request's start to its line.
+    pub duration: Duration,
     /// The raw bytes of the first User-Agent field, if any.
     pub user_agent: Option<&'a [u8]>,
 }
@@ -75,7 +79,8 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(l.method.as_bytes());
     out.extend_from_slice(b" path=");
     path(out, l.path);
-    let _ = write!(out, " status={}", l.status);
+    out.extend_from_slice(b" status=");
+    decimal(out, l.status.into());
     for (key, value) in [
         (&b" class="[..], l.class),
         (b" agent=", l.agent),
@@ -86,7 +91,8 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
         out.extend_from_slice(key);
         debug_str(out, value);
     }
-    let _ = write!(out, " robots_line={}", l.robots_line);
+    out.extend_from_slice(b" robots_line=");
+    decimal(out, l.robots_line.into());
     out.extend_from_slice(b" robots_version=");
     version(out, l.robots_version);
     out.extend_from_slice(b" robots_read=");
@@ -95,11 +101,11 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     debug_str(out, l.identity);
     out.extend_from_slice(b" proof=");
     debug_str(out, l.proof);
-    let _ = write!(
-        out,
-        " generation={} duration_ms={:?} user_agent=\"",
-        l.generation, l.duration_ms
-    );
+    out.extend_from_slice(b" generation=");
+    decimal(out, l.generation);
+    out.extend_from_slice(b" duration_ms=");
+    millis(out, l.duration);
+    out.extend_from_slice(b" user_agent=\"");
     match l.user_agent {
         None => out.push(b'-'),
         Some(ua) => super::nginx_escaped(ua, out),
@@ -125,7 +131,8 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
         (None, None, Some(pq)) => json_str(out, pq.as_str()),
         _ => json_str(out, &l.path.to_string()),
     }
-    let _ = write!(out, ",\"status\":{}", l.status);
+    out.extend_from_slice(b",\"status\":");
+    decimal(out, l.status.into());
     for (key, value) in [
         (&b",\"class\":"[..], l.class),
         (b",\"agent\":", l.agent),
@@ -136,7 +143,8 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
         out.extend_from_slice(key);
         json_str(out, value);
     }
-    let _ = write!(out, ",\"robots_line\":{}", l.robots_line);
+    out.extend_from_slice(b",\"robots_line\":");
+    decimal(out, l.robots_line.into());
     out.extend_from_slice(b",\"robots_version\":\"");
     version(out, l.robots_version);
     out.extend_from_slice(b"\",\"robots_read\":\"");
@@ -145,8 +153,10 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     json_str(out, l.identity);
     out.extend_from_slice(b",\"proof\":");
     json_str(out, l.proof);
-    let _ = write!(out, ",\"generation\":{},\"duration_ms\":", l.generation);
-    let _ = serde_json::to_writer(&mut *out, &l.duration_ms);
+    out.extend_from_slice(b",\"generation\":");
+    decimal(out, l.generation);
+    out.extend_from_slice(b",\"duration_ms\":");
+    millis(out, l.duration);
     out.extend_from_slice(b",\"user_agent\":");
     match l.user_agent {
         None => out.extend_from_slice(b"\"-\""),
@@ -156,14 +166,47 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b",\"target\":\"access\"}\n");
 }
 
-/// The client address, or `-`.
+/// The client address as `IpAddr` displays it, or `-`.
 fn client(out: &mut Vec<u8>, client: Option<IpAddr>) {
     match client {
-        Some(ip) => {
-            let _ = write!(out, "{ip}");
-        }
+        Some(ip) => crate::forwarded::write_ip(out, ip),
         None => out.push(b'-'),
     }
+}
+
+/// `n` in decimal, as `Display` writes it.
+fn decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// `d` in milliseconds to the nanosecond, without trailing zeros (`0.000012`, `1.25`, `3.0`):
+/// what `{:?}` writes for the same value in `f64`, but exact and never an exponent.
+fn millis(out: &mut Vec<u8>, d: Duration) {
+    let nanos = d.as_nanos();
+    decimal(out, u64::try_from(nanos / 1_000_000).unwrap_or(u64::MAX));
+    let mut fraction = (nanos % 1_000_000) as u32;
+    out.push(b'.');
+    if fraction == 0 {
+        out.push(b'0');
+        return;
+    }
+    let mut digits = [b'0'; 6];
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (fraction % 10) as u8;
+        fraction /= 10;
+    }
+    let len = 6 - digits.iter().rev().take_while(|&&d| d == b'0').count();
+    out.extend_from_slice(&digits[..len]);
 }
 
 /// The request target as `http::Uri` displays it: an origin-form target (nearly every request)
@@ -316,7 +359,7 @@ mod tests {
             identity: "unverified",
             proof: "no-method",
             generation: 2,
-            duration_ms: 1.25,
+            duration: Duration::from_micros(1250),
             user_agent: ua,
         }
     }
@@ -389,7 +432,7 @@ mod tests {
                         identity = l.identity,
                         proof = l.proof,
                         generation = l.generation,
-                        duration_ms = l.duration_ms,
+                        duration_ms = l.duration.as_nanos() as f64 / 1e6,
                         user_agent = %Ua(l.user_agent, json),
                         $($message)?
                     )
@@ -430,7 +473,13 @@ mod tests {
                             l.cut = cut;
                             l.client = l.client.filter(|_| client);
                             l.agent = if client { "GPTBot" } else { "A \"B\"\u{7}" };
-                            l.duration_ms = if cut { 0.000_012 } else { 1234.5 };
+                            // Durations whose f64 tracing writes without artefact or
+                            // exponent (see `duration_in_milliseconds_exactly`).
+                            l.duration = if cut {
+                                Duration::from_nanos(532_114)
+                            } else {
+                                Duration::from_micros(1_234_500)
+                            };
                             let ours = line(&l, json);
                             let theirs = through_tracing(&l, json);
                             assert_eq!(untimed(&ours), untimed(&theirs), "json={json}");
@@ -491,6 +540,42 @@ mod tests {
                 "target"
             ]
         );
+    }
+
+    #[test]
+    fn duration_in_milliseconds_exactly() {
+        for (nanos, want) in [
+            (0, "0.0"),
+            (12, "0.000012"),
+            (1_250_000, "1.25"),
+            (3_000_000, "3.0"),
+            (999_999, "0.999999"),
+            (86_400_000_000_123, "86400000.000123"),
+        ] {
+            let mut out = Vec::new();
+            millis(&mut out, Duration::from_nanos(nanos));
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn numbers_and_addresses_as_display_writes_them() {
+        for n in [0, 7, 10, 65_535, u64::MAX] {
+            let mut out = Vec::new();
+            decimal(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
+        }
+        for ip in [
+            "0.0.0.0",
+            "192.0.2.10",
+            "255.255.255.255",
+            "2001:db8::1",
+            "::ffff:1.2.3.4",
+        ] {
+            let mut out = Vec::new();
+            client(&mut out, Some(ip.parse().unwrap()));
+            assert_eq!(String::from_utf8(out).unwrap(), ip);
+        }
     }
 
     /// Days to dates across leap years and century rules, against known dates.
