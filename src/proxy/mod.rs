@@ -20,7 +20,7 @@ use std::time::Instant;
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use bytes::Bytes;
-use http::{header, HeaderValue};
+use http::{header, HeaderName, HeaderValue};
 use pingora_core::upstreams::peer::HttpPeer;
 use pingora_error::{Error, OrErr, Result};
 use pingora_http::{RequestHeader, ResponseHeader};
@@ -278,23 +278,22 @@ fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, 
 /// [`RequestFacts::embedded`]): Fetch Metadata says so (`Sec-Fetch-Site` cross-site or
 /// same-site, `Sec-Fetch-Dest` a subresource), or a `Referer` names another host.
 fn embedded(req: &RequestHeader) -> bool {
-    let field = |name: &str| req.headers.get(name).and_then(|v| v.to_str().ok());
-    let site = field("sec-fetch-site").map(str::trim);
+    const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
+    const SEC_FETCH_DEST: HeaderName = HeaderName::from_static("sec-fetch-dest");
+    let field = |name: HeaderName| req.headers.get(name).and_then(|v| v.to_str().ok());
+    let site = field(SEC_FETCH_SITE).map(str::trim);
     if site.is_some_and(|s| {
         s.eq_ignore_ascii_case("cross-site") || s.eq_ignore_ascii_case("same-site")
     }) {
         return true;
     }
-    let dest = field("sec-fetch-dest").map(str::trim);
+    let dest = field(SEC_FETCH_DEST).map(str::trim);
     if dest.is_some_and(|d| {
         !d.is_empty() && !d.eq_ignore_ascii_case("document") && !d.eq_ignore_ascii_case("empty")
     }) {
         return true;
     }
-    let (Some(referer), Some(host)) = (
-        field(header::REFERER.as_str()),
-        field(header::HOST.as_str()),
-    ) else {
+    let (Some(referer), Some(host)) = (field(header::REFERER), field(header::HOST)) else {
         return false;
     };
     match referer.parse::<http::Uri>() {

@@ -461,7 +461,9 @@ impl Claim {
         settings: &SignatureSettings,
     ) -> Result<Option<Claim>, Invalid> {
         let headers = request.headers;
-        if !headers.contains_key("signature-input") && !headers.contains_key("signature") {
+        const SIGNATURE_INPUT: http::HeaderName = http::HeaderName::from_static("signature-input");
+        const SIGNATURE: http::HeaderName = http::HeaderName::from_static("signature");
+        if !headers.contains_key(SIGNATURE_INPUT) && !headers.contains_key(SIGNATURE) {
             return Ok(None);
         }
         let inputs = combined(headers, "signature-input")
