@@ -97,6 +97,36 @@ impl Gate {
         Some(trusted.client(peer, xff.iter().map(|v| v.as_bytes())))
     }
 
+    /// What every request gets first: its client and what it asked (for its access-log line),
+    /// and the connection's timeouts and keep-alive. Called at the start of `request_filter`,
+    /// not in pingora's `early_request_filter`: with no downstream modules nothing runs between
+    /// the two, and each hook is one more boxed future per request.
+    fn take_in(&self, session: &mut Session, ctx: &mut RequestCtx) {
+        ctx.client = self.client(session);
+        let req = session.req_header();
+        ctx.asked = Some(Asked {
+            method: req.method.clone(),
+            uri: req.uri.clone(),
+            user_agent: req.headers.get(header::USER_AGENT).cloned(),
+        });
+        let s = &self.settings;
+        // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
+        // did not ask for it, `Connection: close`, ambiguous framing); only the timeout is ours.
+        // `keepalive_timeout = "0s"` is keep-alive off (pingora would read 0 as "forever").
+        if session.get_keepalive().is_some() {
+            let secs = s.keepalive_timeout.as_secs();
+            session.set_keepalive((secs > 0).then_some(secs));
+        }
+        session.set_read_timeout(Some(s.client_timeout));
+        session.set_write_timeout(Some(s.client_timeout));
+        // A client that half-closes after its request still gets the answer.
+        session.set_abort_on_close(false);
+        // HTTP/1.1 pipelining (RFC 9112 §9.3.2): requests a client sent before reading the
+        // answer to this one are answered after it, in order. pingora would otherwise close the
+        // connection after this answer, dropping the requests it had already read.
+        session.as_downstream_mut().set_pipelining_enabled(true);
+    }
+
     /// Did the request come from one of `server.trusted_proxies` (whose `X-Forwarded-Proto` is
     /// passed on)?
     fn sent_by_trusted_proxy(&self, session: &Session) -> bool {
@@ -308,6 +338,11 @@ fn embedded(req: &RequestHeader) -> bool {
 impl ProxyHttp for Gate {
     type CTX = RequestCtx;
 
+    /// None: pingora's default adds its response-compression module, disabled, which every
+    /// request then pays for (a context allocated, a header and a body filter called) while
+    /// robogate never compresses.
+    fn init_downstream_modules(&self, _modules: &mut pingora_core::modules::http::HttpModules) {}
+
     fn new_ctx(&self) -> RequestCtx {
         RequestCtx {
             _in_flight: InFlight::enter(),
@@ -321,38 +356,8 @@ impl ProxyHttp for Gate {
         }
     }
 
-    async fn early_request_filter(
-        &self,
-        session: &mut Session,
-        ctx: &mut RequestCtx,
-    ) -> Result<()> {
-        ctx.client = self.client(session);
-        let req = session.req_header();
-        ctx.asked = Some(Asked {
-            method: req.method.clone(),
-            uri: req.uri.clone(),
-            user_agent: req.headers.get(header::USER_AGENT).cloned(),
-        });
-        let s = &self.settings;
-        // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
-        // did not ask for it, `Connection: close`, ambiguous framing); only the timeout is ours.
-        // `keepalive_timeout = "0s"` is keep-alive off (pingora would read 0 as "forever").
-        if session.get_keepalive().is_some() {
-            let secs = s.keepalive_timeout.as_secs();
-            session.set_keepalive((secs > 0).then_some(secs));
-        }
-        session.set_read_timeout(Some(s.client_timeout));
-        session.set_write_timeout(Some(s.client_timeout));
-        // A client that half-closes after its request still gets the answer.
-        session.set_abort_on_close(false);
-        // HTTP/1.1 pipelining (RFC 9112 §9.3.2): requests a client sent before reading the
-        // answer to this one are answered after it, in order. pingora would otherwise close the
-        // connection after this answer, dropping the requests it had already read.
-        session.as_downstream_mut().set_pipelining_enabled(true);
-        Ok(())
-    }
-
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
+        self.take_in(session, ctx);
         let policy = self.live.load_full();
         let req = session.req_header();
         let client = ctx.client;
