@@ -122,6 +122,8 @@ fn parse_entry(entry: &[u8]) -> Option<IpAddr> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn addresses_are_written_as_display_writes_them() {
         for ip in [
@@ -133,12 +135,10 @@ mod tests {
         ] {
             let ip: IpAddr = ip.parse().unwrap();
             let mut out = Vec::new();
-            super::write_ip(&mut out, ip);
+            write_ip(&mut out, ip);
             assert_eq!(String::from_utf8(out).unwrap(), ip.to_string());
         }
     }
-
-    use super::*;
 
     fn trusted(nets: &[&str]) -> TrustedProxies {
         TrustedProxies::new(nets.iter().map(|n| n.parse().unwrap()).collect())

@@ -559,22 +559,11 @@ mod tests {
     }
 
     #[test]
-    fn numbers_and_addresses_as_display_writes_them() {
+    fn numbers_as_display_writes_them() {
         for n in [0, 7, 10, 65_535, u64::MAX] {
             let mut out = Vec::new();
             decimal(&mut out, n);
             assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
-        }
-        for ip in [
-            "0.0.0.0",
-            "192.0.2.10",
-            "255.255.255.255",
-            "2001:db8::1",
-            "::ffff:1.2.3.4",
-        ] {
-            let mut out = Vec::new();
-            client(&mut out, Some(ip.parse().unwrap()));
-            assert_eq!(String::from_utf8(out).unwrap(), ip);
         }
     }
 
