@@ -18,6 +18,7 @@ mod preferences;
 mod proxy;
 mod ranges;
 mod reload;
+mod request_head;
 mod robots_conformance;
 mod robots_props;
 mod shared_state;

@@ -591,7 +591,73 @@ mod tests {
         assert_eq!(out, b"2026-11-24T22:23:31.000042Z");
     }
 
+    /// The line with its `duration_ms` value taken out (written differently on purpose).
+    fn without_duration(line: &str) -> String {
+        let (start, end) = if line.starts_with('{') {
+            (",\"duration_ms\":", ",\"user_agent\":")
+        } else {
+            (" duration_ms=", " user_agent=")
+        };
+        let from = line.find(start).expect("a duration") + start.len();
+        let to = from + line[from..].find(end).expect("a user agent");
+        format!("{}{}", &line[..from], &line[to..])
+    }
+
     proptest! {
+        /// Any text in the string fields, any client address, any numbers and User-Agent bytes:
+        /// the line is the old tracing line byte for byte, `duration_ms` aside.
+        #[test]
+        fn any_fields_are_written_as_tracing_wrote_them(
+            strings in proptest::array::uniform7(any::<String>()),
+            client in any::<Option<IpAddr>>(),
+            (status, robots_line, generation) in (any::<u16>(), any::<u32>(), any::<u64>()),
+            ua in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
+            (json, cut) in (any::<bool>(), any::<bool>()),
+        ) {
+            let uri = uri();
+            let [class, agent, verdict, action, reason, identity, proof] = &strings;
+            let l = Line {
+                cut,
+                client,
+                status,
+                class,
+                agent,
+                verdict,
+                action,
+                reason,
+                robots_line,
+                identity,
+                proof,
+                generation,
+                user_agent: ua.as_deref(),
+                ..sample(&uri, &Read::Nothing, None)
+            };
+            let ours = line(&l, json);
+            prop_assert_eq!(ours.matches('\n').count(), 1);
+            if json {
+                let v: serde_json::Value = serde_json::from_str(&ours).unwrap();
+                prop_assert_eq!(v["agent"].as_str(), Some(agent.as_str()));
+                prop_assert_eq!(v["generation"].as_u64(), Some(generation));
+            }
+            let theirs = through_tracing(&l, json);
+            prop_assert_eq!(without_duration(&untimed(&ours)), without_duration(&untimed(&theirs)));
+        }
+
+        /// `duration_ms` is the exact decimal of the nanoseconds: read back as `f64`, it is the
+        /// nearest `f64` to them in milliseconds, and it is never an exponent nor ends in `0`
+        /// after a digit.
+        #[test]
+        fn duration_reads_back_as_the_nearest_f64(nanos in 0u64..(1 << 53)) {
+            let mut out = Vec::new();
+            millis(&mut out, Duration::from_nanos(nanos));
+            let text = String::from_utf8(out).unwrap();
+            let (whole, fraction) = text.split_once('.').unwrap();
+            prop_assert!(whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()));
+            prop_assert!(fraction == "0" || !fraction.ends_with('0'), "{}", text);
+            prop_assert!(fraction.len() <= 6);
+            prop_assert_eq!(text.parse::<f64>().unwrap(), nanos as f64 / 1e6);
+        }
+
         /// Whatever bytes a User-Agent holds and whatever target http accepts, a line is one
         /// line, and a JSON line is valid JSON carrying both back.
         #[test]

@@ -168,5 +168,47 @@ mod tests {
             }
             proptest::prop_assert_eq!(out, want);
         }
+
+        /// The same for User-Agents as they come: mostly printable ASCII (whole words skipped
+        /// by the bit test) with now and then a byte to escape, in any lane.
+        #[test]
+        fn word_at_a_time_is_byte_at_a_time_in_mostly_plain_text(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![12 => 0x20u8..0x7f, 1 => proptest::prelude::any::<u8>()],
+                0..120,
+            )
+        ) {
+            let mut out = Vec::new();
+            nginx_escaped(&bytes, &mut out);
+            let mut want = Vec::new();
+            for &b in &bytes {
+                if plain_byte(b) {
+                    want.push(b);
+                } else {
+                    want.extend_from_slice(&escaped_byte(b));
+                }
+            }
+            proptest::prop_assert_eq!(out, want);
+        }
+    }
+
+    /// Every byte value in every lane of a word otherwise plain is found exactly when it is one
+    /// to escape, and no word of plain bytes is taken for one holding such a byte.
+    #[test]
+    fn the_word_test_finds_each_byte_in_each_lane() {
+        let plain: Vec<u8> = (0..=255).filter(|&b| plain_byte(b)).collect();
+        for &filler in &plain {
+            for b in 0..=255u8 {
+                for lane in 0..8 {
+                    let mut word = [filler; 8];
+                    word[lane] = b;
+                    assert_eq!(
+                        holds_a_byte_to_escape(u64::from_le_bytes(word)),
+                        !plain_byte(b),
+                        "{b:#04x} in lane {lane} among {filler:#04x}"
+                    );
+                }
+            }
+        }
     }
 }
