@@ -1,9 +1,10 @@
 //! The request path's share of the access log, per line: the old way (a `tracing::info!` event
 //! through tracing-subscriber's `fmt` layer — EnvFilter, field visiting, a timestamp formatted
 //! per line — into `tracing_appender::non_blocking`, one `to_vec` + channel send per line, its
-//! thread writing each line to a sink) against the new one ([`Writer::append`]: formatted by
-//! hand into this thread's shard, a whole 64 KiB buffer handed to the writer thread, whose sink
-//! write is not timed). Both in text and JSON.
+//! thread writing each line to a sink) against the new one ([`Writer::append`]: the line's
+//! fields copied as a record into this thread's shard, a whole 64 KiB buffer handed to the
+//! writer thread, whose formatting and sink write are not timed). `new_format_only` is the
+//! writer thread's share: one line formatted by hand. Both in text and JSON.
 
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;

@@ -19,7 +19,7 @@ pub struct AccessLogSettings {
     /// The log file (`None`: stdout, with the other log lines), resolved against the config
     /// file's folder.
     pub file: Option<PathBuf>,
-    /// Bytes of lines a thread gathers before they are handed to the writer.
+    /// Bytes of line records a thread gathers before they are handed to the writer.
     pub buffer: usize,
     /// How often lines still in a buffer are written anyway.
     pub flush: Duration,

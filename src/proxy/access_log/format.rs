@@ -17,6 +17,7 @@
 //! - JSON: `{"timestamp":…,"level":…,<fields in the same order>,"target":"access"}` (the cut
 //!   line's `message` after `level`), strings escaped by serde_json, numbers as numbers.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::io::Write;
 use std::net::IpAddr;
@@ -53,17 +54,75 @@ pub struct Line<'a> {
     pub user_agent: Option<&'a [u8]>,
 }
 
-/// Appends `line` (with its `\n`) to `out`, stamped `now`, as JSON or text.
-pub fn append(out: &mut Vec<u8>, line: &Line<'_>, json: bool, now: SystemTime) {
-    if json {
-        append_json(out, line, now);
-    } else {
-        append_text(out, line, now);
+/// What a line writes: a [`Line`] stamped with its time and its target as text, or the same
+/// read back from a record (`super::record`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields<'a> {
+    pub cut: bool,
+    pub now: SystemTime,
+    pub client: Option<IpAddr>,
+    pub method: &'a str,
+    /// The request target as `http::Uri` displays it.
+    pub path: Cow<'a, str>,
+    pub status: u16,
+    pub class: &'a str,
+    pub agent: &'a str,
+    pub verdict: &'a str,
+    pub action: &'a str,
+    pub reason: &'a str,
+    pub robots_line: u32,
+    pub robots_version: Version,
+    pub robots_read: Read,
+    pub identity: &'a str,
+    pub proof: &'a str,
+    pub generation: u64,
+    pub duration: Duration,
+    pub user_agent: Option<&'a [u8]>,
+}
+
+impl<'a> Fields<'a> {
+    /// `line`'s fields, stamped `now`.
+    pub fn of(line: &Line<'a>, now: SystemTime) -> Fields<'a> {
+        Fields {
+            cut: line.cut,
+            now,
+            client: line.client,
+            method: line.method,
+            path: target(line.path),
+            status: line.status,
+            class: line.class,
+            agent: line.agent,
+            verdict: line.verdict,
+            action: line.action,
+            reason: line.reason,
+            robots_line: line.robots_line,
+            robots_version: line.robots_version,
+            robots_read: *line.robots_read,
+            identity: line.identity,
+            proof: line.proof,
+            generation: line.generation,
+            duration: line.duration,
+            user_agent: line.user_agent,
+        }
     }
 }
 
-fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
-    timestamp(out, now);
+/// Appends `line` (with its `\n`) to `out`, stamped `now`, as JSON or text.
+pub fn append(out: &mut Vec<u8>, line: &Line<'_>, json: bool, now: SystemTime) {
+    append_fields(out, &Fields::of(line, now), json);
+}
+
+/// Appends the line of `fields` (with its `\n`) to `out`, as JSON or text.
+pub fn append_fields(out: &mut Vec<u8>, fields: &Fields<'_>, json: bool) {
+    if json {
+        append_json(out, fields);
+    } else {
+        append_text(out, fields);
+    }
+}
+
+fn append_text(out: &mut Vec<u8>, l: &Fields<'_>) {
+    timestamp(out, l.now);
     out.extend_from_slice(if l.cut {
         b"  WARN access: "
     } else {
@@ -78,7 +137,7 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b" method=");
     out.extend_from_slice(l.method.as_bytes());
     out.extend_from_slice(b" path=");
-    path(out, l.path);
+    out.extend_from_slice(l.path.as_bytes());
     out.extend_from_slice(b" status=");
     decimal(out, l.status.into());
     for (key, value) in [
@@ -96,7 +155,7 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b" robots_version=");
     version(out, l.robots_version);
     out.extend_from_slice(b" robots_read=");
-    robots_read(out, l.robots_read);
+    robots_read(out, &l.robots_read);
     out.extend_from_slice(b" identity=");
     debug_str(out, l.identity);
     out.extend_from_slice(b" proof=");
@@ -113,9 +172,9 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b"\"\n");
 }
 
-fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
+fn append_json(out: &mut Vec<u8>, l: &Fields<'_>) {
     out.extend_from_slice(b"{\"timestamp\":\"");
-    timestamp(out, now);
+    timestamp(out, l.now);
     if l.cut {
         out.extend_from_slice(b"\",\"level\":\"WARN\",\"message\":");
         json_str(out, CUT_MESSAGE);
@@ -127,10 +186,7 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b"\",\"method\":");
     json_str(out, l.method);
     out.extend_from_slice(b",\"path\":");
-    match (l.path.scheme(), l.path.authority(), l.path.path_and_query()) {
-        (None, None, Some(pq)) => json_str(out, pq.as_str()),
-        _ => json_str(out, &l.path.to_string()),
-    }
+    json_str(out, &l.path);
     out.extend_from_slice(b",\"status\":");
     decimal(out, l.status.into());
     for (key, value) in [
@@ -148,7 +204,7 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b",\"robots_version\":\"");
     version(out, l.robots_version);
     out.extend_from_slice(b"\",\"robots_read\":\"");
-    robots_read(out, l.robots_read);
+    robots_read(out, &l.robots_read);
     out.extend_from_slice(b"\",\"identity\":");
     json_str(out, l.identity);
     out.extend_from_slice(b",\"proof\":");
@@ -211,12 +267,10 @@ fn millis(out: &mut Vec<u8>, d: Duration) {
 
 /// The request target as `http::Uri` displays it: an origin-form target (nearly every request)
 /// is its own text.
-fn path(out: &mut Vec<u8>, uri: &http::Uri) {
+fn target(uri: &http::Uri) -> Cow<'_, str> {
     match (uri.scheme(), uri.authority(), uri.path_and_query()) {
-        (None, None, Some(pq)) => out.extend_from_slice(pq.as_str().as_bytes()),
-        _ => {
-            let _ = write!(out, "{uri}");
-        }
+        (None, None, Some(pq)) => Cow::Borrowed(pq.as_str()),
+        _ => Cow::Owned(uri.to_string()),
     }
 }
 

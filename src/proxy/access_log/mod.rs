@@ -1,5 +1,6 @@
-//! The access log: one line per request, formatted by hand ([`format`]) into per-thread
-//! buffers and written in batches by one writer thread ([`writer`]), as cheaply as nginx's
+//! The access log: one line per request. The request thread copies the line's fields as a
+//! record ([`record`]) into a per-thread buffer; one writer thread ([`writer`]) formats them by
+//! hand ([`format`]) and writes them in batches, as cheaply as nginx's
 //! `access_log ... buffer=64k`, and never lossy (a full queue makes the request thread wait).
 //!
 //! The User-Agent is written escaped, so a line stays one line and JSON stays valid:
@@ -18,6 +19,7 @@
 //! still turns the access log off.
 
 pub mod format;
+pub mod record;
 pub mod writer;
 
 use std::sync::atomic::AtomicBool;

@@ -1,10 +1,12 @@
 //! The log writer: access lines batched per thread shard, every log line written by one thread.
 //!
-//! A request thread formats its access line straight into the buffer of its shard (a `Mutex`
-//! only the threads sharing that shard take, so uncontended). A buffer that reaches
-//! `access_log.buffer` bytes is handed whole to the writer thread, which also takes every shard's
-//! lines each `access_log.flush` interval, so an idle instance's lines still appear. The writer
-//! thread makes one `write` per destination per wake-up, and every buffer holds whole lines.
+//! A request thread copies its access line's fields, as a record (see [`super::record`]), into
+//! the buffer of its shard (a `Mutex` only the threads sharing that shard take, so
+//! uncontended): the line is formatted by the writer thread, off the request path. A buffer that
+//! reaches `access_log.buffer` bytes is handed whole to the writer thread, which also takes
+//! every shard's records each `access_log.flush` interval, so an idle instance's lines still
+//! appear. The writer thread formats the records of a wake-up and makes one `write` per
+//! destination, of whole lines.
 //!
 //! The other log lines (tracing's: warnings, reloads, errors) come through the same queue, one
 //! message per line ([`LogLines`] is tracing's `MakeWriter`), so when the access log goes to
@@ -27,6 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::format::{self, Line};
+use super::record;
 use crate::metrics::METRICS;
 
 /// Buffers of access lines; a thread takes one for good (round robin), so with up to this many
@@ -135,13 +138,14 @@ impl Writer {
         self.enabled.load(Ordering::Relaxed)
     }
 
-    /// Appends one access line to this thread's shard, handing the shard's buffer to the writer
-    /// thread once it holds `access_log.buffer` bytes (waiting if the writer is behind).
+    /// Appends one access line's record to this thread's shard, handing the shard's buffer to
+    /// the writer thread once it holds `access_log.buffer` bytes (waiting if the writer is
+    /// behind).
     pub fn append(&self, line: &Line<'_>) {
         let now = SystemTime::now();
         let full = {
             let mut shard = lock(&self.shards[shard_index()]);
-            format::append(&mut shard.bytes, line, self.json, now);
+            record::encode(&mut shard.bytes, line, now);
             shard.lines += 1;
             let buffer = self.buffer.load(Ordering::Relaxed);
             (shard.bytes.len() >= buffer).then(|| take(&mut shard, buffer))
@@ -309,15 +313,19 @@ impl WriterThread {
         }
     }
 
-    fn add_access(&self, batch: &mut Batch, bytes: Vec<u8>, lines: u64) {
-        batch.lines += lines;
-        batch.access_bytes += bytes.len() as u64;
+    /// Formats a buffer of records into the batch's lines for the access log's destination.
+    fn add_access(&self, batch: &mut Batch, records: Vec<u8>, lines: u64) {
         let to = if self.file.is_some() {
             &mut batch.file
         } else {
             &mut batch.stdout
         };
-        extend(to, bytes);
+        let before = to.len();
+        for fields in record::decode(&records) {
+            format::append_fields(to, &fields, self.writer.json);
+        }
+        batch.lines += lines;
+        batch.access_bytes += (to.len() - before) as u64;
     }
 
     fn collect_shards(&self, batch: &mut Batch) {
