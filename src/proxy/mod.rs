@@ -738,11 +738,12 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     }
     // Why it was refused (or would have been, in shadow mode).
     let refused = decided.is_taken_on_a_robot().then(|| reason_of(d));
+    let path = access_log::format::target(&asked.uri);
     access_log::write(&access_log::Line {
         cut,
         client: ctx.client,
         method: asked.method.as_str(),
-        path: &asked.uri,
+        path: &path,
         status,
         class,
         agent: agent.unwrap_or("-"),
@@ -751,7 +752,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         reason: refused.map_or("-", Reason::as_str),
         robots_line: d.robots_line.unwrap_or(0),
         robots_version: d.judged_by.unwrap_or_else(|| policy.robots.version()),
-        robots_read: &d.read,
+        robots_read: d.read,
         identity: d.identity.label(),
         proof: d.identity.detail(),
         generation: policy.generation,

@@ -29,41 +29,14 @@ use crate::policy::{Read, Version};
 pub const CUT_MESSAGE: &str = "cut: still in flight when robogate stopped";
 
 /// Everything one access-log line says, borrowed from the request.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Line<'a> {
     /// Cut at the end of the grace period: a warning, with [`CUT_MESSAGE`].
     pub cut: bool,
     pub client: Option<IpAddr>,
     pub method: &'a str,
-    pub path: &'a http::Uri,
-    pub status: u16,
-    pub class: &'a str,
-    pub agent: &'a str,
-    pub verdict: &'a str,
-    pub action: &'a str,
-    pub reason: &'a str,
-    pub robots_line: u32,
-    pub robots_version: Version,
-    pub robots_read: &'a Read,
-    pub identity: &'a str,
-    pub proof: &'a str,
-    pub generation: u64,
-    /// From the request's start to its line.
-    pub duration: Duration,
-    /// The raw bytes of the first User-Agent field, if any.
-    pub user_agent: Option<&'a [u8]>,
-}
-
-/// What a line writes: a [`Line`] stamped with its time and its target as text, or the same
-/// read back from a record (`super::record`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fields<'a> {
-    pub cut: bool,
-    pub now: SystemTime,
-    pub client: Option<IpAddr>,
-    pub method: &'a str,
-    /// The request target as `http::Uri` displays it.
-    pub path: Cow<'a, str>,
+    /// The request target as `http::Uri` displays it (see [`target`]).
+    pub path: &'a str,
     pub status: u16,
     pub class: &'a str,
     pub agent: &'a str,
@@ -76,53 +49,23 @@ pub struct Fields<'a> {
     pub identity: &'a str,
     pub proof: &'a str,
     pub generation: u64,
+    /// From the request's start to its line.
     pub duration: Duration,
+    /// The raw bytes of the first User-Agent field, if any.
     pub user_agent: Option<&'a [u8]>,
-}
-
-impl<'a> Fields<'a> {
-    /// `line`'s fields, stamped `now`.
-    pub fn of(line: &Line<'a>, now: SystemTime) -> Fields<'a> {
-        Fields {
-            cut: line.cut,
-            now,
-            client: line.client,
-            method: line.method,
-            path: target(line.path),
-            status: line.status,
-            class: line.class,
-            agent: line.agent,
-            verdict: line.verdict,
-            action: line.action,
-            reason: line.reason,
-            robots_line: line.robots_line,
-            robots_version: line.robots_version,
-            robots_read: *line.robots_read,
-            identity: line.identity,
-            proof: line.proof,
-            generation: line.generation,
-            duration: line.duration,
-            user_agent: line.user_agent,
-        }
-    }
 }
 
 /// Appends `line` (with its `\n`) to `out`, stamped `now`, as JSON or text.
 pub fn append(out: &mut Vec<u8>, line: &Line<'_>, json: bool, now: SystemTime) {
-    append_fields(out, &Fields::of(line, now), json);
-}
-
-/// Appends the line of `fields` (with its `\n`) to `out`, as JSON or text.
-pub fn append_fields(out: &mut Vec<u8>, fields: &Fields<'_>, json: bool) {
     if json {
-        append_json(out, fields);
+        append_json(out, line, now);
     } else {
-        append_text(out, fields);
+        append_text(out, line, now);
     }
 }
 
-fn append_text(out: &mut Vec<u8>, l: &Fields<'_>) {
-    timestamp(out, l.now);
+fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
+    timestamp(out, now);
     out.extend_from_slice(if l.cut {
         b"  WARN access: "
     } else {
@@ -172,9 +115,9 @@ fn append_text(out: &mut Vec<u8>, l: &Fields<'_>) {
     out.extend_from_slice(b"\"\n");
 }
 
-fn append_json(out: &mut Vec<u8>, l: &Fields<'_>) {
+fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     out.extend_from_slice(b"{\"timestamp\":\"");
-    timestamp(out, l.now);
+    timestamp(out, now);
     if l.cut {
         out.extend_from_slice(b"\",\"level\":\"WARN\",\"message\":");
         json_str(out, CUT_MESSAGE);
@@ -186,7 +129,7 @@ fn append_json(out: &mut Vec<u8>, l: &Fields<'_>) {
     out.extend_from_slice(b"\",\"method\":");
     json_str(out, l.method);
     out.extend_from_slice(b",\"path\":");
-    json_str(out, &l.path);
+    json_str(out, l.path);
     out.extend_from_slice(b",\"status\":");
     decimal(out, l.status.into());
     for (key, value) in [
@@ -266,8 +209,8 @@ fn millis(out: &mut Vec<u8>, d: Duration) {
 }
 
 /// The request target as `http::Uri` displays it: an origin-form target (nearly every request)
-/// is its own text.
-fn target(uri: &http::Uri) -> Cow<'_, str> {
+/// is its own text, without an allocation.
+pub fn target(uri: &http::Uri) -> Cow<'_, str> {
     match (uri.scheme(), uri.authority(), uri.path_and_query()) {
         (None, None, Some(pq)) => Cow::Borrowed(pq.as_str()),
         _ => Cow::Owned(uri.to_string()),
@@ -391,11 +334,9 @@ mod tests {
 
     use super::*;
 
-    fn uri() -> http::Uri {
-        "/private/x?q=1&b=%22".parse().unwrap()
-    }
+    const PATH: &str = "/private/x?q=1&b=%22";
 
-    fn sample<'a>(uri: &'a http::Uri, read: &'a Read, ua: Option<&'a [u8]>) -> Line<'a> {
+    fn sample<'a>(uri: &'a str, read: Read, ua: Option<&'a [u8]>) -> Line<'a> {
         Line {
             cut: false,
             client: Some("192.0.2.10".parse().unwrap()),
@@ -511,18 +452,22 @@ mod tests {
 
     #[test]
     fn same_bytes_as_tracing() {
-        let uri = uri();
+        // The target as text is what `http::Uri` displays, origin-form or absolute.
+        let uri: http::Uri = PATH.parse().unwrap();
         let absolute: http::Uri = "http://example.test/a?b".parse().unwrap();
+        assert_eq!(target(&uri), uri.to_string());
+        assert_eq!(target(&absolute), absolute.to_string());
+        let (uri, absolute) = (target(&uri), target(&absolute));
         let fetched = Read::Fetched {
             version: Version(0x0102030405),
             at: SystemTime::UNIX_EPOCH,
         };
         let odd_ua = b"Evil \"q\" \\b\ttab \xC3\xA9 \xC2\x85 \xE2\x80\xA8 \xFF end";
         for json in [false, true] {
-            for read in [&Read::Unknown, &Read::Nothing, &fetched] {
+            for read in [Read::Unknown, Read::Nothing, fetched] {
                 for ua in [None, Some(&b"Wget/1.21"[..]), Some(&odd_ua[..])] {
                     for cut in [false, true] {
-                        for (path, client) in [(&uri, true), (&absolute, false)] {
+                        for (path, client) in [(&*uri, true), (&*absolute, false)] {
                             let mut l = sample(path, read, ua);
                             l.cut = cut;
                             l.client = l.client.filter(|_| client);
@@ -546,8 +491,7 @@ mod tests {
 
     #[test]
     fn text_line_in_field_order() {
-        let uri = uri();
-        let text = line(&sample(&uri, &Read::Nothing, Some(b"Wget/1.21")), false);
+        let text = line(&sample(PATH, Read::Nothing, Some(b"Wget/1.21")), false);
         assert_eq!(
             untimed(&text),
             "Z  INFO access: client=192.0.2.10 method=GET path=/private/x?q=1&b=%22 status=403 class=\"robot\" agent=\"GPTBot\" verdict=\"disallow\" action=\"block\" reason=\"disallow\" robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=\"unverified\" proof=\"no-method\" generation=2 duration_ms=1.25 user_agent=\"Wget/1.21\"\n"
@@ -556,8 +500,7 @@ mod tests {
 
     #[test]
     fn json_line_parses_with_numbers_as_numbers() {
-        let uri = uri();
-        let text = line(&sample(&uri, &Read::Unknown, Some(b"a\"b\x01\xff")), true);
+        let text = line(&sample(PATH, Read::Unknown, Some(b"a\"b\x01\xff")), true);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["status"], 403);
         assert_eq!(v["robots_line"], 3);
@@ -668,7 +611,6 @@ mod tests {
             ua in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
             (json, cut) in (any::<bool>(), any::<bool>()),
         ) {
-            let uri = uri();
             let [class, agent, verdict, action, reason, identity, proof] = &strings;
             let l = Line {
                 cut,
@@ -684,7 +626,7 @@ mod tests {
                 proof,
                 generation,
                 user_agent: ua.as_deref(),
-                ..sample(&uri, &Read::Nothing, None)
+                ..sample(PATH, Read::Nothing, None)
             };
             let ours = line(&l, json);
             prop_assert_eq!(ours.matches('\n').count(), 1);
@@ -720,7 +662,8 @@ mod tests {
             path in "/[ -~]{0,60}",
         ) {
             let Ok(uri) = path.parse::<http::Uri>() else { return Ok(()) };
-            let l = sample(&uri, &Read::Nothing, Some(&ua));
+            let shown = target(&uri);
+            let l = sample(&shown, Read::Nothing, Some(&ua));
             let text = line(&l, false);
             prop_assert_eq!(text.matches('\n').count(), 1);
             prop_assert!(text.ends_with('\n'));
@@ -729,8 +672,8 @@ mod tests {
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
             let lossy = String::from_utf8_lossy(&ua);
             prop_assert_eq!(v["user_agent"].as_str(), Some(&*lossy));
-            let shown = uri.to_string();
-            prop_assert_eq!(v["path"].as_str(), Some(shown.as_str()));
+            let displayed = uri.to_string();
+            prop_assert_eq!(v["path"].as_str(), Some(displayed.as_str()));
         }
     }
 }

@@ -11,11 +11,10 @@
 //! identity, proof and the User-Agent if present, each as a u32 length and its bytes.
 //! Records are only ever read in the process that wrote them.
 
-use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::format::{Fields, Line};
+use super::format::Line;
 use crate::policy::{Read, Version};
 
 const CUT: u8 = 1;
@@ -24,10 +23,9 @@ const V6: u8 = 4;
 const USER_AGENT: u8 = 8;
 
 /// Appends `line`'s record, stamped `now`, to `out`.
-pub fn encode(out: &mut Vec<u8>, line: &Line<'_>, now: SystemTime) {
-    let f = Fields::of(line, now);
+pub fn encode(out: &mut Vec<u8>, f: &Line<'_>, now: SystemTime) {
     let strings = [
-        f.method, &f.path, f.class, f.agent, f.verdict, f.action, f.reason, f.identity, f.proof,
+        f.method, f.path, f.class, f.agent, f.verdict, f.action, f.reason, f.identity, f.proof,
     ];
     let ua_len = f.user_agent.map_or(0, |ua| ua.len() + 4);
     out.reserve(80 + ua_len + strings.iter().map(|s| s.len() + 4).sum::<usize>());
@@ -38,7 +36,7 @@ pub fn encode(out: &mut Vec<u8>, line: &Line<'_>, now: SystemTime) {
     };
     let flags = (u8::from(f.cut) * CUT) | client | (u8::from(f.user_agent.is_some()) * USER_AGENT);
     out.push(flags);
-    out.extend_from_slice(&nanos(f.now.duration_since(UNIX_EPOCH).unwrap_or_default()));
+    out.extend_from_slice(&nanos(now.duration_since(UNIX_EPOCH).unwrap_or_default()));
     out.extend_from_slice(&nanos(f.duration));
     out.extend_from_slice(&f.status.to_le_bytes());
     out.extend_from_slice(&f.robots_line.to_le_bytes());
@@ -76,10 +74,10 @@ fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// The lines of the records in `records`, in order (`robots_read`'s fetch time is not kept:
-/// no line writes it). Stops at the first record that does not read back whole, which only a
-/// bug in [`encode`] could make.
-pub fn decode(records: &[u8]) -> impl Iterator<Item = Fields<'_>> {
+/// The lines of the records in `records`, in order, each with its time (`robots_read`'s fetch
+/// time is not kept: no line writes it). Stops at the first record that does not read back
+/// whole, which only a bug in [`encode`] could make.
+pub fn decode(records: &[u8]) -> impl Iterator<Item = (Line<'_>, SystemTime)> {
     let mut at = Cursor(records);
     std::iter::from_fn(move || at.fields())
 }
@@ -110,7 +108,7 @@ impl<'a> Cursor<'a> {
         std::str::from_utf8(self.bytes()?).ok()
     }
 
-    fn fields(&mut self) -> Option<Fields<'a>> {
+    fn fields(&mut self) -> Option<(Line<'a>, SystemTime)> {
         let flags = self.array::<1>()?[0];
         let now = UNIX_EPOCH + Duration::from_nanos(self.u64()?);
         let duration = Duration::from_nanos(self.u64()?);
@@ -135,12 +133,11 @@ impl<'a> Cursor<'a> {
         } else {
             None
         };
-        Some(Fields {
+        let line = Line {
             cut: flags & CUT != 0,
-            now,
             client,
             method: self.str()?,
-            path: Cow::Borrowed(self.str()?),
+            path: self.str()?,
             status,
             class: self.str()?,
             agent: self.str()?,
@@ -159,7 +156,8 @@ impl<'a> Cursor<'a> {
             } else {
                 None
             },
-        })
+        };
+        Some((line, now))
     }
 }
 
@@ -183,7 +181,6 @@ mod tests {
             ua in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..200)),
             count in 1usize..4,
         ) {
-            let Ok(uri) = path.parse::<http::Uri>() else { return Ok(()) };
             let read = match read_tag {
                 0 => Read::Unknown,
                 1 => Read::Nothing,
@@ -193,7 +190,7 @@ mod tests {
                 cut,
                 client,
                 method: &method,
-                path: &uri,
+                path: &path,
                 status,
                 class: &strings[0],
                 agent: &strings[1],
@@ -202,7 +199,7 @@ mod tests {
                 reason: &strings[4],
                 robots_line,
                 robots_version: Version(version),
-                robots_read: &read,
+                robots_read: read,
                 identity: &strings[5],
                 proof: &strings[6],
                 generation,
@@ -214,19 +211,18 @@ mod tests {
             for _ in 0..count {
                 encode(&mut records, &line, now);
             }
-            let back: Vec<Fields<'_>> = decode(&records).collect();
-            prop_assert_eq!(back, vec![Fields::of(&line, now); count]);
+            let back: Vec<(Line<'_>, SystemTime)> = decode(&records).collect();
+            prop_assert_eq!(back, vec![(line, now); count]);
         }
     }
 
     #[test]
     fn a_cut_record_reads_back_as_far_as_it_is_whole() {
-        let uri: http::Uri = "/a".parse().unwrap();
         let line = Line {
             cut: false,
             client: None,
             method: "GET",
-            path: &uri,
+            path: "/a",
             status: 200,
             class: "browser",
             agent: "-",
@@ -235,7 +231,7 @@ mod tests {
             reason: "-",
             robots_line: 0,
             robots_version: Version(1),
-            robots_read: &Read::Unknown,
+            robots_read: Read::Unknown,
             identity: "none",
             proof: "-",
             generation: 1,

@@ -321,8 +321,8 @@ impl WriterThread {
             &mut batch.stdout
         };
         let before = to.len();
-        for fields in record::decode(&records) {
-            format::append_fields(to, &fields, self.writer.json);
+        for (line, at) in record::decode(&records) {
+            format::append(to, &line, self.writer.json, at);
         }
         batch.lines += lines;
         batch.access_bytes += (to.len() - before) as u64;
