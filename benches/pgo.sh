@@ -7,21 +7,31 @@
 #      of the time), then over TLS (1/5), then h2load over HTTP/2 (1/5) and `openssl s_time`
 #      full handshakes; curl scrapes /metrics; SIGTERM stops it so the profile is written.
 #      Code no phase runs is laid out as cold, so every listener kind gets its share;
-#   3. merge the profile and build robogate with it: target/pgo/release/robogate.
+#   3. merge the profile and build robogate with it: target/pgo/robogate.
+# Both builds name the target (`--target`), so RUSTFLAGS reach robogate and its dependencies
+# only: build scripts and proc macros neither write profiles nor get built with one.
 # The result behaves exactly as `cargo build --release` does (same code, same tests); its code
 # is laid out and inlined for the paths the training took, which cuts the instructions and the
 # instruction-cache misses of a request (BENCHMARKS.md, stop 21).
 # Needs: rustup's llvm-tools component (an llvm-profdata of rustc's LLVM version; this script
-#        adds it), nginx, wrk, h2load, openssl and python3 (apt-get install nginx-light wrk
-#        nghttp2-client openssl python3; .ci/deps installs them).
-# Env: DUR (20) training seconds; CONN (32) training connections.
+#        adds it), nginx, wrk, h2load, openssl and python3 (.ci/deps installs them); about
+#        3 GB of memory and 5 GB of disk under target/pgo. One run at a time (a lock).
+# The training's wrk output counts many non-2xx answers: the mix asks for disallowed paths on
+# purpose. Its files (target/pgo/train) are removed when it succeeds and kept when it fails.
+# Env: DUR (20, at least 5) training seconds; CONN (32) training connections.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$repo/target/pgo
 DUR=${DUR:-20}; CONN=${CONN:-32}
-for c in nginx wrk h2load openssl python3; do
-  command -v $c >/dev/null || { echo "needs $c (apt-get install nginx-light wrk nghttp2-client openssl python3)" >&2; exit 2; }
-done
+[[ $DUR =~ ^[0-9]+$ ]] && ((DUR >= 5)) || { echo "DUR: whole seconds, at least 5" >&2; exit 2; }
+missing=()
+for c in nginx wrk h2load openssl python3 curl; do command -v $c >/dev/null || missing+=("$c"); done
+if ((${#missing[@]})); then
+  echo "needs ${missing[*]}: bash $repo/.ci/deps installs them" >&2; exit 2
+fi
+mkdir -p "$out"
+exec 9>"$out/lock"
+flock -n 9 || { echo "another benches/pgo.sh is running on $out" >&2; exit 2; }
 sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | awk '/^host:/ {print $2}')
 profdata=$sysroot/lib/rustlib/$host/bin/llvm-profdata
@@ -31,7 +41,8 @@ profdata=$sysroot/lib/rustlib/$host/bin/llvm-profdata
 echo "== 1/3 instrumented build" >&2
 rm -rf "$out/raw" "$out/train"
 RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$out/raw" \
-  cargo build --release --locked --bin robogate --target-dir "$out/gen" --manifest-path "$repo/Cargo.toml"
+  cargo build --release --locked --bin robogate --target "$host" --target-dir "$out/gen" \
+  --manifest-path "$repo/Cargo.toml"
 
 echo "== 2/3 training for ${DUR}s" >&2
 w=$out/train
@@ -82,13 +93,20 @@ pids=()
 cleanup() { for p in "${pids[@]:-}"; do kill -TERM "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 nginx -p "$w" -c "$w/origin.conf" & pids+=($!)
-(cd "$w" && RUST_LOG=info exec "$out/gen/release/robogate" --config robogate.toml) >"$w/robogate.out" 2>&1 & rg=$!; pids+=($rg)
-up() { for _ in $(seq 1 300); do curl -kfso /dev/null "$1" && return 0; sleep 0.1; done; echo "$1 never answered" >&2; exit 3; }
+(cd "$w" && RUST_LOG=info exec "$out/gen/$host/release/robogate" --config robogate.toml) >"$w/robogate.out" 2>&1 & rg=$!; pids+=($rg)
+up() {
+  for _ in $(seq 1 300); do curl -kfso /dev/null "$1" && return 0; sleep 0.1; done
+  echo "$1 never answered: see $w/robogate.out and $w/origin.err" >&2; exit 3
+}
 up "http://127.0.0.1:$origin/"; up "http://127.0.0.1:$admin/readyz"; up "https://127.0.0.1:$tls/robots.txt"
 # a load command, with /metrics scraped each second while it runs; fails if the load fails
 load() {
-  "$@" >&2 & local p=$!
-  while kill -0 "$p" 2>/dev/null; do curl -fso /dev/null "http://127.0.0.1:$admin/metrics"; sleep 1; done
+  "$@" >&2 & local p=$!; pids+=("$p")
+  while kill -0 "$p" 2>/dev/null; do
+    curl -fsS --max-time 5 -o /dev/null "http://127.0.0.1:$admin/metrics" \
+      || { echo "/metrics did not answer: see $w/robogate.out" >&2; exit 3; }
+    sleep 1
+  done
   wait "$p"
 }
 part=$(( DUR / 5 > 0 ? DUR / 5 : 1 ))
@@ -98,15 +116,22 @@ ua="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 load h2load -D "$part" -c 8 -m 10 -t 1 -H "user-agent: $ua" \
   "https://127.0.0.1:$tls/" "https://127.0.0.1:$tls/a/page.html" "https://127.0.0.1:$tls/private/x"
 openssl s_time -connect "127.0.0.1:$tls" -new -time 2 >/dev/null 2>&1 || true
+# robogate writes its profile as it exits; the origin is not needed any more
 kill -TERM "$rg"; wait "$rg" || true
-ls "$out"/raw/*.profraw >/dev/null 2>&1 || { echo "training wrote no profile" >&2; exit 1; }
+cleanup; wait; pids=()
+ls "$out"/raw/*.profraw >/dev/null 2>&1 || { echo "training wrote no profile: see $w/robogate.out" >&2; exit 1; }
+rm -rf "$w" # its access log alone is some 200 MB
 
 echo "== 3/3 optimised build" >&2
+rm -f "$out"/robogate-*.profdata # an earlier run's
 "$profdata" merge -o "$out/robogate.profdata" "$out"/raw/*.profraw
 # The profile's hash in its name: cargo sees RUSTFLAGS, not the file, and must rebuild when it
 # changes.
 sum=$(sha256sum "$out/robogate.profdata" | cut -c1-12)
 mv "$out/robogate.profdata" "$out/robogate-$sum.profdata"
 RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$out/robogate-$sum.profdata" \
-  cargo build --release --locked --bin robogate --target-dir "$out" --manifest-path "$repo/Cargo.toml"
-echo "$out/release/robogate"
+  cargo build --release --locked --bin robogate --target "$host" --target-dir "$out" \
+  --manifest-path "$repo/Cargo.toml"
+# copied, then renamed: a copy over a running binary would fail ("Text file busy")
+cp "$out/$host/release/robogate" "$out/robogate.new" && mv -f "$out/robogate.new" "$out/robogate"
+echo "$out/robogate"
