@@ -25,7 +25,10 @@ out=$repo/target/pgo
 DUR=${DUR:-20}; CONN=${CONN:-32}
 [[ $DUR =~ ^[0-9]+$ ]] && ((DUR >= 5)) || { echo "DUR: whole seconds, at least 5" >&2; exit 2; }
 missing=()
-for c in nginx wrk h2load openssl python3 curl; do command -v $c >/dev/null || missing+=("$c"); done
+# Debian puts nginx in /usr/sbin, off a non-root PATH (as .ci/deps and tlsbench.sh allow)
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$nginx" ] || missing+=(nginx)
+for c in wrk h2load openssl python3 curl; do command -v $c >/dev/null || missing+=("$c"); done
 if ((${#missing[@]})); then
   echo "needs ${missing[*]}: bash $repo/.ci/deps installs them" >&2; exit 2
 fi
@@ -92,7 +95,7 @@ pids=()
 # TERM: nginx's master then stops its worker too
 cleanup() { for p in "${pids[@]:-}"; do kill -TERM "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
-nginx -p "$w" -c "$w/origin.conf" & pids+=($!)
+"$nginx" -p "$w" -c "$w/origin.conf" & pids+=($!)
 (cd "$w" && RUST_LOG=info exec "$out/gen/$host/release/robogate" --config robogate.toml) >"$w/robogate.out" 2>&1 & rg=$!; pids+=($rg)
 up() {
   for _ in $(seq 1 300); do curl -kfso /dev/null "$1" && return 0; sleep 0.1; done
@@ -109,7 +112,7 @@ load() {
   done
   wait "$p"
 }
-part=$(( DUR / 5 > 0 ? DUR / 5 : 1 ))
+part=$(( DUR / 5 )) # DUR is at least 5
 load wrk -t1 -c"$CONN" -d"$(( DUR - 2 * part ))s" -s "$repo/benches/pgo-train.lua" "http://127.0.0.1:$proxy/"
 load wrk -t1 -c"$CONN" -d"${part}s" -s "$repo/benches/pgo-train.lua" "https://127.0.0.1:$tls/"
 ua="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
