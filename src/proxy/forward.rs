@@ -88,7 +88,8 @@ pub fn strip_hop_by_hop(req: &mut RequestHeader) {
 }
 
 /// Idle keep-alive connections to the origin, newest last. Shared by all worker threads of the
-/// proxy service (one multi-threaded runtime, so any worker may drive any connection).
+/// proxy service (one work-stealing runtime when there are several, so any worker may drive any
+/// connection).
 pub struct OriginPool {
     idle: Mutex<VecDeque<Idle>>,
 }

@@ -86,6 +86,11 @@ fn server_conf(settings: &Settings) -> ServerConf {
         .to_string();
     ServerConf {
         threads: settings.threads,
+        // One thread has no one to steal from: a current-thread runtime drives it without the
+        // work-stealing scheduler's cross-thread bookkeeping (3–5% less CPU a request,
+        // BENCHMARKS.md "Stop 22"). With more threads, stealing keeps a busy connection from
+        // stalling the others that landed on its thread.
+        work_stealing: settings.threads > 1,
         grace_period_seconds: Some(settings.grace_period.as_secs()),
         graceful_shutdown_timeout_seconds: Some(1),
         upgrade_sock: format!("{pid}.upgrade.sock"),
@@ -332,4 +337,30 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     drain::settle(Duration::from_millis(200));
     exit.finish();
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The settings of a minimal config with `[server] threads = threads`.
+    fn settings(threads: usize) -> Settings {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("robots.txt"), "User-agent: *\nDisallow:\n").unwrap();
+        let conf = dir.path().join("robogate.toml");
+        std::fs::write(
+            &conf,
+            format!("[server]\nthreads = {threads}\n[origin]\naddress = \"127.0.0.1:1\"\n"),
+        )
+        .unwrap();
+        config::load(&conf, 1).unwrap().settings
+    }
+
+    #[test]
+    fn one_thread_runs_without_work_stealing_and_more_threads_steal() {
+        let one = server_conf(&settings(1));
+        assert_eq!((one.threads, one.work_stealing), (1, false));
+        let two = server_conf(&settings(2));
+        assert_eq!((two.threads, two.work_stealing), (2, true));
+    }
 }
