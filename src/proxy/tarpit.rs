@@ -1,7 +1,8 @@
 //! The tarpit: a plausible HTML page dripped a few bytes per tick, close-delimited (no
 //! Content-Length), bounded in time and size, capped globally and per client IP (the caps are
 //! live state: `state::tarpits`). Each tarpit is a parked tokio task between ticks: no worker
-//! thread is held.
+//! thread is held. Bare tarpits (below) drip on a thread of their own ([`drip_thread`]), beside
+//! the requests instead of between them.
 //!
 //! Two ways to serve it:
 //! - **On the bare connection** ([`Handoff`], the usual case: HTTP/1 with no request body).
@@ -17,6 +18,7 @@
 
 use std::fmt::Write as _;
 use std::os::fd::{AsRawFd, BorrowedFd};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -154,12 +156,20 @@ impl Handoff {
 /// The head of a tarpit's answer: a page of unknown length, then the connection closes.
 const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
 
-/// Serves a handed-off tarpit on the connection pingora gave back, as a task of its own.
+/// Serves a handed-off tarpit on the connection pingora gave back, as a task of its own: on the
+/// tarpit thread ([`drip_thread`]) when the connection is a bare TCP socket.
 pub fn spawn(connection: Stream, handoff: Handoff, shutdown: ShutdownWatch) {
     match bare_socket(connection) {
         Ok(socket) => {
-            if let Ok(socket) = tokio::net::TcpStream::from_std(socket) {
-                tokio::spawn(drip_bare(socket, handoff, shutdown));
+            let drip = async move {
+                // Registered with the reactor of the runtime that runs the drip.
+                if let Ok(socket) = tokio::net::TcpStream::from_std(socket) {
+                    drip_bare(socket, handoff, shutdown).await;
+                }
+            };
+            match drip_thread() {
+                Some(thread) => drop(thread.spawn(drip)),
+                None => drop(tokio::spawn(drip)),
             }
         }
         // TLS: the connection's state is the TLS session's; it is kept as it is.
@@ -167,6 +177,32 @@ pub fn spawn(connection: Stream, handoff: Handoff, shutdown: ShutdownWatch) {
             tokio::spawn(drip_bare(connection, handoff, shutdown));
         }
     }
+}
+
+/// The runtime of the thread that drips every bare tarpit, started at the first one; `None` if
+/// it could not be started (the drips then run on the proxy's threads).
+///
+/// Each drip is a small TCP send, ~14 µs of CPU with the ACK it brings back; 5,000 tarpits
+/// make 5,000 a second, and tokio fires the ones due in the same millisecond together. On the
+/// proxy's threads a browser's request that arrived during such a batch waited for it (its p99
+/// beside 5,000 tarpits 1.3–2.4× its p99 without, BENCHMARKS.md "Stop 22"); on a thread of
+/// their own the drips run beside the requests, on another core when there is one.
+fn drip_thread() -> Option<&'static tokio::runtime::Handle> {
+    static THREAD: OnceLock<Option<tokio::runtime::Handle>> = OnceLock::new();
+    THREAD
+        .get_or_init(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            let handle = runtime.handle().clone();
+            std::thread::Builder::new()
+                .name("robogate tarpit".into())
+                .spawn(move || runtime.block_on(std::future::pending::<()>()))
+                .ok()?;
+            Some(handle)
+        })
+        .as_ref()
 }
 
 /// The TCP socket under a plain pingora connection, as a socket of its own: a duplicate of its

@@ -409,6 +409,42 @@ fn crawl_delay_paces_a_robot_whatever_its_version() {
     );
 }
 
+/// CPU time (ns) of each of process `pid`'s threads named `name`.
+fn thread_cpu_ns(pid: u32, name: &str) -> Vec<u64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .filter_map(|task| {
+            let dir = task.ok()?.path();
+            let comm = std::fs::read_to_string(dir.join("comm")).ok()?;
+            (comm.trim_end() == name).then_some(())?;
+            let schedstat = std::fs::read_to_string(dir.join("schedstat")).ok()?;
+            schedstat.split_whitespace().next()?.parse().ok()
+        })
+        .collect()
+}
+
+/// A drip is a TCP send, and tokio fires the drips due in the same millisecond together: on the
+/// proxy's thread a batch of them delayed the browsers' requests behind it (BENCHMARKS.md, "Stop
+/// 22"). Bare tarpits drip on one thread of their own, started by the first tarpit.
+#[test]
+fn bare_tarpits_drip_on_a_thread_of_their_own() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, TARPIT);
+    let pid = rg.child.id();
+    assert_eq!(get(rg.addr, "/", Some(FIREFOX)).unwrap().status, 200);
+    assert!(
+        thread_cpu_ns(pid, "robogate tarpit").is_empty(),
+        "no tarpit yet"
+    );
+    let (mut s, _) = enter_tarpit(&rg);
+    let mut drips = [0u8; 16];
+    s.read_exact(&mut drips).unwrap(); // 4 drips of 4 bytes, 200 ms apart
+    let threads = thread_cpu_ns(pid, "robogate tarpit");
+    assert_eq!(threads.len(), 1, "one tarpit thread: {threads:?}");
+    assert!(threads[0] > 0, "the tarpit thread ran the drips");
+    assert_eq!(get(rg.addr, "/", Some(FIREFOX)).unwrap().status, 200);
+}
+
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
