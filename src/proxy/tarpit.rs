@@ -185,8 +185,8 @@ pub fn spawn(connection: Stream, handoff: Handoff, shutdown: ShutdownWatch) {
 /// Each drip is a small TCP send, ~14 µs of CPU with the ACK it brings back; 5,000 tarpits
 /// make 5,000 a second, and tokio fires the ones due in the same millisecond together. On the
 /// proxy's threads a browser's request that arrived during such a batch waited for it (its p99
-/// beside 5,000 tarpits 1.3–2.4× its p99 without, BENCHMARKS.md "Stop 22"); on a thread of
-/// their own the drips run beside the requests, on another core when there is one.
+/// beside 5,000 tarpits 1.1–2.4× its p99 without, median 1.7×, BENCHMARKS.md "Stop 22"); on a
+/// thread of their own the drips run beside the requests, on another core when there is one.
 fn drip_thread() -> Option<&'static tokio::runtime::Handle> {
     static THREAD: OnceLock<Option<tokio::runtime::Handle>> = OnceLock::new();
     THREAD
