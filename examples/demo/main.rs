@@ -19,7 +19,10 @@ fn main() -> ExitCode {
     let listener = match std::net::TcpListener::bind(&origin_addr) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("demo origin: cannot listen on {origin_addr}: {e}");
+            eprintln!(
+                "demo origin: cannot listen on {origin_addr}: {e} (ROBOGATE_DEMO_ORIGIN moves it; \
+                 point a copy of conf/'s [origin] address there too: README, Quick start)"
+            );
             return ExitCode::from(1);
         }
     };
