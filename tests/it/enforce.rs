@@ -439,9 +439,14 @@ fn bare_tarpits_drip_on_a_thread_of_their_own() {
     let (mut s, _) = enter_tarpit(&rg);
     let mut drips = [0u8; 16];
     s.read_exact(&mut drips).unwrap(); // 4 drips of 4 bytes, 200 ms apart
-    let threads = thread_cpu_ns(pid, "robogate tarpit");
-    assert_eq!(threads.len(), 1, "one tarpit thread: {threads:?}");
-    assert!(threads[0] > 0, "the tarpit thread ran the drips");
+    let before = thread_cpu_ns(pid, "robogate tarpit");
+    assert_eq!(before.len(), 1, "one tarpit thread: {before:?}");
+    s.read_exact(&mut drips).unwrap(); // 4 more, with nothing else for robogate to do
+    let after = thread_cpu_ns(pid, "robogate tarpit");
+    assert!(
+        after[0] > before[0],
+        "the tarpit thread ran the drips: {before:?} → {after:?}"
+    );
     assert_eq!(get(rg.addr, "/", Some(FIREFOX)).unwrap().status, 200);
 }
 
