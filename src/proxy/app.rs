@@ -1,14 +1,17 @@
-//! The proxy's connection loop: pingora's own for HTTP/1 (a session per request on a kept-alive
-//! connection), with one addition — a connection whose request was tarpitted comes back from
-//! pingora carrying a [`tarpit::Handoff`] as its connection context, and is served by
-//! [`tarpit::spawn`] on the bare socket instead of a next request. HTTP/2 connections go to
-//! pingora's loop unchanged.
+//! The proxy's connection loop. An HTTP/1 connection starts in robogate's own lane
+//! ([`lane`]), which answers plain GET/HEAD requests itself; the first request it declines is
+//! handed, with every byte read, to pingora's own loop (a session per request on a kept-alive
+//! connection), which keeps the connection from then on. One addition to pingora's loop: a
+//! connection whose request was tarpitted comes back from pingora carrying a
+//! [`tarpit::Handoff`] as its connection context, and is served by [`tarpit::spawn`] on the bare
+//! socket instead of a next request. HTTP/2 connections go to pingora's loop unchanged.
 //!
-//! Why a loop of our own: pingora hands a connection back between requests only to the loop that
-//! called `process_new_http` (`ServerApp::process_new` of its `HttpServerApp` blanket impl, which
-//! would start the next request's session at once). The loop below is that impl's HTTP/1 branch,
-//! step for step; `persist_connection_context` and `ReusedHttpStream` are pingora's public API for
-//! carrying state across requests on a connection.
+//! Why a loop of our own around pingora's: pingora hands a connection back between requests only
+//! to the loop that called `process_new_http` (`ServerApp::process_new` of its `HttpServerApp`
+//! blanket impl, which would start the next request's session at once). The loop below is that
+//! impl's HTTP/1 branch, step for step; `persist_connection_context` and `ReusedHttpStream` are
+//! pingora's public API for carrying state across requests on a connection, and
+//! `set_pipelined_prefix` its way to give a session bytes already read.
 
 use std::sync::Arc;
 
@@ -19,21 +22,25 @@ use pingora_core::protocols::{Stream, ALPN};
 use pingora_core::server::ShutdownWatch;
 use pingora_proxy::HttpProxy;
 
-use crate::proxy::{tarpit, Gate};
+use crate::proxy::{lane, tarpit, Gate};
 
 /// pingora's default keep-alive timeout for a new HTTP/1 connection (seconds); the `Gate`
 /// replaces it with `server.keepalive_timeout` per request.
 const KEEPALIVE_SECS: u64 = 60;
 
-/// The proxy service's app: pingora's HTTP proxy around [`Gate`], in the loop described above.
+/// The proxy service's app: robogate's own HTTP/1 lane ([`lane`]), then pingora's HTTP proxy
+/// around [`Gate`] in the loop described above for a connection the lane hands over.
 pub struct App {
     proxy: Arc<HttpProxy<Gate>>,
+    /// The same gate as the proxy's (a clone sharing its state), for the lane.
+    gate: Gate,
 }
 
 impl App {
-    pub fn new(proxy: HttpProxy<Gate>) -> App {
+    pub fn new(proxy: HttpProxy<Gate>, gate: Gate) -> App {
         App {
             proxy: Arc::new(proxy),
+            gate,
         }
     }
 }
@@ -49,13 +56,24 @@ impl ServerApp for App {
         if matches!(stream.selected_alpn_proto(), Some(ALPN::H2)) {
             return self.proxy.process_new(stream, shutdown).await;
         }
+        let (stream, read, served) = match lane::Conn::new(stream).serve(&self.gate, shutdown).await
+        {
+            lane::Ended::Closed => return None,
+            lane::Ended::HandOver(stream, read, served) => (stream, read, served),
+        };
+        let limit = self
+            .proxy
+            .server_options()
+            .and_then(|o| o.keepalive_request_limit);
         let mut session = ServerSession::new_http1(stream);
         session.set_keepalive((!*shutdown.borrow()).then_some(KEEPALIVE_SECS));
-        session.set_keepalive_reuses_remaining(
-            self.proxy
-                .server_options()
-                .and_then(|o| o.keepalive_request_limit),
-        );
+        session.set_keepalive_reuses_remaining(limit.map(|l| l.saturating_sub(served)));
+        if let ServerSession::H1(h1) = &mut session {
+            if !read.is_empty() {
+                // The request the lane declined, and whatever the client sent after it.
+                h1.set_pipelined_prefix(read);
+            }
+        }
         let mut result = self.proxy.process_new_http(session, shutdown).await;
         while let Some((stream, mut settings)) = result.map(ReusedHttpStream::consume) {
             if let Some(handoff) = settings.as_mut().and_then(take_handoff) {

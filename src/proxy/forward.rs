@@ -33,6 +33,7 @@ use pingora_proxy::Session;
 use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::policy::{Policy, Upstream};
+use crate::proxy::downstream::Downstream;
 
 /// Idle origin connections kept at most (pingora's own pool default).
 pub const MAX_IDLE: usize = 128;
@@ -167,9 +168,9 @@ fn still_open(stream: &mut Stream) -> bool {
 /// request head from the client's; `decorate` adds robogate's fields to the response head.
 /// A pooled connection that fails before the response head arrived is replaced by a new
 /// connection once: the request has no body, so sending it again is safe.
-pub async fn exchange(
-    session: &mut Session,
-    build: impl Fn(&Session) -> Result<RequestHeader>,
+pub async fn exchange<D: Downstream>(
+    session: &mut D,
+    build: impl Fn(&D) -> Result<RequestHeader>,
     up: &Upstream,
     pool: &OriginPool,
     decorate: impl FnOnce(&mut ResponseHeader, &RequestHeader) -> Result<()>,
@@ -201,7 +202,7 @@ pub async fn exchange(
         if session.req_header().version == Version::HTTP_11 {
             resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
         } else {
-            session.set_keepalive(None);
+            session.close_after();
         }
     }
     resp.set_version(Version::HTTP_11);
@@ -211,12 +212,12 @@ pub async fn exchange(
     if no_body {
         release(origin, up, pool).await;
         return session
-            .write_response_header(resp, true)
+            .write_head(resp, true)
             .await
             .map_err(|e| e.into_down());
     }
     session
-        .write_response_header(resp, false)
+        .write_head(resp, false)
         .await
         .map_err(|e| e.into_down())?;
     let mut last = None;
@@ -227,13 +228,13 @@ pub async fn exchange(
             break;
         }
         session
-            .write_response_body(Some(chunk), false)
+            .write_body(Some(chunk), false)
             .await
             .map_err(|e| e.into_down())?;
     }
     release(origin, up, pool).await;
     session
-        .write_response_body(last, true)
+        .write_body(last, true)
         .await
         .map_err(|e| e.into_down())
 }

@@ -5,8 +5,10 @@
 pub mod access_log;
 pub mod admin;
 pub mod app;
+pub mod downstream;
 pub mod forward;
 pub mod in_flight;
+pub mod lane;
 pub mod origin_tls;
 pub mod problem;
 pub mod respond;
@@ -33,13 +35,16 @@ use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Tell, Upstream};
 use crate::robots;
 use crate::state::ledger::Reader;
+use crate::state::tarpits::TarpitGuard;
 use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
 use in_flight::InFlight;
 use respond::Acted;
 
-/// The proxy service: one shared pointer to the live policy, and the fixed settings.
+/// The proxy service: one shared pointer to the live policy, and the fixed settings. Cloned
+/// for [`lane`], which shares all of it.
+#[derive(Clone)]
 pub struct Gate {
     live: Arc<ArcSwap<Policy>>,
     settings: Arc<Settings>,
@@ -87,13 +92,13 @@ impl Gate {
 
     /// The client's address: the TCP peer, or the address the peer reports in
     /// `X-Forwarded-For` when it is one of `server.trusted_proxies` (see [`crate::forwarded`]).
-    fn client(&self, session: &Session) -> Option<IpAddr> {
-        let peer = peer_ip(session)?;
+    fn client(&self, peer: Option<IpAddr>, req: &RequestHeader) -> Option<IpAddr> {
+        let peer = peer?;
         let trusted = &self.settings.trusted_proxies;
         if trusted.is_empty() {
             return Some(peer);
         }
-        let xff = session.req_header().headers.get_all(X_FORWARDED_FOR);
+        let xff = req.headers.get_all(X_FORWARDED_FOR);
         Some(trusted.client(peer, xff.iter().map(|v| v.as_bytes())))
     }
 
@@ -102,13 +107,8 @@ impl Gate {
     /// not in pingora's `early_request_filter`: with no downstream modules nothing runs between
     /// the two, and each hook is one more boxed future per request.
     fn take_in(&self, session: &mut Session, ctx: &mut RequestCtx) {
-        ctx.client = self.client(session);
-        let req = session.req_header();
-        ctx.asked = Some(Asked {
-            method: req.method.clone(),
-            uri: req.uri.clone(),
-            user_agent: req.headers.get(header::USER_AGENT).cloned(),
-        });
+        ctx.client = self.client(peer_ip(session), session.req_header());
+        ctx.asked = Some(Asked::of(session.req_header()));
         let s = &self.settings;
         // pingora has already ruled out keep-alive where HTTP forbids it (an HTTP/1.0 client that
         // did not ask for it, `Connection: close`, ambiguous framing); only the timeout is ours.
@@ -129,9 +129,93 @@ impl Gate {
 
     /// Did the request come from one of `server.trusted_proxies` (whose `X-Forwarded-Proto` is
     /// passed on)?
-    fn sent_by_trusted_proxy(&self, session: &Session) -> bool {
+    fn sent_by_trusted_proxy(&self, peer: Option<IpAddr>) -> bool {
         let trusted = &self.settings.trusted_proxies;
-        !trusted.is_empty() && peer_ip(session).is_some_and(|ip| trusted.contains(ip))
+        !trusted.is_empty() && peer.is_some_and(|ip| trusted.contains(ip))
+    }
+
+    /// Decides what to do with a request from `client` (see [`Gate::client`]), under `policy`:
+    /// the decision, with the place [`LiveState::admit`] took for a tarpit. Its evidence line,
+    /// if it is a refusal, is written here.
+    async fn decide(
+        &self,
+        policy: &Policy,
+        req: &RequestHeader,
+        client: Option<IpAddr>,
+    ) -> (Decision, Option<TarpitGuard>) {
+        let (decision, tarpit) = match user_agent(req) {
+            Ok(ua) => {
+                let claim = Claim {
+                    user_agent: ua.as_deref(),
+                    client,
+                    method: &req.method,
+                    uri: &req.uri,
+                    authority: req.headers.get(header::HOST).and_then(|h| h.to_str().ok()),
+                    headers: &req.headers,
+                    // `/robots.txt` is never slowed (the policy serves any spelling of it).
+                    waits: !robots::Canonical::new(target(req)).is_robots_txt(),
+                };
+                let proof = self.verifier.identify(policy, claim).await;
+                let mut facts = RequestFacts {
+                    target: target(req),
+                    user_agent: ua.as_deref(),
+                    is_get_or_head: req.method == http::Method::GET
+                        || req.method == http::Method::HEAD,
+                    identity: proof.identity,
+                    signed_agent: proof.signed_agent,
+                    claimed_agent: proof.claimed_agent,
+                    embedded: embedded(req),
+                    ..RequestFacts::default()
+                };
+                let asker = Client {
+                    ip: client,
+                    user_agent: ua.as_deref(),
+                    trusted_proxy: client
+                        .is_some_and(|ip| self.settings.trusted_proxies.contains(ip)),
+                    reader: Reader::of(policy, &facts),
+                };
+                let standing = self.state.standing(policy, &asker).await;
+                facts.standing = standing.suspicion();
+                facts.read = standing.read;
+                facts.read_robots = standing.read_robots.as_deref();
+                let mut decision = policy.decide(&facts);
+                let tarpit = self.state.admit(&mut decision, policy, &asker).await;
+                self.state
+                    .tally(policy, &decision, &asker, reason_of(&decision).as_str());
+                if decision.read == Read::Unknown
+                    && self.evidence.is_some()
+                    && ActionLabel::of(decision.outcome).is_taken_on_a_robot()
+                {
+                    // A browser-UA client refused (a trap, rapid fire): the evidence line says
+                    // whether it had fetched robots.txt all the same.
+                    decision.read = self.state.read_by_user_agent(policy, &asker).await;
+                }
+                (decision, tarpit)
+            }
+            Err(SeveralUserAgents) => (Decision::bad_request(), None),
+        };
+        if let Some(e) = evidence_of(policy, &decision, client, req) {
+            crate::evidence::RECENT.push(&e); // the status page's latest refusals
+            if let Some(log) = &self.evidence {
+                log.record(e);
+            }
+        }
+        (decision, tarpit)
+    }
+
+    /// The request head the origin gets for a request the direct lane forwards.
+    fn upstream_request(
+        &self,
+        req: &RequestHeader,
+        up: &Upstream,
+        peer: Option<IpAddr>,
+        scheme: &'static str,
+    ) -> Result<RequestHeader> {
+        let mut upstream = req.clone();
+        forward::strip_hop_by_hop(&mut upstream);
+        let from_trusted_proxy = self.sent_by_trusted_proxy(peer);
+        prepare_upstream_request(&mut upstream, up, peer, from_trusted_proxy, scheme)?;
+        Ok(upstream)
     }
 }
 
@@ -166,6 +250,16 @@ struct Asked {
     uri: http::Uri,
     /// Shares the request head's buffer: cloning it copies no bytes.
     user_agent: Option<http::HeaderValue>,
+}
+
+impl Asked {
+    fn of(req: &RequestHeader) -> Asked {
+        Asked {
+            method: req.method.clone(),
+            uri: req.uri.clone(),
+            user_agent: req.headers.get(header::USER_AGENT).cloned(),
+        }
+    }
 }
 
 impl Drop for RequestCtx {
@@ -359,66 +453,7 @@ impl ProxyHttp for Gate {
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         self.take_in(session, ctx);
         let policy = self.live.load_full();
-        let req = session.req_header();
-        let client = ctx.client;
-        let decision = match user_agent(req) {
-            Ok(ua) => {
-                let claim = Claim {
-                    user_agent: ua.as_deref(),
-                    client,
-                    method: &req.method,
-                    uri: &req.uri,
-                    authority: req.headers.get(header::HOST).and_then(|h| h.to_str().ok()),
-                    headers: &req.headers,
-                    // `/robots.txt` is never slowed (the policy serves any spelling of it).
-                    waits: !robots::Canonical::new(target(req)).is_robots_txt(),
-                };
-                let proof = self.verifier.identify(&policy, claim).await;
-                let mut facts = RequestFacts {
-                    target: target(req),
-                    user_agent: ua.as_deref(),
-                    is_get_or_head: req.method == http::Method::GET
-                        || req.method == http::Method::HEAD,
-                    identity: proof.identity,
-                    signed_agent: proof.signed_agent,
-                    claimed_agent: proof.claimed_agent,
-                    embedded: embedded(req),
-                    ..RequestFacts::default()
-                };
-                let asker = Client {
-                    ip: client,
-                    user_agent: ua.as_deref(),
-                    trusted_proxy: client
-                        .is_some_and(|ip| self.settings.trusted_proxies.contains(ip)),
-                    reader: Reader::of(&policy, &facts),
-                };
-                let standing = self.state.standing(&policy, &asker).await;
-                facts.standing = standing.suspicion();
-                facts.read = standing.read;
-                facts.read_robots = standing.read_robots.as_deref();
-                let mut decision = policy.decide(&facts);
-                let tarpit = self.state.admit(&mut decision, &policy, &asker).await;
-                self.state
-                    .tally(&policy, &decision, &asker, reason_of(&decision).as_str());
-                if decision.read == Read::Unknown
-                    && self.evidence.is_some()
-                    && ActionLabel::of(decision.outcome).is_taken_on_a_robot()
-                {
-                    // A browser-UA client refused (a trap, rapid fire): the evidence line says
-                    // whether it had fetched robots.txt all the same.
-                    decision.read = self.state.read_by_user_agent(&policy, &asker).await;
-                }
-                (decision, tarpit)
-            }
-            Err(SeveralUserAgents) => (Decision::bad_request(), None),
-        };
-        let (decision, tarpit) = decision;
-        if let Some(e) = evidence_of(&policy, &decision, client, req) {
-            crate::evidence::RECENT.push(&e); // the status page's latest refusals
-            if let Some(log) = &self.evidence {
-                log.record(e);
-            }
-        }
+        let (decision, tarpit) = self.decide(&policy, session.req_header(), ctx.client).await;
         ctx.policy = Some(policy.clone());
         let decision = &*ctx.decision.insert(decision);
         match respond::act(session, &policy, decision, tarpit).await? {
@@ -435,14 +470,9 @@ impl ProxyHttp for Gate {
             return Ok(false); // pingora's general proxy path (the direct lane speaks plain HTTP)
         }
         let up = &policy.upstream;
-        let from_trusted_proxy = self.sent_by_trusted_proxy(session);
-        let build = |session: &Session| {
-            let mut req = session.req_header().clone();
-            forward::strip_hop_by_hop(&mut req);
-            let scheme = client_scheme(session);
-            prepare_upstream_request(&mut req, up, peer_ip(session), from_trusted_proxy, scheme)?;
-            Ok(req)
-        };
+        let (peer, scheme) = (peer_ip(session), client_scheme(session));
+        let build =
+            |session: &Session| self.upstream_request(session.req_header(), up, peer, scheme);
         let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
             decorate_response(resp, &policy, decision)
         };
@@ -470,7 +500,7 @@ impl ProxyHttp for Gate {
             upstream,
             &policy.upstream,
             peer_ip(session),
-            self.sent_by_trusted_proxy(session),
+            self.sent_by_trusted_proxy(peer_ip(session)),
             client_scheme(session),
         )
     }

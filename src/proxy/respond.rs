@@ -9,6 +9,7 @@ use pingora_proxy::Session;
 use crate::evidence::Reason;
 use crate::metrics::UpstreamError;
 use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
+use crate::proxy::downstream::Downstream;
 use crate::proxy::problem::{self, Refusal};
 use crate::proxy::{reason_of, tarpit};
 use crate::state::tarpits::TarpitGuard;
@@ -32,14 +33,8 @@ pub async fn act(
     decision: &Decision,
     tarpit: Option<TarpitGuard>,
 ) -> Result<Acted> {
-    let answered = |r: Result<()>| r.map(|()| Acted::Answered);
     match (decision.outcome, tarpit) {
-        (Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit, _) => Ok(Acted::Forward),
-        (Outcome::RobotsTxt, _) => answered(robots_txt(session, policy).await),
-        (Outcome::Limit { retry_after_secs }, _) => {
-            answered(too_fast(session, decision, retry_after_secs).await)
-        }
-        (Outcome::BadRequest, _) => answered(bad_request(session).await),
+        (outcome, _) if forwards(outcome) => Ok(Acted::Forward),
         (Outcome::Tarpit, Some(place)) => {
             match tarpit::Handoff::prepare(session, place, &policy.tarpit) {
                 Ok(handoff) => Ok(Acted::HandOff(Box::new(handoff))),
@@ -47,17 +42,47 @@ pub async fn act(
                     let path = session.req_header().uri.path().to_string();
                     // Boxed: the drip's state lives on the heap for tarpits only, instead of
                     // enlarging every request's future.
-                    answered(Box::pin(tarpit::drip(session, &policy.tarpit, &path)).await)
+                    Box::pin(tarpit::drip(session, &policy.tarpit, &path)).await?;
+                    Ok(Acted::Answered)
                 }
             }
         }
-        // A tarpit without a place is never decided (admit blocks instead); block if it were.
-        (Outcome::Block | Outcome::Tarpit, _) => answered(block(session, policy, decision).await),
+        _ => answer(session, policy, decision)
+            .await
+            .map(|()| Acted::Answered),
+    }
+}
+
+/// Does this outcome send the request on to the origin (passed, or refused in shadow mode only)?
+pub fn forwards(outcome: Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit
+    )
+}
+
+/// Writes robogate's own answer to a request that is neither [`forwards`]ed nor tarpitted:
+/// robots.txt, a 429, a 400, or a block (also for a tarpit decided without a place, which
+/// [`crate::state::LiveState::admit`] never does).
+pub async fn answer(
+    session: &mut impl Downstream,
+    policy: &Policy,
+    decision: &Decision,
+) -> Result<()> {
+    match decision.outcome {
+        Outcome::RobotsTxt => robots_txt(session, policy).await,
+        Outcome::Limit { retry_after_secs } => too_fast(session, decision, retry_after_secs).await,
+        Outcome::BadRequest => bad_request(session).await,
+        Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await,
+        Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Error::e_explain(
+            ErrorType::InternalError,
+            "a forwarded request has no answer of robogate's",
+        ),
     }
 }
 
 /// 400 for a request with more than one `User-Agent` field: which one names the client?
-async fn bad_request(session: &mut Session) -> Result<()> {
+async fn bad_request(session: &mut impl Downstream) -> Result<()> {
     local(
         session,
         400,
@@ -73,7 +98,11 @@ async fn bad_request(session: &mut Session) -> Result<()> {
 }
 
 /// 429 for a robot going faster than its group's Crawl-delay, or a client over `[rapid_fire]`.
-async fn too_fast(session: &mut Session, decision: &Decision, retry_after_secs: u32) -> Result<()> {
+async fn too_fast(
+    session: &mut impl Downstream,
+    decision: &Decision,
+    retry_after_secs: u32,
+) -> Result<()> {
     let reason = reason_of(decision);
     let detail = match reason {
         Reason::RapidFire => {
@@ -103,7 +132,7 @@ async fn too_fast(session: &mut Session, decision: &Decision, retry_after_secs: 
 
 /// Writes a refusal: as problem details when the client's `Accept` prefers JSON, else `text`.
 async fn refuse(
-    session: &mut Session,
+    session: &mut impl Downstream,
     refusal: Refusal<'_>,
     text: String,
     extra: &[(header::HeaderName, &str)],
@@ -127,7 +156,7 @@ async fn refuse(
 /// Writes a complete local response with Content-Length (HEAD gets the headers only; a 304 has
 /// no body and no Content-Length, RFC 9110 §8.6).
 async fn local(
-    session: &mut Session,
+    session: &mut impl Downstream,
     status: u16,
     headers: &[(header::HeaderName, &str)],
     body: Bytes,
@@ -140,17 +169,15 @@ async fn local(
         resp.insert_header(header::CONTENT_LENGTH, body.len().to_string())?;
     }
     let head_only = session.req_header().method == http::Method::HEAD || status == 304;
-    session
-        .write_response_header(Box::new(resp), head_only)
-        .await?;
+    session.write_head(Box::new(resp), head_only).await?;
     if !head_only {
-        session.write_response_body(Some(body), true).await?;
+        session.write_body(Some(body), true).await?;
     }
     Ok(())
 }
 
 /// `/robots.txt`: the exact bytes being enforced, with validators and 304 on revalidation.
-async fn robots_txt(session: &mut Session, policy: &Policy) -> Result<()> {
+async fn robots_txt(session: &mut impl Downstream, policy: &Policy) -> Result<()> {
     let file = &policy.robots;
     // A 5xx is the complete disallow standing in for an origin robots.txt never fetched: not a
     // file to keep. Uncacheable and without validators (so never a 304), or a cache would go on
@@ -284,7 +311,7 @@ fn quoted_target(req: &pingora_http::RequestHeader) -> String {
     }
 }
 
-async fn block(session: &mut Session, policy: &Policy, decision: &Decision) -> Result<()> {
+async fn block(session: &mut impl Downstream, policy: &Policy, decision: &Decision) -> Result<()> {
     let target = quoted_target(session.req_header());
     let mut body = block_body(policy, decision, &target);
     let status = policy.enforce.block_status;
@@ -363,7 +390,7 @@ fn failure_status(e: &Error) -> Option<u16> {
 /// is already gone, or already has the head of the origin's answer: then nothing more is
 /// written, and the connection closes without the body's end, so the client sees a truncated
 /// answer rather than the origin's status with an error page glued onto its body).
-pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
+pub async fn proxy_failure(session: &mut impl Downstream, e: &Error) -> u16 {
     if upstream_error_kind(e) == Some(UpstreamError::Tls) {
         // pingora's own line says what failed; this one says what to look at.
         tracing::error!(
@@ -372,7 +399,7 @@ pub async fn proxy_failure(session: &mut Session, e: &Error) -> u16 {
              origin.sni (a name its certificate holds) and that origin.address speaks TLS: {e}"
         );
     }
-    if session.response_written().is_some() {
+    if session.head_written() {
         return 0;
     }
     let Some(status) = failure_status(e) else {

@@ -121,6 +121,17 @@ pub struct Handoff {
 }
 
 impl Handoff {
+    /// The tarpit of a bodiless HTTP/1 request read by robogate's own lane ([`super::lane`]),
+    /// which holds the bare connection already.
+    pub fn of(place: TarpitGuard, limits: &Tarpit, req: &pingora_http::RequestHeader) -> Handoff {
+        Handoff {
+            place,
+            limits: limits.clone(),
+            path: req.uri.path().into(),
+            body: req.method != http::Method::HEAD,
+        }
+    }
+
     /// Readies `session` to give its connection back after this request, when the tarpit can be
     /// served on the bare connection; otherwise returns the place for [`drip`].
     pub fn prepare(

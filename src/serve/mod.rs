@@ -235,7 +235,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
             state: state.clone(),
         },
     );
-    let mut http = pingora_proxy::http_proxy(&server.configuration, gate);
+    let mut http = pingora_proxy::http_proxy(&server.configuration, gate.clone());
     let mut options = HttpServerOptions::default();
     options.keepalive_request_limit = Some(settings.keepalive_request_limit());
     // HTTP/2 connections close after `server.keepalive_timeout` without a stream, as HTTP/1.1
@@ -244,7 +244,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     http.server_options = Some(options);
     let mut proxy = Service::new(
         "robogate proxy".to_string(),
-        crate::proxy::app::App::new(http),
+        crate::proxy::app::App::new(http, gate),
     );
     // server.tls_redirect: the plain listener gets the redirecting app, not the proxy.
     let redirect_to = match (&secure, &certs) {

@@ -645,6 +645,60 @@ fn pipelined_requests_are_all_answered_in_order_like_nginx() {
     assert_eq!(answers[4].body, DEFAULT_ROBOTS.as_bytes());
 }
 
+/// robogate's own HTTP/1 lane reads plain GET/HEAD heads and hands any other request to pingora's
+/// loop with every byte it has read, before deciding anything: whatever follows a plain request on
+/// a connection is answered in order and by the same rules. Among them a GET whose chunked body
+/// holds a second request (which must stay a body, not become a request), a head longer than the
+/// lane reads, one with more fields than it takes, and an HTTP/1.0 request.
+#[test]
+fn requests_the_own_lane_declines_are_answered_in_order_by_pingora() {
+    let nginx = Nginx::start();
+    let rg = Robogate::start(nginx.addr, DEFAULT_ROBOTS, "");
+    let request = |extra: &str| {
+        format!(
+            "GET /about.html HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n{extra}\r\n"
+        )
+    };
+    let smuggled = get_request("/robots.txt", WGET);
+    let chunked = request(&format!(
+        "Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{smuggled}\r\n0\r\n",
+        smuggled.len()
+    ));
+    let long = request(&format!("X-Long: {}\r\n", "a".repeat(6000)).repeat(3));
+    let many = request(
+        &(0..80)
+            .map(|i| format!("X-F{i}: {i}\r\n"))
+            .collect::<String>(),
+    );
+    let http10 = format!(
+        "GET /about.html HTTP/1.0\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n\
+         Connection: keep-alive\r\n\r\n"
+    );
+    let about = pipeline(nginx.addr, &[request("")]);
+    assert_eq!(about[0].status, 200, "{about:?}");
+    for (what, declined) in [
+        ("a chunked body holding a request", chunked),
+        ("a head over 16 KiB", long),
+        ("80 fields", many),
+        ("HTTP/1.0", http10),
+    ] {
+        let answers = pipeline(
+            rg.addr,
+            &[
+                request(""),
+                declined,
+                get_request("/private/x", WGET),
+                request(""),
+            ],
+        );
+        let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [200, 200, 403, 200], "{what}: {answers:?}");
+        assert_eq!(answers[1].body, about[0].body, "{what}");
+        assert!(answers[2].text().contains("/private/x"), "{what}");
+        assert_eq!(answers[3].body, about[0].body, "{what}");
+    }
+}
+
 /// A request with two `User-Agent` fields is refused with 400 before it is classified or reaches
 /// the origin: robogate cannot tell which one names the client, and origins differ in which one
 /// they read (first, last, or both joined). Before, the first was classified and both went on.

@@ -1,0 +1,55 @@
+//! Where an answer goes: pingora's session, or robogate's own HTTP/1 lane ([`super::lane`]).
+//! The answers robogate writes itself ([`super::respond`]) and the origin's answers carried by
+//! the direct lane ([`super::forward`]) are written through this trait, so both connection
+//! loops answer alike.
+
+use std::future::Future;
+
+use bytes::Bytes;
+use pingora_error::Result;
+use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_proxy::Session;
+
+/// The client's side of one request: its head, and the answer's head and body going out.
+pub trait Downstream: Send {
+    /// The request being answered.
+    fn req_header(&self) -> &RequestHeader;
+    /// Has the answer's head been written (or queued to be)?
+    fn head_written(&self) -> bool;
+    /// Closes the connection after this answer instead of keeping it alive.
+    fn close_after(&mut self);
+    /// Writes the answer's head; `end`: there is no body.
+    fn write_head(
+        &mut self,
+        resp: Box<ResponseHeader>,
+        end: bool,
+    ) -> impl Future<Output = Result<()>> + Send;
+    /// Writes a piece of the body (already decoded: framing is the writer's); `end`: the last.
+    fn write_body(
+        &mut self,
+        body: Option<Bytes>,
+        end: bool,
+    ) -> impl Future<Output = Result<()>> + Send;
+}
+
+impl Downstream for Session {
+    fn req_header(&self) -> &RequestHeader {
+        self.as_downstream().req_header()
+    }
+
+    fn head_written(&self) -> bool {
+        self.response_written().is_some()
+    }
+
+    fn close_after(&mut self) {
+        self.set_keepalive(None);
+    }
+
+    async fn write_head(&mut self, resp: Box<ResponseHeader>, end: bool) -> Result<()> {
+        self.write_response_header(resp, end).await
+    }
+
+    async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
+        self.write_response_body(body, end).await
+    }
+}

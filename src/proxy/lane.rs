@@ -1,0 +1,541 @@
+//! robogate's own HTTP/1 lane: the connection loop for the common request.
+//!
+//! A plain `GET` or `HEAD` (HTTP/1.1, origin-form target, no body, no upgrade, no `Expect`, no
+//! `Connection` option but `keep-alive`/`close`) is nearly all of a website's traffic. pingora's
+//! HTTP/1 session spends most of robogate's CPU on such a request: the head is parsed into a
+//! session of several kilobytes, moved between boxed futures and hooks, and its answer written
+//! through a body writer and a module chain robogate does not use (BENCHMARKS.md, "Stop 23").
+//! This lane reads and parses the head itself (`httparse`, as pingora does), decides as pingora's
+//! path does ([`Gate::decide`]), answers or forwards through the same code ([`respond`],
+//! [`forward::exchange`], over [`Downstream`]) and writes the answer's head and body in one
+//! buffer.
+//!
+//! Anything else, or anything this lane cannot read cleanly (a parse error, a head longer than
+//! [`MAX_HEAD`] or with more than [`MAX_FIELDS`] fields, an ambiguous authority, an origin
+//! reached over TLS), is handed to pingora's loop *before* any decision, with every byte read so
+//! far as its pipelined prefix: pingora then parses and answers it exactly as it did before this
+//! lane existed, and keeps the connection from there on. Nothing of a request is decided twice,
+//! and a request this lane declines sees no difference.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use http::{header, HeaderValue, Method, StatusCode, Version};
+use pingora_core::protocols::http::authority::validate_request_authority;
+use pingora_core::protocols::http::date::get_cached_date;
+use pingora_core::protocols::Stream;
+use pingora_core::server::ShutdownWatch;
+use pingora_error::{Error, ErrorType, Result};
+use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_proxy::ProxyHttp;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::downstream::Downstream;
+use super::respond::{self, forwards};
+use super::{decorate_response, forward, tarpit, Asked, End, Gate, RequestCtx};
+use crate::metrics::METRICS;
+use crate::policy::Outcome;
+
+/// Most header fields a request may have in this lane (pingora's loop takes up to 256).
+pub const MAX_FIELDS: usize = 64;
+/// Longest request head this lane reads (pingora's loop takes up to 1 MiB).
+pub const MAX_HEAD: usize = 16 * 1024;
+/// Bytes read at a time.
+const READ_SIZE: usize = 4096;
+
+/// How the lane left a connection.
+pub enum Ended {
+    /// Closed, or handed to a tarpit.
+    Closed,
+    /// A request this lane does not take: pingora's loop gets the connection, the bytes read
+    /// and not yet answered (that request's head first), and the number of requests answered.
+    HandOver(Stream, BytesMut, u32),
+}
+
+/// An HTTP/1 client connection in this lane.
+pub struct Conn {
+    stream: Stream,
+    /// Read and not yet answered: the start of the next request (or several, pipelined).
+    buf: BytesMut,
+    /// The answer being written.
+    out: BytesMut,
+    /// Requests answered on this connection.
+    served: u32,
+    peer: Option<IpAddr>,
+    scheme: &'static str,
+}
+
+/// What the next request on a connection is.
+enum Next {
+    Plain(Box<RequestHeader>),
+    /// Not this lane's (see the module's documentation).
+    Other,
+    /// The client closed, went quiet for too long, or the server is stopping.
+    Gone,
+}
+
+/// What answering a request left the connection to do.
+enum After {
+    KeepAlive,
+    Close,
+    Tarpit(tarpit::Handoff),
+}
+
+impl Conn {
+    pub fn new(stream: Stream) -> Conn {
+        let peer = stream
+            .get_socket_digest()
+            .and_then(|d| d.peer_addr().and_then(|a| a.as_inet()).map(|a| a.ip()));
+        let scheme = if stream.get_ssl_digest().is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        Conn {
+            stream,
+            buf: BytesMut::with_capacity(READ_SIZE),
+            out: BytesMut::with_capacity(READ_SIZE),
+            served: 0,
+            peer,
+            scheme,
+        }
+    }
+
+    /// Answers requests until the connection ends here or is handed over.
+    pub async fn serve(mut self, gate: &Gate, shutdown: &ShutdownWatch) -> Ended {
+        let mut shutdown = shutdown.clone();
+        loop {
+            // The direct lane to the origin speaks plain HTTP: an origin over TLS is pingora's
+            // (checked before each request: a reload may change the origin).
+            if gate.live.load().upstream.tls.is_some() {
+                return Ended::HandOver(self.stream, self.buf, self.served);
+            }
+            let req = match self.next_request(gate, &mut shutdown).await {
+                Next::Plain(req) => req,
+                Next::Gone => return Ended::Closed,
+                Next::Other => return Ended::HandOver(self.stream, self.buf, self.served),
+            };
+            match self.answer(gate, req, &shutdown).await {
+                After::KeepAlive => {}
+                After::Close => {
+                    let _ = self.stream.shutdown().await;
+                    return Ended::Closed;
+                }
+                After::Tarpit(handoff) => {
+                    tarpit::spawn(self.stream, handoff, shutdown);
+                    return Ended::Closed;
+                }
+            }
+        }
+    }
+
+    /// Reads until the buffer starts with a whole request head, and parses it. Waits up to
+    /// `server.keepalive_timeout` for the first byte of a request after the first request
+    /// (`server.client_timeout` for the first), then `server.client_timeout` for the rest; a
+    /// stop ends the wait between requests.
+    async fn next_request(&mut self, gate: &Gate, shutdown: &mut ShutdownWatch) -> Next {
+        let settings = &gate.settings;
+        loop {
+            if !self.buf.is_empty() {
+                match parse(&self.buf) {
+                    Parsed::Plain(req, len) => {
+                        self.buf.advance(len);
+                        return Next::Plain(req);
+                    }
+                    Parsed::Other => return Next::Other,
+                    Parsed::Partial if self.buf.len() >= MAX_HEAD => return Next::Other,
+                    Parsed::Partial => {}
+                }
+            }
+            let idle = self.buf.is_empty();
+            let wait = if idle && self.served > 0 {
+                settings.keepalive_timeout
+            } else {
+                settings.client_timeout
+            };
+            if idle && *shutdown.borrow() {
+                return Next::Gone;
+            }
+            self.buf.reserve(READ_SIZE);
+            let read = tokio::time::timeout(wait, self.stream.read_buf(&mut self.buf));
+            let read = if idle {
+                tokio::select! {
+                    r = read => r,
+                    _ = shutdown.changed() => return Next::Gone,
+                }
+            } else {
+                read.await
+            };
+            match read {
+                Ok(Ok(n)) if n > 0 => {}
+                // Closed, reset or timed out: nothing to answer (pingora's loop closes too).
+                _ => return Next::Gone,
+            }
+        }
+    }
+
+    /// Decides and answers one request, and writes its access-log line.
+    async fn answer(
+        &mut self,
+        gate: &Gate,
+        req: Box<RequestHeader>,
+        shutdown: &ShutdownWatch,
+    ) -> After {
+        self.served += 1;
+        let settings = &gate.settings;
+        let mut ctx: RequestCtx = gate.new_ctx();
+        ctx.client = gate.client(self.peer, &req);
+        // Kept in the context until the line is written: a request cut at a stop is logged when
+        // its context drops.
+        ctx.asked = Some(Asked::of(&req));
+        let policy = gate.live.load_full();
+        let (decision, place) = gate.decide(&policy, &req, ctx.client).await;
+        ctx.policy = Some(policy.clone());
+        let keep_alive = wants_keep_alive(&req)
+            && !*shutdown.borrow()
+            && !settings.keepalive_timeout.is_zero()
+            && self.served < settings.keepalive_requests;
+        let (peer, scheme) = (self.peer, self.scheme);
+        let mut answering = Answering {
+            conn: self,
+            req,
+            keep_alive,
+            chunked: false,
+            status: 0,
+            write_timeout: settings.client_timeout,
+        };
+        let decision = &*ctx.decision.insert(decision);
+        let result = match (decision.outcome, place) {
+            (outcome, _) if forwards(outcome) => {
+                let up = &policy.upstream;
+                let build =
+                    |d: &Answering<'_>| gate.upstream_request(d.req_header(), up, peer, scheme);
+                let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
+                    decorate_response(resp, &policy, decision)
+                };
+                forward::exchange(&mut answering, build, up, &gate.origins, decorate).await
+            }
+            (Outcome::Tarpit, Some(place)) => {
+                let handoff = tarpit::Handoff::of(place, &policy.tarpit, &answering.req);
+                // Logged with the 200 the drip begins with, as pingora's path does.
+                record_end(&mut ctx, 200, None);
+                return After::Tarpit(handoff);
+            }
+            _ => respond::answer(&mut answering, &policy, decision).await,
+        };
+        let (status, keep_alive, error) = match result {
+            Ok(()) => (answering.status, answering.keep_alive, None),
+            Err(e) => {
+                let kind = respond::upstream_error_kind(&e);
+                let status = respond::proxy_failure(&mut answering, &e).await;
+                (status, false, Some((e, kind)))
+            }
+        };
+        ctx.upstream_error = error.as_ref().and_then(|(_, kind)| *kind);
+        record_end(&mut ctx, status, error.as_ref().map(|(e, _)| &**e));
+        if keep_alive {
+            After::KeepAlive
+        } else {
+            After::Close
+        }
+    }
+
+    /// Writes out what the answer has queued.
+    async fn flush(&mut self, timeout: Duration) -> Result<()> {
+        if self.out.is_empty() {
+            return Ok(());
+        }
+        let write = async {
+            self.stream.write_all(&self.out).await?;
+            self.stream.flush().await
+        };
+        let written = tokio::time::timeout(timeout, write).await;
+        self.out.clear();
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Error::because(
+                ErrorType::WriteError,
+                "writing the answer",
+                e,
+            )),
+            Err(_) => Error::e_explain(ErrorType::WriteTimedout, "writing the answer"),
+        }
+        .map_err(|e| e.into_down())
+    }
+}
+
+/// Counts the request and writes its line (see [`super::record`]).
+fn record_end(ctx: &mut RequestCtx, status: u16, error: Option<&Error>) {
+    METRICS.tls.count_http_version(Version::HTTP_11);
+    if let Some(asked) = ctx.asked.take() {
+        super::record(ctx, &asked, End::Answered { status, error });
+    }
+}
+
+/// Does the client keep the connection alive after this (HTTP/1.1) request?
+fn wants_keep_alive(req: &RequestHeader) -> bool {
+    !req.headers.get_all(header::CONNECTION).iter().any(|v| {
+        v.as_bytes()
+            .split(|b| *b == b',')
+            .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"close"))
+    })
+}
+
+/// One request's answer going out on a [`Conn`].
+struct Answering<'c> {
+    conn: &'c mut Conn,
+    req: Box<RequestHeader>,
+    keep_alive: bool,
+    /// The body goes out in chunked framing.
+    chunked: bool,
+    /// The status written (0: no head yet).
+    status: u16,
+    write_timeout: Duration,
+}
+
+impl Downstream for Answering<'_> {
+    fn req_header(&self) -> &RequestHeader {
+        &self.req
+    }
+
+    fn head_written(&self) -> bool {
+        self.status != 0
+    }
+
+    fn close_after(&mut self) {
+        self.keep_alive = false;
+    }
+
+    async fn write_head(&mut self, mut resp: Box<ResponseHeader>, end: bool) -> Result<()> {
+        // Interim answers are not passed on ([`forward`] reads past them); a second head is a bug
+        // pingora ignores too.
+        if resp.status.is_informational() || self.status != 0 {
+            return Ok(());
+        }
+        let te = resp.headers.get_all(header::TRANSFER_ENCODING);
+        let has_te = te.iter().next().is_some();
+        let chunked = has_te && last_coding_is_chunked(te.iter());
+        if chunked {
+            // Chunked framing wins over a length (RFC 9112 §6.3): send one, not both.
+            resp.remove_header(&header::CONTENT_LENGTH);
+        } else if !end && (has_te || !resp.headers.contains_key(header::CONTENT_LENGTH)) {
+            // The body ends when the connection does.
+            self.keep_alive = false;
+        }
+        resp.set_version(Version::HTTP_11);
+        resp.insert_header(header::DATE, get_cached_date())?;
+        let connection = if self.keep_alive {
+            "keep-alive"
+        } else {
+            "close"
+        };
+        resp.insert_header(header::CONNECTION, HeaderValue::from_static(connection))?;
+        self.chunked = chunked && !end;
+        let out = &mut self.conn.out;
+        out.put_slice(b"HTTP/1.1 ");
+        out.put_slice(resp.status.as_str().as_bytes());
+        out.put_u8(b' ');
+        out.put_slice(
+            resp.get_reason_phrase()
+                .unwrap_or_else(|| resp.status.canonical_reason().unwrap_or(""))
+                .as_bytes(),
+        );
+        out.put_slice(b"\r\n");
+        resp.header_to_h1_wire(out);
+        out.put_slice(b"\r\n");
+        self.status = resp.status.as_u16();
+        if end {
+            self.conn.flush(self.write_timeout).await?;
+        }
+        Ok(())
+    }
+
+    async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
+        let no_body = self.req.method == Method::HEAD
+            || self.status == StatusCode::NO_CONTENT.as_u16()
+            || self.status == StatusCode::NOT_MODIFIED.as_u16();
+        let out = &mut self.conn.out;
+        if let Some(data) = body.filter(|b| !b.is_empty() && !no_body) {
+            if self.chunked {
+                out.put_slice(format!("{:x}\r\n", data.len()).as_bytes());
+                out.put_slice(&data);
+                out.put_slice(b"\r\n");
+            } else {
+                out.put_slice(&data);
+            }
+        }
+        if end && self.chunked {
+            out.put_slice(b"0\r\n\r\n");
+            self.chunked = false;
+        }
+        self.conn.flush(self.write_timeout).await
+    }
+}
+
+/// Is `chunked` the last transfer coding named (so the body is chunked)?
+fn last_coding_is_chunked<'v>(values: impl DoubleEndedIterator<Item = &'v HeaderValue>) -> bool {
+    values
+        .rev()
+        .find_map(|v| {
+            v.as_bytes()
+                .rsplit(|b| *b == b',')
+                .map(<[u8]>::trim_ascii)
+                .find(|t| !t.is_empty())
+        })
+        .is_some_and(|t| t.eq_ignore_ascii_case(b"chunked"))
+}
+
+/// What the start of a connection's buffer holds.
+enum Parsed {
+    /// A whole request head for this lane, and its length.
+    Plain(Box<RequestHeader>, usize),
+    Partial,
+    Other,
+}
+
+/// Parses the request head at the start of `buf`, if it is whole, and says whether it is one
+/// for this lane (see the module's documentation).
+fn parse(buf: &[u8]) -> Parsed {
+    let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
+    let mut parsed = httparse::Request::new(&mut fields);
+    let len = match parsed.parse(buf) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) => return Parsed::Partial,
+        // Too many fields, or not HTTP as httparse reads it: pingora's loop answers (it also
+        // escapes some illegal request targets before giving up).
+        Err(_) => return Parsed::Other,
+    };
+    if parsed.version != Some(1) {
+        return Parsed::Other;
+    }
+    let method = match parsed.method {
+        Some("GET") => "GET",
+        Some("HEAD") => "HEAD",
+        _ => return Parsed::Other,
+    };
+    let Some(path) = parsed.path.filter(|p| p.starts_with('/')) else {
+        return Parsed::Other;
+    };
+    let mut lengths = 0;
+    for field in parsed.headers.iter() {
+        let name = field.name.as_bytes();
+        let declined = if name.eq_ignore_ascii_case(b"content-length") {
+            lengths += 1;
+            field.value != b"0" || lengths > 1
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            !field.value.split(|b| *b == b',').all(|token| {
+                let token = token.trim_ascii();
+                token.eq_ignore_ascii_case(b"keep-alive") || token.eq_ignore_ascii_case(b"close")
+            })
+        } else {
+            name.eq_ignore_ascii_case(b"transfer-encoding")
+                || name.eq_ignore_ascii_case(b"upgrade")
+                || name.eq_ignore_ascii_case(b"expect")
+        };
+        if declined {
+            return Parsed::Other;
+        }
+    }
+    // The fields share one copy of the head: values are slices of it, not copies.
+    let head = Bytes::copy_from_slice(&buf[..len]);
+    let Ok(mut req) = RequestHeader::build(method, path.as_bytes(), Some(parsed.headers.len()))
+    else {
+        return Parsed::Other;
+    };
+    req.set_version(Version::HTTP_11);
+    // httparse's slices point into `buf`; the same ranges of `head`.
+    let copied = |part: &[u8]| {
+        let at = part.as_ptr() as usize - buf.as_ptr() as usize;
+        head.slice(at..at + part.len())
+    };
+    for field in parsed.headers.iter() {
+        let name = copied(field.name.as_bytes());
+        let Ok(value) = HeaderValue::from_maybe_shared(copied(field.value)) else {
+            return Parsed::Other;
+        };
+        if req.append_header(name, value).is_err() {
+            return Parsed::Other;
+        }
+    }
+    if validate_request_authority(&req).is_err() {
+        return Parsed::Other;
+    }
+    Parsed::Plain(Box::new(req), len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(head: &str) -> Option<Box<RequestHeader>> {
+        match parse(head.as_bytes()) {
+            Parsed::Plain(req, len) => {
+                assert_eq!(len, head.find("\r\n\r\n").unwrap() + 4, "{head:?}");
+                Some(req)
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn plain_gets_and_heads_are_the_lanes_with_their_fields_and_case() {
+        let req = lane("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nUser-Agent: curl/8\r\nX-Some-Case: v\r\n\r\nGET / HTTP/1.1\r\n")
+            .unwrap();
+        assert_eq!(req.method, Method::GET);
+        assert_eq!(req.uri.path_and_query().unwrap().as_str(), "/a?b=1");
+        assert_eq!(req.headers.get("user-agent").unwrap(), "curl/8");
+        let mut wire = Vec::new();
+        req.header_to_h1_wire(&mut wire);
+        assert!(String::from_utf8(wire)
+            .unwrap()
+            .contains("X-Some-Case: v\r\n"));
+        assert!(lane(
+            "HEAD / HTTP/1.1\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n"
+        )
+        .is_some());
+    }
+
+    #[test]
+    fn everything_else_is_handed_to_pingora() {
+        for other in [
+            "POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\nx",
+            "GET / HTTP/1.0\r\n\r\n",
+            "OPTIONS * HTTP/1.1\r\n\r\n",
+            "GET http://x/ HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
+            "GET / HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+            "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "GET / HTTP/1.1\r\ntransfer-encoding: identity\r\n\r\n",
+            "GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n",
+            "GET / HTTP/1.1\r\nExpect: 100-continue\r\n\r\n",
+            "GET / HTTP/1.1\r\nConnection: close, x-secret\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+            "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n",
+            "GET /\x01 HTTP/1.1\r\n\r\n",
+        ] {
+            assert!(
+                matches!(parse(other.as_bytes()), Parsed::Other),
+                "{other:?}"
+            );
+        }
+        let many = format!(
+            "GET / HTTP/1.1\r\n{}\r\n",
+            "X: y\r\n".repeat(MAX_FIELDS + 1)
+        );
+        assert!(matches!(parse(many.as_bytes()), Parsed::Other));
+        assert!(matches!(
+            parse(b"GET / HTTP/1.1\r\nHost: x\r\n"),
+            Parsed::Partial
+        ));
+    }
+
+    #[test]
+    fn the_last_transfer_coding_decides_chunked() {
+        let v = |s: &'static str| HeaderValue::from_static(s);
+        assert!(last_coding_is_chunked([v("gzip, chunked")].iter()));
+        assert!(last_coding_is_chunked([v("gzip"), v("Chunked ")].iter()));
+        assert!(!last_coding_is_chunked([v("chunked, gzip")].iter()));
+        assert!(!last_coding_is_chunked([v("chunked"), v("gzip")].iter()));
+    }
+}
