@@ -66,7 +66,14 @@ impl ServerApp for App {
             .server_options()
             .and_then(|o| o.keepalive_request_limit);
         let mut session = ServerSession::new_http1(stream);
-        session.set_keepalive((!*shutdown.borrow()).then_some(KEEPALIVE_SECS));
+        // pingora reads a request head with the keep-alive timeout per read: 60 s for a new
+        // connection's first request (as before the lane), `server.keepalive_timeout` after the
+        // lane has answered some (what `Gate::take_in` sets for the requests pingora answers).
+        let keepalive = match served {
+            0 => KEEPALIVE_SECS,
+            _ => self.gate.settings.keepalive_timeout.as_secs(),
+        };
+        session.set_keepalive((!*shutdown.borrow() && keepalive > 0).then_some(keepalive));
         session.set_keepalive_reuses_remaining(limit.map(|l| l.saturating_sub(served)));
         if let ServerSession::H1(h1) = &mut session {
             if !read.is_empty() {

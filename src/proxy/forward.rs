@@ -5,9 +5,11 @@
 //! between requests. Measured on the proxy's hot path that machinery costs more than the whole
 //! robots.txt decision. A request that is a plain `GET` or `HEAD` from an HTTP/1 client, without
 //! a body or an upgrade (nearly all traffic to a website), is exchanged here instead, in sequence:
-//! request head out, response head in, body chunks through. Both ends still speak through
-//! pingora's own HTTP/1 codecs (parsing, framing, keep-alive rules), and idle origin connections
-//! wait in [`OriginPool`]. Everything else takes pingora's general path.
+//! request head out, response head in, body chunks through. The origin's side speaks through
+//! [`super::origin_h1`] (RFC 9112 framing, strict about what it pools), the client's through
+//! [`Downstream`] (robogate's own lane, or pingora's session when pingora's loop read the
+//! request), and idle origin connections wait in [`OriginPool`]. Everything else takes
+//! pingora's general path.
 
 use std::collections::VecDeque;
 use std::io::ErrorKind;
@@ -19,10 +21,9 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
-use bytes::Bytes;
-use http::{header, HeaderName, Method, StatusCode, Version};
+use bytes::BytesMut;
+use http::{header, HeaderName, Method, Version};
 use pingora_core::protocols::http::server::Session as ServerSession;
-use pingora_core::protocols::http::v1::client::HttpSession as OriginSession;
 use pingora_core::protocols::l4::stream::Stream as TcpStream;
 use pingora_core::protocols::Stream;
 use pingora_core::server::ShutdownWatch;
@@ -34,6 +35,7 @@ use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::policy::{Policy, Upstream};
 use crate::proxy::downstream::Downstream;
+use crate::proxy::origin_h1::{self, Framing, Origin};
 
 /// Idle origin connections kept at most (pingora's own pool default).
 pub const MAX_IDLE: usize = 128;
@@ -176,41 +178,44 @@ pub async fn exchange<D: Downstream>(
     decorate: impl FnOnce(&mut ResponseHeader, &RequestHeader) -> Result<()>,
 ) -> Result<()> {
     let head_only = session.req_header().method == Method::HEAD;
+    let mut head = BytesMut::with_capacity(1024);
+    origin_h1::request_head(&build(session)?, &mut head);
     let pooled = match pool.take(up.socket, up.idle_timeout) {
-        Some(stream) => match ask(stream, build(session)?, up).await {
+        Some(stream) => match ask(stream, &head, head_only, up).await {
             Ok(answer) => Some(answer),
             Err(e) if worth_retrying(&e) => None,
             Err(e) => return Err(e),
         },
         None => None,
     };
-    let (mut origin, mut resp) = match pooled {
+    let (mut origin, mut resp, mut framing) = match pooled {
         Some(answer) => answer,
-        None => ask(connect(up).await?, build(session)?, up).await?,
+        None => ask(connect(up).await?, &head, head_only, up).await?,
     };
-    let no_body = head_only
-        || matches!(
-            resp.status,
-            StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
-        );
-    let framed = resp.headers.contains_key(header::CONTENT_LENGTH)
-        || resp.headers.contains_key(header::TRANSFER_ENCODING);
+    if matches!(framing, Framing::Chunked(_)) {
+        // Chunked framing wins over a length (RFC 9112 §6.3); the client gets one of them.
+        resp.remove_header(&header::CONTENT_LENGTH);
+    }
     // A close-delimited (HTTP/1.0 style) body is re-framed as chunked, so the client's
     // connection survives it; an HTTP/1.0 client, which cannot read chunked, gets it
-    // close-delimited as well (RFC 9112 §7.1).
-    if !no_body && !framed {
-        if session.req_header().version == Version::HTTP_11 {
-            resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
-        } else {
+    // close-delimited as well (RFC 9112 §7.1). A body framed by transfer codings other than
+    // chunked also ends with the origin's connection: it is passed on as it came, and the
+    // client's connection closes after it.
+    if framing == Framing::UntilClose {
+        if resp.headers.contains_key(header::TRANSFER_ENCODING)
+            || session.req_header().version != Version::HTTP_11
+        {
             session.close_after();
+        } else {
+            resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
         }
     }
     resp.set_version(Version::HTTP_11);
     decorate(&mut resp, session.req_header())?;
     // The origin connection goes back to the pool as soon as its answer is read, before the
     // client can see the end of it: the client's next request finds it there.
-    if no_body {
-        release(origin, up, pool).await;
+    if framing == Framing::None {
+        release(origin, Framing::Done, up, pool);
         return session
             .write_head(resp, true)
             .await
@@ -220,29 +225,25 @@ pub async fn exchange<D: Downstream>(
         .write_head(resp, false)
         .await
         .map_err(|e| e.into_down())?;
-    let mut last = None;
-    while let Some(chunk) = origin.read_body_ref().await.map_err(|e| e.into_up())? {
-        let chunk = Bytes::copy_from_slice(chunk);
-        if origin.is_body_done() {
-            last = Some(chunk);
-            break;
+    loop {
+        let piece = origin.body(&mut framing).await?;
+        if framing == Framing::Done {
+            release(origin, framing, up, pool);
+            return session
+                .write_body(piece, true)
+                .await
+                .map_err(|e| e.into_down());
         }
         session
-            .write_body(Some(chunk), false)
+            .write_body(piece, false)
             .await
             .map_err(|e| e.into_down())?;
     }
-    release(origin, up, pool).await;
-    session
-        .write_body(last, true)
-        .await
-        .map_err(|e| e.into_down())
 }
 
 /// Returns a finished origin connection to the pool if the origin keeps it alive.
-async fn release(mut origin: OriginSession, up: &Upstream, pool: &OriginPool) {
-    origin.respect_keepalive();
-    if let Some(stream) = origin.reuse().await {
+fn release(origin: Origin, framing: Framing, up: &Upstream, pool: &OriginPool) {
+    if let Some(stream) = origin.reuse(framing) {
         pool.put(up.socket, stream);
     }
 }
@@ -256,35 +257,17 @@ fn worth_retrying(e: &Error) -> bool {
     )
 }
 
-/// Sends the request head and reads the response head (skipping informational responses).
+/// Sends the request head and reads the response head (past informational responses).
 async fn ask(
     stream: Stream,
-    req: RequestHeader,
+    head: &[u8],
+    head_only: bool,
     up: &Upstream,
-) -> Result<(OriginSession, Box<ResponseHeader>)> {
-    let mut origin = OriginSession::new(stream);
-    origin.read_timeout = Some(up.read_timeout);
-    origin.write_timeout = Some(up.write_timeout);
-    origin
-        .write_request_header(Box::new(req))
-        .await
-        .map_err(|e| e.into_up())?;
-    loop {
-        let resp = origin
-            .read_resp_header_parts()
-            .await
-            .map_err(|e| e.into_up())?;
-        if !resp.status.is_informational() {
-            return Ok((origin, resp));
-        }
-        if resp.status == StatusCode::SWITCHING_PROTOCOLS {
-            return Error::e_explain(
-                ErrorType::InvalidHTTPHeader,
-                "origin switched protocols without an upgrade request",
-            )
-            .map_err(|e| e.into_up());
-        }
-    }
+) -> Result<(Origin, Box<ResponseHeader>, Framing)> {
+    let mut origin = Origin::new(stream, up.read_timeout, up.write_timeout);
+    origin.send(head).await?;
+    let (resp, framing) = origin.response(head_only).await?;
+    Ok((origin, resp, framing))
 }
 
 async fn connect(up: &Upstream) -> Result<Stream> {

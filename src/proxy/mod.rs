@@ -9,6 +9,7 @@ pub mod downstream;
 pub mod forward;
 pub mod in_flight;
 pub mod lane;
+pub mod origin_h1;
 pub mod origin_tls;
 pub mod problem;
 pub mod respond;
@@ -360,6 +361,7 @@ fn decorate_response(
     policy: &Policy,
     decision: &Decision,
 ) -> Result<()> {
+    strip_hop_by_hop(resp);
     resp.set_version(http::Version::HTTP_11);
     for value in policy.x_robots_tags(decision) {
         resp.append_header("x-robots-tag", value.clone())?;
@@ -373,6 +375,37 @@ fn decorate_response(
         }
     }
     Ok(())
+}
+
+/// Removes the fields of the origin's answer that describe its connection to robogate
+/// (RFC 9110 §7.6.1): `Connection` and the fields it names, `Keep-Alive`, `Proxy-Connection`.
+/// robogate writes its own `Connection` to the client. Framing fields stay (the writer re-frames
+/// the body from them), and a 101's `Connection: upgrade` stays with its switch.
+fn strip_hop_by_hop(resp: &mut ResponseHeader) {
+    if resp.status == http::StatusCode::SWITCHING_PROTOCOLS {
+        return;
+    }
+    let named: Vec<HeaderName> = resp
+        .headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .flat_map(|v| v.as_bytes().split(|b| *b == b','))
+        .filter_map(|token| HeaderName::from_bytes(token.trim_ascii()).ok())
+        .filter(|name| {
+            !matches!(
+                *name,
+                header::TRANSFER_ENCODING | header::CONTENT_LENGTH | header::CONNECTION
+            )
+        })
+        .collect();
+    for name in named {
+        resp.remove_header(&name);
+    }
+    for name in ["connection", "keep-alive", "proxy-connection"] {
+        if resp.headers.contains_key(name) {
+            resp.remove_header(name);
+        }
+    }
 }
 
 /// The AI usage preference header field (draft-ietf-aipref-attach §2).
