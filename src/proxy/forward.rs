@@ -35,7 +35,7 @@ use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::policy::{Policy, Upstream};
 use crate::proxy::downstream::Downstream;
-use crate::proxy::origin_h1::{self, Framing, Origin};
+use crate::proxy::origin_h1::{Framing, Origin};
 
 /// Idle origin connections kept at most (pingora's own pool default).
 pub const MAX_IDLE: usize = 128;
@@ -72,7 +72,7 @@ fn plain_head(req: &RequestHeader) -> bool {
 
 /// The hop-by-hop fields (RFC 9110 §7.6.1, and the legacy `Keep-Alive`, `Proxy-Connection`):
 /// they describe the client's connection, not the one to the origin.
-const HOP_BY_HOP: [HeaderName; 7] = [
+pub const HOP_BY_HOP: [HeaderName; 7] = [
     header::CONNECTION,
     header::TE,
     header::TRAILER,
@@ -166,20 +166,20 @@ fn still_open(stream: &mut Stream) -> bool {
     matches!(Pin::new(stream).poll_read(&mut cx, &mut buf), Poll::Pending)
 }
 
-/// Sends the request to the origin and streams the answer back. `build` makes the upstream
+/// Sends the request to the origin and streams the answer back. `build` writes the upstream
 /// request head from the client's; `decorate` adds robogate's fields to the response head.
 /// A pooled connection that fails before the response head arrived is replaced by a new
 /// connection once: the request has no body, so sending it again is safe.
 pub async fn exchange<D: Downstream>(
     session: &mut D,
-    build: impl Fn(&D) -> Result<RequestHeader>,
+    build: impl Fn(&D, &mut BytesMut) -> Result<()>,
     up: &Upstream,
     pool: &OriginPool,
     decorate: impl FnOnce(&mut ResponseHeader, &RequestHeader) -> Result<()>,
 ) -> Result<()> {
     let head_only = session.req_header().method == Method::HEAD;
     let mut head = BytesMut::with_capacity(1024);
-    origin_h1::request_head(&build(session)?, &mut head);
+    build(session, &mut head)?;
     let pooled = match pool.take(up.socket, up.idle_timeout) {
         Some(stream) => match ask(stream, &head, head_only, up).await {
             Ok(answer) => Some(answer),

@@ -27,7 +27,7 @@ use pingora_core::protocols::http::date::get_cached_date;
 use pingora_core::protocols::Stream;
 use pingora_core::server::ShutdownWatch;
 use pingora_error::{Error, ErrorType, Result};
-use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::ProxyHttp;
 // pingora's own timeouts: the timer is made only if the read or write has to wait, and shared
 // by all waits that end in the same 10 ms.
@@ -212,8 +212,9 @@ impl Conn {
         let result = match (decision.outcome, place) {
             (outcome, _) if forwards(outcome) => {
                 let up = &policy.upstream;
-                let build =
-                    |d: &Answering<'_>| gate.upstream_request(d.req_header(), up, peer, scheme);
+                let build = |d: &Answering<'_>, out: &mut BytesMut| {
+                    gate.upstream_head(d.req_header(), up, peer, scheme, out)
+                };
                 let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
                     decorate_response(resp, &policy, decision)
                 };
@@ -345,14 +346,6 @@ impl Downstream for Answering<'_> {
             // The body ends when the connection does.
             self.keep_alive = false;
         }
-        resp.set_version(Version::HTTP_11);
-        resp.insert_header(header::DATE, get_cached_date())?;
-        let connection = if self.keep_alive {
-            "keep-alive"
-        } else {
-            "close"
-        };
-        resp.insert_header(header::CONNECTION, HeaderValue::from_static(connection))?;
         self.chunked = chunked && !end;
         let out = &mut self.conn.out;
         out.put_slice(b"HTTP/1.1 ");
@@ -364,8 +357,28 @@ impl Downstream for Answering<'_> {
                 .as_bytes(),
         );
         out.put_slice(b"\r\n");
-        resp.header_to_h1_wire(out);
-        out.put_slice(b"\r\n");
+        // The fields as they are, but `Date` and `Connection`, which are robogate's, as pingora
+        // writes them: today's date, and whether this connection stays open.
+        resp.map(|name, value| {
+            let name = match name {
+                HeaderNameVariant::Case(name) => name.as_slice(),
+                HeaderNameVariant::Titled(name) => name.as_bytes(),
+            };
+            if !name.eq_ignore_ascii_case(b"date") && !name.eq_ignore_ascii_case(b"connection") {
+                out.put_slice(name);
+                out.put_slice(b": ");
+                out.put_slice(value.as_bytes());
+                out.put_slice(b"\r\n");
+            }
+            Ok(())
+        })?;
+        out.put_slice(b"Date: ");
+        out.put_slice(get_cached_date().as_bytes());
+        out.put_slice(if self.keep_alive {
+            b"\r\nConnection: keep-alive\r\n\r\n"
+        } else {
+            b"\r\nConnection: close\r\n\r\n"
+        });
         self.status = resp.status.as_u16();
         if end {
             self.conn.flush(self.write_timeout).await?;

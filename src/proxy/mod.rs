@@ -22,11 +22,11 @@ use std::time::Instant;
 
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
-use bytes::Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
 use http::{header, HeaderName, HeaderValue};
 use pingora_core::upstreams::peer::HttpPeer;
 use pingora_error::{Error, OrErr, Result};
-use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::config::Settings;
@@ -204,20 +204,91 @@ impl Gate {
         (decision, tarpit)
     }
 
-    /// The request head the origin gets for a request the direct lane forwards.
-    fn upstream_request(
+    /// Writes the request head the origin gets for a request the direct lane forwards: the
+    /// client's, as [`prepare_upstream_request`] makes it and without the hop-by-hop fields.
+    /// An origin-form request (every request robogate's own lane reads) is written straight
+    /// from the client's head, without copying it into a second one first.
+    fn upstream_head(
         &self,
         req: &RequestHeader,
         up: &Upstream,
         peer: Option<IpAddr>,
         scheme: &'static str,
-    ) -> Result<RequestHeader> {
-        let mut upstream = req.clone();
-        forward::strip_hop_by_hop(&mut upstream);
+        out: &mut BytesMut,
+    ) -> Result<()> {
         let from_trusted_proxy = self.sent_by_trusted_proxy(peer);
-        prepare_upstream_request(&mut upstream, up, peer, from_trusted_proxy, scheme)?;
-        Ok(upstream)
+        if !req.raw_path().starts_with(b"/") {
+            let mut upstream = req.clone();
+            forward::strip_hop_by_hop(&mut upstream);
+            prepare_upstream_request(&mut upstream, up, peer, from_trusted_proxy, scheme)?;
+            origin_h1::request_head(&upstream, out);
+            return Ok(());
+        }
+        let proto_told = from_trusted_proxy && forwarded_proto_told(req);
+        out.put_slice(req.method.as_str().as_bytes());
+        out.put_u8(b' ');
+        out.put_slice(req.raw_path());
+        out.put_slice(b" HTTP/1.1\r\n");
+        let field = |out: &mut BytesMut, name: &[u8], value: &[u8]| {
+            out.put_slice(name);
+            out.put_slice(b": ");
+            out.put_slice(value);
+            out.put_slice(b"\r\n");
+        };
+        let mut has_host = false;
+        req.map(|name, value| {
+            let name = match name {
+                HeaderNameVariant::Case(name) => name.as_slice(),
+                HeaderNameVariant::Titled(name) => name.as_bytes(),
+            };
+            let is = |other: &str| name.eq_ignore_ascii_case(other.as_bytes());
+            let replaced = forward::HOP_BY_HOP.iter().any(|h| is(h.as_str()))
+                || is(X_FORWARDED_FOR.as_str())
+                || (is(X_FORWARDED_PROTO.as_str()) && !proto_told)
+                || (is("host") && up.host.is_some());
+            if !replaced {
+                has_host |= is("host");
+                field(out, name, value.as_bytes());
+            }
+            Ok(())
+        })?;
+        match &up.host {
+            Some(host) => field(out, b"Host", host.as_bytes()),
+            None if !has_host => field(out, b"Host", up.address.as_bytes()),
+            None => {}
+        }
+        if let Some(ip) = peer {
+            let mut xff = Vec::with_capacity(64);
+            if let Some(prior) = forwarded_for_prior(req) {
+                xff.extend_from_slice(prior);
+                xff.extend_from_slice(b", ");
+            }
+            crate::forwarded::write_ip(&mut xff, ip);
+            field(out, b"X-Forwarded-For", &xff);
+        }
+        if !proto_told {
+            field(out, b"X-Forwarded-Proto", scheme.as_bytes());
+        }
+        out.put_slice(b"\r\n");
+        Ok(())
     }
+}
+
+/// The client's `X-Forwarded-For` that robogate appends the peer to: the first field, when it
+/// is text and not blank (anything else is replaced by the peer alone).
+fn forwarded_for_prior(req: &RequestHeader) -> Option<&[u8]> {
+    let prior = req.headers.get(X_FORWARDED_FOR)?;
+    prior
+        .to_str()
+        .is_ok_and(|p| !p.trim().is_empty())
+        .then_some(prior.as_bytes())
+}
+
+/// Did the client say `X-Forwarded-Proto: https` or `http` (kept when a trusted proxy says it)?
+fn forwarded_proto_told(req: &RequestHeader) -> bool {
+    req.headers
+        .get(X_FORWARDED_PROTO)
+        .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http")
 }
 
 /// Per-request state: the policy snapshot the request started with, and its decision.
@@ -330,11 +401,9 @@ fn prepare_upstream_request(
     upstream.set_version(http::Version::HTTP_11);
     if let Some(ip) = peer {
         let mut xff = Vec::with_capacity(64);
-        if let Some(prior) = upstream.headers.get(X_FORWARDED_FOR) {
-            if prior.to_str().is_ok_and(|p| !p.trim().is_empty()) {
-                xff.extend_from_slice(prior.as_bytes());
-                xff.extend_from_slice(b", ");
-            }
+        if let Some(prior) = forwarded_for_prior(upstream) {
+            xff.extend_from_slice(prior);
+            xff.extend_from_slice(b", ");
         }
         crate::forwarded::write_ip(&mut xff, ip);
         let xff = HeaderValue::from_maybe_shared(Bytes::from(xff)).or_err(
@@ -343,11 +412,7 @@ fn prepare_upstream_request(
         )?;
         upstream.insert_header("x-forwarded-for", xff)?;
     }
-    let proto_told = from_trusted_proxy
-        && upstream
-            .headers
-            .get(X_FORWARDED_PROTO)
-            .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http");
+    let proto_told = from_trusted_proxy && forwarded_proto_told(upstream);
     if !proto_told {
         upstream.insert_header("x-forwarded-proto", HeaderValue::from_static(scheme))?;
     }
@@ -504,8 +569,9 @@ impl ProxyHttp for Gate {
         }
         let up = &policy.upstream;
         let (peer, scheme) = (peer_ip(session), client_scheme(session));
-        let build =
-            |session: &Session| self.upstream_request(session.req_header(), up, peer, scheme);
+        let build = |session: &Session, out: &mut BytesMut| {
+            self.upstream_head(session.req_header(), up, peer, scheme, out)
+        };
         let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
             decorate_response(resp, &policy, decision)
         };
