@@ -192,8 +192,8 @@ pub async fn exchange<D: Downstream>(
         Some(answer) => answer,
         None => ask(connect(up).await?, &head, head_only, up).await?,
     };
-    if matches!(framing, Framing::Chunked(_)) {
-        // Chunked framing wins over a length (RFC 9112 §6.3); the client gets one of them.
+    if resp.headers.contains_key(header::TRANSFER_ENCODING) {
+        // Transfer codings win over a length (RFC 9112 §6.3); the client gets one of them.
         resp.remove_header(&header::CONTENT_LENGTH);
     }
     // A close-delimited (HTTP/1.0 style) body is re-framed as chunked, so the client's

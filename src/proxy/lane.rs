@@ -206,6 +206,7 @@ impl Conn {
             keep_alive,
             chunked: false,
             status: 0,
+            sent: false,
             write_timeout: settings.client_timeout,
         };
         let decision = &*ctx.decision.insert(decision);
@@ -232,6 +233,10 @@ impl Conn {
             Ok(()) => (answering.status, answering.keep_alive, None),
             Err(e) => {
                 let kind = respond::upstream_error_kind(&e);
+                answering.close_after();
+                // A head still waiting in the buffer never reached the client: it gets the
+                // failure's answer instead (a 502, say) rather than nothing.
+                answering.discard_unsent();
                 // Nothing is written once the head is out: the line gives the head's status,
                 // as pingora's path does.
                 let status = match respond::proxy_failure(&mut answering, &e).await {
@@ -312,9 +317,22 @@ struct Answering<'c> {
     keep_alive: bool,
     /// The body goes out in chunked framing.
     chunked: bool,
-    /// The status written (0: no head yet).
+    /// The status written or queued (0: no head yet).
     status: u16,
+    /// Some of the answer has gone out.
+    sent: bool,
     write_timeout: Duration,
+}
+
+impl Answering<'_> {
+    /// Forgets an answer queued and not yet written.
+    fn discard_unsent(&mut self) {
+        if !self.conn.out.is_empty() && !self.sent {
+            self.conn.out.clear();
+            self.status = 0;
+            self.chunked = false;
+        }
+    }
 }
 
 impl Downstream for Answering<'_> {
@@ -381,6 +399,7 @@ impl Downstream for Answering<'_> {
         });
         self.status = resp.status.as_u16();
         if end {
+            self.sent = true;
             self.conn.flush(self.write_timeout).await?;
         }
         Ok(())
@@ -404,6 +423,7 @@ impl Downstream for Answering<'_> {
             out.put_slice(b"0\r\n\r\n");
             self.chunked = false;
         }
+        self.sent = true;
         self.conn.flush(self.write_timeout).await
     }
 }

@@ -265,6 +265,10 @@ fn last_chunk_follows(buf: &mut BytesMut) -> bool {
     let Some(rest) = buf.strip_prefix(b"\r\n") else {
         return false;
     };
+    // As in `chunked`: a size line starts with a hex digit (httparse reads a blank one as 0).
+    if !rest.first().is_some_and(u8::is_ascii_hexdigit) {
+        return false;
+    }
     let Ok(httparse::Status::Complete((len, 0))) = httparse::parse_chunk_size(rest) else {
         return false;
     };
@@ -327,8 +331,8 @@ fn parse_response(buf: &[u8]) -> Result<Option<(Box<ResponseHeader>, usize)>> {
 }
 
 /// How the body of `resp` is delimited (RFC 9112 §6.3). Several differing or malformed
-/// `Content-Length` values are an error. With `Transfer-Encoding`, `Content-Length` is removed
-/// (chunked framing wins, and nothing downstream may see both).
+/// `Content-Length` values are an error. With `Transfer-Encoding`, `Content-Length` is ignored
+/// ([`super::forward::exchange`] removes it: nothing downstream may see both).
 fn framing(resp: &ResponseHeader, head_only: bool) -> Result<Framing> {
     if head_only
         || resp.status.is_informational()
@@ -339,14 +343,13 @@ fn framing(resp: &ResponseHeader, head_only: bool) -> Result<Framing> {
     }
     let te = resp.headers.get_all(header::TRANSFER_ENCODING);
     if te.iter().next().is_some() {
-        // HTTP/1.0 has no transfer codings: such a body ends with the connection.
-        return Ok(
-            if resp.version == Version::HTTP_11 && super::lane::last_coding_is_chunked(te.iter()) {
-                Framing::Chunked(Chunk::Size)
-            } else {
-                Framing::UntilClose
-            },
-        );
+        // An HTTP/1.0 answer with Transfer-Encoding is read as its codings say, but its
+        // connection is not reused ([`keeps_alive`], RFC 9112 §6.1).
+        return Ok(if super::lane::last_coding_is_chunked(te.iter()) {
+            Framing::Chunked(Chunk::Size)
+        } else {
+            Framing::UntilClose
+        });
     }
     let mut length = None;
     for value in resp.headers.get_all(header::CONTENT_LENGTH) {
@@ -376,6 +379,9 @@ fn keeps_alive(resp: &ResponseHeader) -> bool {
             .map(<[u8]>::trim_ascii)
     };
     if tokens().any(|t| t.eq_ignore_ascii_case(b"close")) {
+        return false;
+    }
+    if resp.version == Version::HTTP_10 && resp.headers.contains_key(header::TRANSFER_ENCODING) {
         return false;
     }
     resp.version == Version::HTTP_11 || tokens().any(|t| t.eq_ignore_ascii_case(b"keep-alive"))
@@ -429,7 +435,7 @@ mod tests {
         );
         assert_eq!(
             f("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"),
-            Some(Framing::UntilClose)
+            Some(Framing::Chunked(Chunk::Size))
         );
         assert_eq!(f("HTTP/1.1 200 OK\r\n\r\n"), Some(Framing::UntilClose));
         assert_eq!(
@@ -450,6 +456,9 @@ mod tests {
         ));
         assert!(!k("HTTP/1.0 200 OK\r\n\r\n"));
         assert!(k("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\n\r\n"));
+        assert!(!k(
+            "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+        ));
     }
 
     #[test]
@@ -537,6 +546,18 @@ mod tests {
             if u64::from_str_radix(junk.trim(), 16).is_err() {
                 proptest::prop_assert!(decode(bad_size.as_bytes(), &[]).is_err());
             }
+        }
+    }
+
+    /// A blank or extension-only line where the last chunk's size belongs is refused, whether
+    /// it arrives with the data before it or later (cold review at stop 23: accepted when in
+    /// the same read, so pooling depended on packet timing).
+    #[test]
+    fn a_blank_last_chunk_size_is_refused_in_one_read_or_two() {
+        for tail in ["\r\n\r\n\r\n", "\r\n;x\r\n\r\n", "\r\n \r\n\r\n"] {
+            let wire = format!("5\r\nhello{tail}");
+            assert!(decode(wire.as_bytes(), &[]).is_err(), "{wire:?} whole");
+            assert!(decode(wire.as_bytes(), &[8]).is_err(), "{wire:?} in two");
         }
     }
 

@@ -435,3 +435,16 @@ fn an_origins_hop_by_hop_fields_stay_between_robogate_and_the_origin() {
         assert_ne!(r.header("connection"), Some("close, X-Secret"), "{r:?}");
     }
 }
+
+/// An origin that hangs up before the first byte of a body it announced: the client gets a
+/// 502 that says `Connection: close`, not an empty reply, and not a head that promises
+/// keep-alive before the connection closes (cold review at stop 23: the head waiting in the
+/// lane's buffer was dropped with nothing written instead).
+#[test]
+fn an_origin_that_hangs_up_before_the_body_gets_the_client_a_502() {
+    let origin = raw_origin("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n");
+    let rg = Robogate::start(origin, DEFAULT_ROBOTS, "");
+    let r = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
+    assert_eq!(r.status, 502, "{r:?}");
+    assert_eq!(r.header("connection"), Some("close"), "{r:?}");
+}
