@@ -215,7 +215,12 @@ pub async fn exchange<D: Downstream>(
     // The origin connection goes back to the pool as soon as its answer is read, before the
     // client can see the end of it: the client's next request finds it there.
     if framing == Framing::None {
-        release(origin, Framing::Done, up, pool);
+        // After a HEAD the connection is closed, not pooled: an origin that sends the body
+        // anyway (a common fault) would have it read as the next request's answer if it came
+        // after the check a pooled connection gets when it is taken.
+        if !head_only {
+            release(origin, Framing::Done, up, pool);
+        }
         return session
             .write_head(resp, true)
             .await
