@@ -258,13 +258,7 @@ impl Gate {
             None => {}
         }
         if let Some(ip) = peer {
-            let mut xff = Vec::with_capacity(64);
-            if let Some(prior) = forwarded_for_prior(req) {
-                xff.extend_from_slice(prior);
-                xff.extend_from_slice(b", ");
-            }
-            crate::forwarded::write_ip(&mut xff, ip);
-            field(out, b"X-Forwarded-For", &xff);
+            field(out, b"X-Forwarded-For", &forwarded_for(req, ip));
         }
         if !proto_told {
             field(out, b"X-Forwarded-Proto", scheme.as_bytes());
@@ -274,14 +268,18 @@ impl Gate {
     }
 }
 
-/// The client's `X-Forwarded-For` that robogate appends the peer to: the first field, when it
-/// is text and not blank (anything else is replaced by the peer alone).
-fn forwarded_for_prior(req: &RequestHeader) -> Option<&[u8]> {
-    let prior = req.headers.get(X_FORWARDED_FOR)?;
-    prior
-        .to_str()
-        .is_ok_and(|p| !p.trim().is_empty())
-        .then_some(prior.as_bytes())
+/// The `X-Forwarded-For` the origin gets: the client's first such field with the peer `ip`
+/// appended, when that field is text and not blank; else the peer alone.
+fn forwarded_for(req: &RequestHeader, ip: IpAddr) -> Vec<u8> {
+    let mut xff = Vec::with_capacity(64);
+    if let Some(prior) = req.headers.get(X_FORWARDED_FOR) {
+        if prior.to_str().is_ok_and(|p| !p.trim().is_empty()) {
+            xff.extend_from_slice(prior.as_bytes());
+            xff.extend_from_slice(b", ");
+        }
+    }
+    crate::forwarded::write_ip(&mut xff, ip);
+    xff
 }
 
 /// Did the client say `X-Forwarded-Proto: https` or `http` (kept when a trusted proxy says it)?
@@ -400,13 +398,7 @@ fn prepare_upstream_request(
     }
     upstream.set_version(http::Version::HTTP_11);
     if let Some(ip) = peer {
-        let mut xff = Vec::with_capacity(64);
-        if let Some(prior) = forwarded_for_prior(upstream) {
-            xff.extend_from_slice(prior);
-            xff.extend_from_slice(b", ");
-        }
-        crate::forwarded::write_ip(&mut xff, ip);
-        let xff = HeaderValue::from_maybe_shared(Bytes::from(xff)).or_err(
+        let xff = HeaderValue::from_maybe_shared(Bytes::from(forwarded_for(upstream, ip))).or_err(
             pingora_error::ErrorType::InvalidHTTPHeader,
             "X-Forwarded-For",
         )?;
