@@ -46,6 +46,10 @@ pub const MAX_FIELDS: usize = 64;
 pub const MAX_HEAD: usize = 16 * 1024;
 /// Bytes read at a time.
 const READ_SIZE: usize = 4096;
+/// Longest a closing connection waits for the client to stop sending ([`Conn::linger`]).
+const LINGER: Duration = Duration::from_secs(2);
+/// Most a closing connection reads from the client and drops.
+const LINGER_BYTES: usize = 1 << 20;
 
 /// How the lane left a connection.
 pub enum Ended {
@@ -122,7 +126,7 @@ impl Conn {
             match self.answer(gate, req, &shutdown).await {
                 After::KeepAlive => {}
                 After::Close => {
-                    let _ = self.stream.shutdown().await;
+                    self.linger().await;
                     return Ended::Closed;
                 }
                 After::Tarpit(handoff) => {
@@ -253,6 +257,26 @@ impl Conn {
             After::KeepAlive
         } else {
             After::Close
+        }
+    }
+
+    /// Closes the connection the way nginx's `lingering_close` does: the answer is followed by
+    /// a FIN at once, then whatever the client still sends (pipelined requests, a body) is read
+    /// and dropped until it closes too, for at most [`LINGER`]. Closing with unread bytes would
+    /// make the kernel send a reset, which can destroy the end of the answer before the client
+    /// has read it (cold review at stop 23: 100–130 KB of a 200 KB answer arrived).
+    async fn linger(&mut self) {
+        if self.stream.shutdown().await.is_err() {
+            return;
+        }
+        let mut drained = 0;
+        let deadline = tokio::time::Instant::now() + LINGER;
+        let mut sink = [0u8; 4096];
+        while drained < LINGER_BYTES {
+            match tokio::time::timeout_at(deadline, self.stream.read(&mut sink)).await {
+                Ok(Ok(n)) if n > 0 => drained += n,
+                _ => return,
+            }
         }
     }
 

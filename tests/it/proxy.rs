@@ -818,3 +818,51 @@ fn an_origin_not_reached_in_time_gives_504() {
     let refused = get(rg.addr, "/", Some(FIREFOX)).unwrap();
     assert_eq!(refused.status, 502, "{}", refused.text());
 }
+
+/// A client that sends more after a `Connection: close` request (here 300 KB it never expects
+/// an answer to) still gets the whole answer, even when it reads only after robogate has closed:
+/// robogate sends its FIN, then reads and drops the rest (nginx's lingering close). Closing
+/// with those bytes unread made the kernel reset the connection, destroying the answer's end
+/// before the client read it (cold review at stop 23).
+#[test]
+fn a_closing_connection_lingers_so_the_whole_answer_arrives() {
+    let origin = Scripted::start();
+    let body = "x".repeat(200_000);
+    origin.route("/big", reply(200, "text/plain", &body));
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "[access_log]\nflush = \"10ms\"\n",
+        Launch {
+            env: &[("RUST_LOG", "info")],
+            ..Launch::default()
+        },
+    );
+    let mut s = std::net::TcpStream::connect(rg.addr).unwrap();
+    s.set_read_timeout(Some(DEADLINE)).unwrap();
+    let mut sent = format!(
+        "GET /big HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n\r\n"
+    )
+    .into_bytes();
+    sent.extend(std::iter::repeat_n(b'X', 300_000));
+    // Written from a thread of its own: robogate reads the rest only once it has answered.
+    let mut writer = s.try_clone().unwrap();
+    let sending = std::thread::spawn(move || std::io::Write::write_all(&mut writer, &sent));
+    // The answer is written (its line is logged after it) before the client reads a byte.
+    eventually("the answer's access line", || {
+        rg.output().contains("path=/big status=200").then_some(())
+    });
+    let mut got = Vec::new();
+    let read = std::io::Read::read_to_end(&mut s, &mut got);
+    assert!(read.is_ok(), "{read:?} after {} bytes", got.len());
+    let text = String::from_utf8_lossy(&got);
+    assert!(
+        text.starts_with("HTTP/1.1 200"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    assert!(text.ends_with(&body[..100]), "{} bytes", got.len());
+    assert_eq!(got.len() - text.find("\r\n\r\n").unwrap() - 4, body.len());
+    let _ = sending.join();
+}
