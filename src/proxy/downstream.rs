@@ -10,6 +10,8 @@ use pingora_error::Result;
 use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_proxy::Session;
 
+use super::origin_h1::OriginHead;
+
 /// The client's side of one request: its head, and the answer's head and body going out.
 pub trait Downstream: Send {
     /// The request being answered.
@@ -24,6 +26,18 @@ pub trait Downstream: Send {
         resp: Box<ResponseHeader>,
         end: bool,
     ) -> impl Future<Output = Result<()>> + Send;
+    /// Writes the head of an origin's answer ([`OriginHead`]); `end`: there is no body. By
+    /// default as a [`ResponseHeader`]; robogate's lane writes its fields as they are.
+    fn write_origin_head(
+        &mut self,
+        head: OriginHead,
+        end: bool,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async move {
+            let resp = head.into_response_header()?;
+            self.write_head(Box::new(resp), end).await
+        }
+    }
     /// Writes a piece of the body (already decoded: framing is the writer's); `end`: the last.
     fn write_body(
         &mut self,

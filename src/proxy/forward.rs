@@ -22,20 +22,20 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use bytes::BytesMut;
-use http::{header, HeaderName, Method, Version};
+use http::{header, HeaderName, HeaderValue, Method, Version};
 use pingora_core::protocols::http::server::Session as ServerSession;
 use pingora_core::protocols::l4::stream::Stream as TcpStream;
 use pingora_core::protocols::Stream;
 use pingora_core::server::ShutdownWatch;
 use pingora_core::services::background::BackgroundService;
 use pingora_error::{Error, ErrorType, OrErr, Result};
-use pingora_http::{RequestHeader, ResponseHeader};
+use pingora_http::RequestHeader;
 use pingora_proxy::Session;
 use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::policy::{Policy, Upstream};
 use crate::proxy::downstream::Downstream;
-use crate::proxy::origin_h1::{Framing, Origin};
+use crate::proxy::origin_h1::{Framing, Origin, OriginHead};
 
 /// Idle origin connections kept at most (pingora's own pool default).
 pub const MAX_IDLE: usize = 128;
@@ -48,26 +48,50 @@ pub fn eligible(session: &Session) -> bool {
     matches!(session.as_downstream(), ServerSession::H1(_)) && plain_head(session.req_header())
 }
 
-/// Is this request nothing but a `GET` or `HEAD` head (see [`eligible`])?
-fn plain_head(req: &RequestHeader) -> bool {
-    if !(req.method == Method::GET || req.method == Method::HEAD) {
-        return false;
-    }
-    let h = &req.headers;
-    if h.contains_key(header::UPGRADE) || h.contains_key(header::TRANSFER_ENCODING) {
-        return false;
-    }
-    if let Some(len) = h.get(header::CONTENT_LENGTH) {
-        if len.as_bytes() != b"0" {
-            return false;
+/// Is this request nothing but a `GET` or `HEAD` head (see [`eligible`] and [`plain_fields`])?
+/// robogate's own lane takes the same requests ([`super::lane`]).
+pub fn plain_head(req: &RequestHeader) -> bool {
+    (req.method == Method::GET || req.method == Method::HEAD)
+        && plain_fields(
+            req.headers
+                .iter()
+                .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())),
+        )
+}
+
+/// Do these request fields (name, value) say the request is its head alone? No body
+/// (`Content-Length` absent or a single `0`), no `Transfer-Encoding`, `Upgrade` or `Expect`, no
+/// `Connection` option but `keep-alive`/`close`. One pass, names in any case: the lane asks it
+/// of the parser's fields before it builds a header map.
+pub fn plain_fields<'f>(fields: impl IntoIterator<Item = (&'f [u8], &'f [u8])>) -> bool {
+    let mut lengths = 0;
+    fields.into_iter().all(|(name, value)| {
+        if name.eq_ignore_ascii_case(b"content-length") {
+            lengths += 1;
+            value == b"0" && lengths == 1
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            items(value).all(|token| {
+                token.eq_ignore_ascii_case(b"keep-alive") || token.eq_ignore_ascii_case(b"close")
+            })
+        } else {
+            !(name.eq_ignore_ascii_case(b"transfer-encoding")
+                || name.eq_ignore_ascii_case(b"upgrade")
+                || name.eq_ignore_ascii_case(b"expect"))
         }
-    }
-    h.get_all(header::CONNECTION).iter().all(|v| {
-        v.as_bytes().split(|b| *b == b',').all(|token| {
-            let token = token.trim_ascii();
-            token.eq_ignore_ascii_case(b"keep-alive") || token.eq_ignore_ascii_case(b"close")
-        })
     })
+}
+
+/// The items of one line of a comma-separated field (`Connection`, `Content-Length`, ...),
+/// trimmed; empty items included.
+pub fn items(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    value.split(|b| *b == b',').map(<[u8]>::trim_ascii)
+}
+
+/// [`items`] over all the lines of a field.
+pub fn list_items<'v>(
+    values: impl IntoIterator<Item = &'v HeaderValue>,
+) -> impl Iterator<Item = &'v [u8]> {
+    values.into_iter().flat_map(|v| items(v.as_bytes()))
 }
 
 /// The hop-by-hop fields (RFC 9110 §7.6.1, and the legacy `Keep-Alive`, `Proxy-Connection`):
@@ -175,7 +199,7 @@ pub async fn exchange<D: Downstream>(
     build: impl Fn(&D, &mut BytesMut) -> Result<()>,
     up: &Upstream,
     pool: &OriginPool,
-    decorate: impl FnOnce(&mut ResponseHeader, &RequestHeader) -> Result<()>,
+    decorate: impl FnOnce(&mut OriginHead),
 ) -> Result<()> {
     let head_only = session.req_header().method == Method::HEAD;
     let mut head = BytesMut::with_capacity(1024);
@@ -192,26 +216,19 @@ pub async fn exchange<D: Downstream>(
         Some(answer) => answer,
         None => ask(connect(up).await?, &head, head_only, up).await?,
     };
-    if resp.headers.contains_key(header::TRANSFER_ENCODING) {
-        // Transfer codings win over a length (RFC 9112 §6.3); the client gets one of them.
-        resp.remove_header(&header::CONTENT_LENGTH);
-    }
     // A close-delimited (HTTP/1.0 style) body is re-framed as chunked, so the client's
     // connection survives it; an HTTP/1.0 client, which cannot read chunked, gets it
     // close-delimited as well (RFC 9112 §7.1). A body framed by transfer codings other than
     // chunked also ends with the origin's connection: it is passed on as it came, and the
     // client's connection closes after it.
     if framing == Framing::UntilClose {
-        if resp.headers.contains_key(header::TRANSFER_ENCODING)
-            || session.req_header().version != Version::HTTP_11
-        {
+        if resp.transfer().is_some() || session.req_header().version != Version::HTTP_11 {
             session.close_after();
         } else {
-            resp.insert_header(header::TRANSFER_ENCODING, "chunked")?;
+            resp.add("Transfer-Encoding", HeaderValue::from_static("chunked"));
         }
     }
-    resp.set_version(Version::HTTP_11);
-    decorate(&mut resp, session.req_header())?;
+    decorate(&mut resp);
     // The origin connection goes back to the pool as soon as its answer is read, before the
     // client can see the end of it: the client's next request finds it there.
     if framing == Framing::None {
@@ -222,12 +239,12 @@ pub async fn exchange<D: Downstream>(
             release(origin, Framing::Done, up, pool);
         }
         return session
-            .write_head(resp, true)
+            .write_origin_head(resp, true)
             .await
             .map_err(|e| e.into_down());
     }
     session
-        .write_head(resp, false)
+        .write_origin_head(resp, false)
         .await
         .map_err(|e| e.into_down())?;
     loop {
@@ -268,7 +285,7 @@ async fn ask(
     head: &[u8],
     head_only: bool,
     up: &Upstream,
-) -> Result<(Origin, Box<ResponseHeader>, Framing)> {
+) -> Result<(Origin, OriginHead, Framing)> {
     let mut origin = Origin::new(stream, up.read_timeout, up.write_timeout);
     origin.send(head).await?;
     let (resp, framing) = origin.response(head_only).await?;
@@ -361,6 +378,8 @@ mod tests {
                 &[("Upgrade", "websocket"), ("Connection", "upgrade")],
             ),
             req("GET", &[("Connection", "close, x-private")]),
+            req("GET", &[("Expect", "100-continue")]),
+            req("GET", &[("Content-Length", "0"), ("Content-Length", "0")]),
         ] {
             assert!(!plain_head(&not_plain), "{not_plain:?}");
         }

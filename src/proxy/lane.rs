@@ -35,8 +35,9 @@ use pingora_timeout::fast_timeout::fast_timeout;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::downstream::Downstream;
+use super::origin_h1::OriginHead;
 use super::respond::{self, forwards};
-use super::{decorate_response, forward, tarpit, Asked, End, Gate, RequestCtx};
+use super::{decorate_origin_head, forward, tarpit, Asked, End, Gate, RequestCtx};
 use crate::metrics::METRICS;
 use crate::policy::Outcome;
 
@@ -220,9 +221,8 @@ impl Conn {
                 let build = |d: &Answering<'_>, out: &mut BytesMut| {
                     gate.upstream_head(d.req_header(), up, peer, scheme, out)
                 };
-                let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
-                    decorate_response(resp, &policy, decision)
-                };
+                let decorate =
+                    |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);
                 forward::exchange(&mut answering, build, up, &gate.origins, decorate).await
             }
             (Outcome::Tarpit, Some(place)) => {
@@ -327,11 +327,8 @@ fn record_end(ctx: &mut RequestCtx, status: u16, error: Option<&Error>) {
 
 /// Does the client keep the connection alive after this (HTTP/1.1) request?
 fn wants_keep_alive(req: &RequestHeader) -> bool {
-    !req.headers.get_all(header::CONNECTION).iter().any(|v| {
-        v.as_bytes()
-            .split(|b| *b == b',')
-            .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"close"))
-    })
+    !forward::list_items(req.headers.get_all(header::CONNECTION))
+        .any(|token| token.eq_ignore_ascii_case(b"close"))
 }
 
 /// One request's answer going out on a [`Conn`].
@@ -357,6 +354,61 @@ impl Answering<'_> {
             self.chunked = false;
         }
     }
+
+    /// Decides the answer's framing and queues its status line. `transfer`: its
+    /// `Transfer-Encoding`, if any, and whether the last coding is `chunked`; `has_length`: it
+    /// has a `Content-Length`; `end`: no body follows.
+    fn start_head(
+        &mut self,
+        status: StatusCode,
+        reason: &[u8],
+        transfer: Option<bool>,
+        has_length: bool,
+        end: bool,
+    ) {
+        let chunked = transfer == Some(true);
+        if !chunked && !end && (transfer.is_some() || !has_length) {
+            // The body ends when the connection does.
+            self.keep_alive = false;
+        }
+        self.chunked = chunked && !end;
+        let out = &mut self.conn.out;
+        out.put_slice(b"HTTP/1.1 ");
+        out.put_slice(status.as_str().as_bytes());
+        out.put_u8(b' ');
+        out.put_slice(reason);
+        out.put_slice(b"\r\n");
+    }
+
+    /// Queues the fields that are robogate's, as pingora writes them (today's date, and whether
+    /// this connection stays open), ends the head, and writes it out if no body follows.
+    async fn end_head(&mut self, status: StatusCode, end: bool) -> Result<()> {
+        let out = &mut self.conn.out;
+        out.put_slice(b"Date: ");
+        out.put_slice(get_cached_date().as_bytes());
+        out.put_slice(if self.keep_alive {
+            b"\r\nConnection: keep-alive\r\n\r\n"
+        } else {
+            b"\r\nConnection: close\r\n\r\n"
+        });
+        self.status = status.as_u16();
+        if end {
+            self.sent = true;
+            self.conn.flush(self.write_timeout).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Queues one field of an answer, but `Date` and `Connection`, which are robogate's
+/// ([`Answering::end_head`]).
+fn put_field(out: &mut BytesMut, name: &[u8], value: &[u8]) {
+    if !name.eq_ignore_ascii_case(b"date") && !name.eq_ignore_ascii_case(b"connection") {
+        out.put_slice(name);
+        out.put_slice(b": ");
+        out.put_slice(value);
+        out.put_slice(b"\r\n");
+    }
 }
 
 impl Downstream for Answering<'_> {
@@ -379,54 +431,45 @@ impl Downstream for Answering<'_> {
             return Ok(());
         }
         let te = resp.headers.get_all(header::TRANSFER_ENCODING);
-        let has_te = te.iter().next().is_some();
-        let chunked = has_te && last_coding_is_chunked(te.iter());
-        if chunked {
+        let transfer = (te.iter().next().is_some())
+            .then(|| super::origin_h1::last_coding_is_chunked(te.iter()));
+        if transfer == Some(true) {
             // Chunked framing wins over a length (RFC 9112 §6.3): send one, not both.
             resp.remove_header(&header::CONTENT_LENGTH);
-        } else if !end && (has_te || !resp.headers.contains_key(header::CONTENT_LENGTH)) {
-            // The body ends when the connection does.
-            self.keep_alive = false;
         }
-        self.chunked = chunked && !end;
+        let has_length = resp.headers.contains_key(header::CONTENT_LENGTH);
+        let reason = resp
+            .get_reason_phrase()
+            .unwrap_or_else(|| resp.status.canonical_reason().unwrap_or(""));
+        self.start_head(resp.status, reason.as_bytes(), transfer, has_length, end);
         let out = &mut self.conn.out;
-        out.put_slice(b"HTTP/1.1 ");
-        out.put_slice(resp.status.as_str().as_bytes());
-        out.put_u8(b' ');
-        out.put_slice(
-            resp.get_reason_phrase()
-                .unwrap_or_else(|| resp.status.canonical_reason().unwrap_or(""))
-                .as_bytes(),
-        );
-        out.put_slice(b"\r\n");
-        // The fields as they are, but `Date` and `Connection`, which are robogate's, as pingora
-        // writes them: today's date, and whether this connection stays open.
         resp.map(|name, value| {
             let name = match name {
                 HeaderNameVariant::Case(name) => name.as_slice(),
                 HeaderNameVariant::Titled(name) => name.as_bytes(),
             };
-            if !name.eq_ignore_ascii_case(b"date") && !name.eq_ignore_ascii_case(b"connection") {
-                out.put_slice(name);
-                out.put_slice(b": ");
-                out.put_slice(value.as_bytes());
-                out.put_slice(b"\r\n");
-            }
+            put_field(out, name, value.as_bytes());
             Ok(())
         })?;
-        out.put_slice(b"Date: ");
-        out.put_slice(get_cached_date().as_bytes());
-        out.put_slice(if self.keep_alive {
-            b"\r\nConnection: keep-alive\r\n\r\n"
-        } else {
-            b"\r\nConnection: close\r\n\r\n"
-        });
-        self.status = resp.status.as_u16();
-        if end {
-            self.sent = true;
-            self.conn.flush(self.write_timeout).await?;
+        self.end_head(resp.status, end).await
+    }
+
+    async fn write_origin_head(&mut self, head: OriginHead, end: bool) -> Result<()> {
+        // An origin's interim answers are read past ([`forward`]); a second head is a bug.
+        if self.status != 0 {
+            return Ok(());
         }
-        Ok(())
+        self.start_head(
+            head.status,
+            head.reason(),
+            head.transfer(),
+            head.has_length(),
+            end,
+        );
+        for (name, value) in head.fields() {
+            put_field(&mut self.conn.out, name, value);
+        }
+        self.end_head(head.status, end).await
     }
 
     async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
@@ -452,21 +495,6 @@ impl Downstream for Answering<'_> {
     }
 }
 
-/// Is `chunked` the last transfer coding named (so the body is chunked)?
-pub fn last_coding_is_chunked<'v>(
-    values: impl DoubleEndedIterator<Item = &'v HeaderValue>,
-) -> bool {
-    values
-        .rev()
-        .find_map(|v| {
-            v.as_bytes()
-                .rsplit(|b| *b == b',')
-                .map(<[u8]>::trim_ascii)
-                .find(|t| !t.is_empty())
-        })
-        .is_some_and(|t| t.eq_ignore_ascii_case(b"chunked"))
-}
-
 /// What the start of a connection's buffer holds.
 enum Parsed {
     /// A whole request head for this lane, and its length.
@@ -490,33 +518,16 @@ fn parse(buf: &[u8]) -> Parsed {
     if parsed.version != Some(1) {
         return Parsed::Other;
     }
-    let method = match parsed.method {
-        Some("GET") => "GET",
-        Some("HEAD") => "HEAD",
-        _ => return Parsed::Other,
+    let Some(method) = parsed.method.filter(|m| *m == "GET" || *m == "HEAD") else {
+        return Parsed::Other;
     };
     let Some(path) = parsed.path.filter(|p| p.starts_with('/')) else {
         return Parsed::Other;
     };
-    let mut lengths = 0;
-    for field in parsed.headers.iter() {
-        let name = field.name.as_bytes();
-        let declined = if name.eq_ignore_ascii_case(b"content-length") {
-            lengths += 1;
-            field.value != b"0" || lengths > 1
-        } else if name.eq_ignore_ascii_case(b"connection") {
-            !field.value.split(|b| *b == b',').all(|token| {
-                let token = token.trim_ascii();
-                token.eq_ignore_ascii_case(b"keep-alive") || token.eq_ignore_ascii_case(b"close")
-            })
-        } else {
-            name.eq_ignore_ascii_case(b"transfer-encoding")
-                || name.eq_ignore_ascii_case(b"upgrade")
-                || name.eq_ignore_ascii_case(b"expect")
-        };
-        if declined {
-            return Parsed::Other;
-        }
+    // The same requests as pingora's loop sends down the direct lane.
+    let fields = parsed.headers.iter();
+    if !forward::plain_fields(fields.map(|f| (f.name.as_bytes(), f.value))) {
+        return Parsed::Other;
     }
     // The fields share one copy of the head: values are slices of it, not copies.
     let head = Bytes::copy_from_slice(&buf[..len]);
@@ -539,6 +550,7 @@ fn parse(buf: &[u8]) -> Parsed {
             return Parsed::Other;
         }
     }
+    // An authority pingora would accept.
     if validate_request_authority(&req).is_err() {
         return Parsed::Other;
     }
@@ -639,14 +651,5 @@ mod tests {
                 "pipelined bytes are kept"
             );
         });
-    }
-
-    #[test]
-    fn the_last_transfer_coding_decides_chunked() {
-        let v = |s: &'static str| HeaderValue::from_static(s);
-        assert!(last_coding_is_chunked([v("gzip, chunked")].iter()));
-        assert!(last_coding_is_chunked([v("gzip"), v("Chunked ")].iter()));
-        assert!(!last_coding_is_chunked([v("chunked, gzip")].iter()));
-        assert!(!last_coding_is_chunked([v("chunked"), v("gzip")].iter()));
     }
 }

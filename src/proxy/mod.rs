@@ -41,6 +41,7 @@ use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
 use forward::OriginPool;
 use in_flight::InFlight;
+use origin_h1::OriginHead;
 use respond::Acted;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings. Cloned
@@ -412,7 +413,7 @@ fn prepare_upstream_request(
 }
 
 /// What robogate adds to an origin's response: HTTP/1.1 towards clients even behind an HTTP/1.0
-/// origin, and the operator's `X-Robots-Tag` values for this path and agent.
+/// origin, and the operator's fields for this path and agent ([`added_fields`]).
 fn decorate_response(
     resp: &mut ResponseHeader,
     policy: &Policy,
@@ -420,18 +421,39 @@ fn decorate_response(
 ) -> Result<()> {
     strip_hop_by_hop(resp);
     resp.set_version(http::Version::HTTP_11);
-    for value in policy.x_robots_tags(decision) {
-        resp.append_header("x-robots-tag", value.clone())?;
-    }
-    // The preferences robots.txt states for this path (draft-ietf-aipref-attach §2). An origin
-    // that sends its own keeps it: two fields would merge into one dictionary whose repeated
-    // keys take the last value (vocab §6.5.1), silently overriding one of them.
-    if !resp.headers.contains_key(CONTENT_USAGE) {
-        if let Some(value) = policy.content_usage(decision) {
-            resp.insert_header(CONTENT_USAGE, value)?;
-        }
+    let has_content_usage = resp.headers.contains_key(CONTENT_USAGE);
+    for (name, value) in added_fields(policy, decision, has_content_usage) {
+        resp.append_header(name, value)?;
     }
     Ok(())
+}
+
+/// [`decorate_response`] for the direct lane's [`OriginHead`], whose hop-by-hop fields are
+/// left out as it is read.
+fn decorate_origin_head(head: &mut OriginHead, policy: &Policy, decision: &Decision) {
+    let has_content_usage = head.has_content_usage();
+    for (name, value) in added_fields(policy, decision, has_content_usage) {
+        head.add(name, value);
+    }
+}
+
+/// The fields robogate adds to a proxied answer: the operator's `X-Robots-Tag` values, and the
+/// preferences robots.txt states for this path (draft-ietf-aipref-attach §2) unless the origin
+/// sent its own (`has_content_usage`): two fields would merge into one dictionary whose repeated
+/// keys take the last value (vocab §6.5.1), silently overriding one of them.
+fn added_fields<'a>(
+    policy: &'a Policy,
+    decision: &'a Decision,
+    has_content_usage: bool,
+) -> impl Iterator<Item = (&'static str, HeaderValue)> + 'a {
+    let tags = policy
+        .x_robots_tags(decision)
+        .map(|value| ("x-robots-tag", value.clone()));
+    let usage = (!has_content_usage)
+        .then(|| policy.content_usage(decision))
+        .flatten()
+        .map(|value| (CONTENT_USAGE, value));
+    tags.chain(usage)
 }
 
 /// Removes the fields of the origin's answer that describe its connection to robogate
@@ -442,12 +464,8 @@ fn strip_hop_by_hop(resp: &mut ResponseHeader) {
     if resp.status == http::StatusCode::SWITCHING_PROTOCOLS {
         return;
     }
-    let named: Vec<HeaderName> = resp
-        .headers
-        .get_all(header::CONNECTION)
-        .iter()
-        .flat_map(|v| v.as_bytes().split(|b| *b == b','))
-        .filter_map(|token| HeaderName::from_bytes(token.trim_ascii()).ok())
+    let named: Vec<HeaderName> = forward::list_items(resp.headers.get_all(header::CONNECTION))
+        .filter_map(|token| HeaderName::from_bytes(token).ok())
         .filter(|name| {
             !matches!(
                 *name,
@@ -564,9 +582,7 @@ impl ProxyHttp for Gate {
         let build = |session: &Session, out: &mut BytesMut| {
             self.upstream_head(session.req_header(), up, peer, scheme, out)
         };
-        let decorate = |resp: &mut ResponseHeader, _: &RequestHeader| {
-            decorate_response(resp, &policy, decision)
-        };
+        let decorate = |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);
         forward::exchange(session, build, up, &self.origins, decorate).await?;
         Ok(true)
     }

@@ -8,14 +8,17 @@
 //! response whose framing is unclear is refused (502) or read to the connection's end, and a
 //! connection is pooled again only when its answer ended exactly where its framing said.
 
+use std::ops::Range;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use http::{header, HeaderValue, StatusCode, Version};
+use http::{HeaderValue, StatusCode, Version};
 use pingora_core::protocols::Stream;
 use pingora_error::{Error, ErrorType, Result};
 use pingora_http::{RequestHeader, ResponseHeader};
 use pingora_timeout::fast_timeout::fast_timeout;
+
+use super::forward::{self, list_items};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Most header fields an origin's response may have here.
@@ -106,9 +109,9 @@ impl Origin {
 
     /// Reads the answer's head (interim 1xx answers are read past) and says how its body is
     /// framed. `head_only`: the request was HEAD.
-    pub async fn response(&mut self, head_only: bool) -> Result<(Box<ResponseHeader>, Framing)> {
+    pub async fn response(&mut self, head_only: bool) -> Result<(OriginHead, Framing)> {
         loop {
-            match parse_response(&self.buf)? {
+            match OriginHead::parse(&self.buf)? {
                 Some((resp, len)) => {
                     self.buf.advance(len);
                     if resp.status == StatusCode::SWITCHING_PROTOCOLS {
@@ -120,8 +123,8 @@ impl Origin {
                     if resp.status.is_informational() {
                         continue;
                     }
-                    let framing = framing(&resp, head_only)?;
-                    self.reusable = framing != Framing::UntilClose && keeps_alive(&resp);
+                    let framing = resp.framing(head_only)?;
+                    self.reusable = framing != Framing::UntilClose && resp.keeps_alive();
                     return Ok((resp, framing));
                 }
                 None if self.buf.len() > MAX_HEAD => {
@@ -279,6 +282,14 @@ fn last_chunk_follows(buf: &mut BytesMut) -> bool {
     true
 }
 
+/// Is `chunked` the last transfer coding named (so the body is chunked)?
+pub fn last_coding_is_chunked<'v>(values: impl IntoIterator<Item = &'v HeaderValue>) -> bool {
+    list_items(values)
+        .filter(|t| !t.is_empty())
+        .last()
+        .is_some_and(|t| t.eq_ignore_ascii_case(b"chunked"))
+}
+
 /// The length of the trailer section at the start of `buf` (after the last chunk), with its
 /// closing empty line, once it is all there.
 fn trailers_end(buf: &[u8]) -> Option<usize> {
@@ -293,98 +304,286 @@ fn trailers_end(buf: &[u8]) -> Option<usize> {
     }
 }
 
-/// Parses a whole response head at the start of `buf`: `None` if more must be read.
-fn parse_response(buf: &[u8]) -> Result<Option<(Box<ResponseHeader>, usize)>> {
-    let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
-    let mut parsed = httparse::Response::new(&mut fields);
-    let len = match parsed.parse(buf) {
-        Ok(httparse::Status::Complete(len)) => len,
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(e) => {
-            return Err(
-                Error::because(ErrorType::InvalidHTTPHeader, "origin response head", e).into_up(),
-            )
-        }
-    };
-    let bad = |what: &'static str| Error::explain(ErrorType::InvalidHTTPHeader, what).into_up();
-    let mut resp = ResponseHeader::build(parsed.code.unwrap_or(0), Some(parsed.headers.len()))
-        .map_err(|_| bad("origin response status"))?;
-    resp.set_version(match parsed.version {
-        Some(0) => Version::HTTP_10,
-        _ => Version::HTTP_11,
-    });
-    resp.set_reason_phrase(parsed.reason)
-        .map_err(|_| bad("origin response reason"))?;
-    // The fields share one copy of the head.
-    let head = Bytes::copy_from_slice(&buf[..len]);
-    let copied = |part: &[u8]| {
-        let at = part.as_ptr() as usize - buf.as_ptr() as usize;
-        head.slice(at..at + part.len())
-    };
-    for field in parsed.headers.iter() {
-        let value = HeaderValue::from_maybe_shared(copied(field.value))
-            .map_err(|_| bad("origin response field"))?;
-        resp.append_header(copied(field.name.as_bytes()), value)
-            .map_err(|_| bad("origin response field"))?;
-    }
-    Ok(Some((Box::new(resp), len)))
+/// An origin's answer head as this client reads it: the status line, and the fields in the
+/// order and case they came in, as ranges of one copy of the head, with robogate's own fields
+/// after them ([`OriginHead::add`]).
+///
+/// What the fields say about framing and the connection is read in the same pass, and the
+/// fields the client must not see are left out then: the hop-by-hop ones (RFC 9110 §7.6.1:
+/// `Connection`, the fields it names, `Keep-Alive`, `Proxy-Connection`), and `Content-Length`
+/// beside `Transfer-Encoding` (RFC 9112 §6.3: a client gets one framing, not both).
+///
+/// No header map is built. robogate's lane writes these fields out as they are; building
+/// pingora's two maps per answer (the values, and the names in their case), then looking fields
+/// up and removing them from both, was a fifth of a proxied request's instructions (BENCHMARKS.md,
+/// "Stop 24"). pingora's session still takes a [`ResponseHeader`]
+/// ([`OriginHead::into_response_header`]).
+#[derive(Debug)]
+pub struct OriginHead {
+    pub status: StatusCode,
+    http10: bool,
+    /// The reason phrase (in `head`).
+    reason: Range<usize>,
+    /// The head as it came.
+    head: Bytes,
+    /// The origin's fields the client sees: name and value ranges in `head`.
+    fields: Vec<(Range<usize>, Range<usize>)>,
+    /// robogate's fields, after the origin's: names as written.
+    added: Vec<(&'static str, HeaderValue)>,
+    /// `Transfer-Encoding`: absent, or whether its last coding is `chunked`.
+    transfer: Option<bool>,
+    /// `Content-Length`: absent, its one value, or `Err` for several differing or a malformed one.
+    length: std::result::Result<Option<u64>, ()>,
+    /// `Connection` says `close`.
+    close: bool,
+    /// `Connection` says `keep-alive`.
+    keep_alive: bool,
+    /// Has a `Content-Usage` field (the origin's own preference).
+    content_usage: bool,
 }
 
-/// How the body of `resp` is delimited (RFC 9112 §6.3). Several differing or malformed
-/// `Content-Length` values are an error. With `Transfer-Encoding`, `Content-Length` is ignored
-/// ([`super::forward::exchange`] removes it: nothing downstream may see both).
-fn framing(resp: &ResponseHeader, head_only: bool) -> Result<Framing> {
-    if head_only
-        || resp.status.is_informational()
-        || resp.status == StatusCode::NO_CONTENT
-        || resp.status == StatusCode::NOT_MODIFIED
-    {
-        return Ok(Framing::None);
+/// What a response field's name is to [`OriginHead`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Known {
+    TransferEncoding,
+    ContentLength,
+    Connection,
+    /// `Keep-Alive`, `Proxy-Connection`: hop-by-hop whatever `Connection` says.
+    HopByHop,
+    ContentUsage,
+    Other,
+}
+
+impl Known {
+    fn of(name: &[u8]) -> Known {
+        let is = |known: &str| name.eq_ignore_ascii_case(known.as_bytes());
+        // By length first: most names are none of these and fail on it.
+        match name.len() {
+            17 if is("transfer-encoding") => Known::TransferEncoding,
+            14 if is("content-length") => Known::ContentLength,
+            10 if is("connection") => Known::Connection,
+            10 if is("keep-alive") => Known::HopByHop,
+            16 if is("proxy-connection") => Known::HopByHop,
+            13 if is("content-usage") => Known::ContentUsage,
+            _ => Known::Other,
+        }
     }
-    let te = resp.headers.get_all(header::TRANSFER_ENCODING);
-    if te.iter().next().is_some() {
-        // An HTTP/1.0 answer with Transfer-Encoding is read as its codings say, but its
-        // connection is not reused ([`keeps_alive`], RFC 9112 §6.1).
-        return Ok(if super::lane::last_coding_is_chunked(te.iter()) {
-            Framing::Chunked(Chunk::Size)
-        } else {
-            Framing::UntilClose
-        });
-    }
-    let mut length = None;
-    for value in resp.headers.get_all(header::CONTENT_LENGTH) {
-        for item in value.as_bytes().split(|b| *b == b',') {
-            let item = item.trim_ascii();
-            let n = (!item.is_empty() && item.iter().all(u8::is_ascii_digit))
-                .then(|| std::str::from_utf8(item).ok()?.parse::<u64>().ok())
-                .flatten();
-            match (n, length) {
-                (Some(n), None) => length = Some(n),
-                (Some(n), Some(m)) if n == m => {}
-                _ => return failed(ErrorType::InvalidHTTPHeader, "origin Content-Length"),
+}
+
+impl OriginHead {
+    /// Parses a whole response head at the start of `buf`: `None` if more must be read.
+    fn parse(buf: &[u8]) -> Result<Option<(OriginHead, usize)>> {
+        let mut parsed_fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
+        let mut parsed = httparse::Response::new(&mut parsed_fields);
+        let len = match parsed.parse(buf) {
+            Ok(httparse::Status::Complete(len)) => len,
+            Ok(httparse::Status::Partial) => return Ok(None),
+            Err(e) => {
+                return Err(
+                    Error::because(ErrorType::InvalidHTTPHeader, "origin response head", e)
+                        .into_up(),
+                )
             }
+        };
+        let status = StatusCode::from_u16(parsed.code.unwrap_or(0))
+            .or_else(|_| failed(ErrorType::InvalidHTTPHeader, "origin response status"))?;
+        // httparse's slices point into `buf`; the same ranges of `head`. (Its empty reason may
+        // be a slice of its own.)
+        let at = |part: &[u8]| {
+            let start = part.as_ptr() as usize - buf.as_ptr() as usize;
+            start..start + part.len()
+        };
+        let mut head = OriginHead {
+            status,
+            http10: parsed.version == Some(0),
+            reason: parsed
+                .reason
+                .filter(|r| !r.is_empty())
+                .map_or(0..0, |r| at(r.as_bytes())),
+            head: Bytes::copy_from_slice(&buf[..len]),
+            fields: Vec::with_capacity(parsed.headers.len() + 2),
+            added: Vec::new(),
+            transfer: None,
+            length: Ok(None),
+            close: false,
+            keep_alive: false,
+            content_usage: false,
+        };
+        // The fields `Connection` names, as ranges of `buf` (rare: it mostly says `keep-alive`).
+        let mut named = Vec::new();
+        for field in parsed.headers.iter() {
+            // httparse reads names as tokens and values as HTAB, SP, VCHAR and obs-text, the
+            // bytes `HeaderName` and `HeaderValue` accept: the fields are valid as they are.
+            let (name, value) = (field.name.as_bytes(), field.value);
+            match Known::of(name) {
+                Known::TransferEncoding => {
+                    if let Some(last) = forward::items(value).filter(|t| !t.is_empty()).last() {
+                        head.transfer = Some(last.eq_ignore_ascii_case(b"chunked"));
+                    } else {
+                        head.transfer.get_or_insert(false);
+                    }
+                }
+                Known::ContentLength => {
+                    for item in forward::items(value) {
+                        head.length = match (parse_length(item), head.length) {
+                            (Some(n), Ok(None)) => Ok(Some(n)),
+                            (Some(n), Ok(Some(m))) if n == m => Ok(Some(n)),
+                            _ => Err(()),
+                        };
+                    }
+                }
+                Known::Connection => {
+                    for token in forward::items(value) {
+                        // A field named as an option is the connection's too (RFC 9110
+                        // §7.6.1), even `Close`; `Keep-Alive` is left out anyway.
+                        if token.eq_ignore_ascii_case(b"keep-alive") {
+                            head.keep_alive = true;
+                            continue;
+                        }
+                        head.close |= token.eq_ignore_ascii_case(b"close");
+                        if !token.is_empty() {
+                            named.push(at(token));
+                        }
+                    }
+                    continue;
+                }
+                Known::HopByHop => continue,
+                Known::ContentUsage => head.content_usage = true,
+                Known::Other => {}
+            }
+            head.fields.push((at(name), at(value)));
+        }
+        if head.transfer.is_some() {
+            let head_bytes = &head.head;
+            head.fields
+                .retain(|(name, _)| Known::of(&head_bytes[name.clone()]) != Known::ContentLength);
+        }
+        if !named.is_empty() {
+            head.drop_named(named.iter().map(|token| &buf[token.clone()]));
+        }
+        Ok(Some((head, len)))
+    }
+
+    /// Leaves out the fields `Connection` names, but the framing fields (the writer re-frames
+    /// the body from them).
+    fn drop_named<'n>(&mut self, named: impl Iterator<Item = &'n [u8]>) {
+        let named: Vec<&[u8]> = named
+            .filter(|token| {
+                !matches!(
+                    Known::of(token),
+                    Known::TransferEncoding | Known::ContentLength | Known::Connection
+                )
+            })
+            .collect();
+        let head = &self.head;
+        self.fields.retain(|(name, _)| {
+            let name = &head[name.clone()];
+            !named.iter().any(|n| n.eq_ignore_ascii_case(name))
+        });
+        let content_usage = self
+            .fields()
+            .any(|(n, _)| Known::of(n) == Known::ContentUsage);
+        self.content_usage = content_usage;
+    }
+
+    /// The fields the client gets, in order (the origin's, then robogate's).
+    pub fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        let head = &self.head;
+        let origin = self
+            .fields
+            .iter()
+            .map(move |(name, value)| (&head[name.clone()], &head[value.clone()]));
+        let added = self
+            .added
+            .iter()
+            .map(|(name, value)| (name.as_bytes(), value.as_bytes()));
+        origin.chain(added)
+    }
+
+    /// The reason phrase as the origin sent it.
+    pub fn reason(&self) -> &[u8] {
+        &self.head[self.reason.clone()]
+    }
+
+    /// Adds a field of robogate's after the origin's (`name` as written: a valid name).
+    pub fn add(&mut self, name: &'static str, value: HeaderValue) {
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            self.transfer = Some(value.as_bytes() == b"chunked");
+        }
+        self.added.push((name, value));
+    }
+
+    /// `Transfer-Encoding`, if any: whether its last coding is `chunked`.
+    pub fn transfer(&self) -> Option<bool> {
+        self.transfer
+    }
+
+    /// Has a `Content-Length` the client sees.
+    pub fn has_length(&self) -> bool {
+        self.transfer.is_none() && self.length != Ok(None)
+    }
+
+    /// Did the origin send its own `Content-Usage`?
+    pub fn has_content_usage(&self) -> bool {
+        self.content_usage
+    }
+
+    /// How the body is delimited (RFC 9112 §6.3). Several differing or malformed
+    /// `Content-Length` values are an error; beside `Transfer-Encoding` it is not read.
+    fn framing(&self, head_only: bool) -> Result<Framing> {
+        if head_only
+            || self.status.is_informational()
+            || self.status == StatusCode::NO_CONTENT
+            || self.status == StatusCode::NOT_MODIFIED
+        {
+            return Ok(Framing::None);
+        }
+        // An HTTP/1.0 answer with Transfer-Encoding is read as its codings say, but its
+        // connection is not reused ([`OriginHead::keeps_alive`], RFC 9112 §6.1).
+        match (self.transfer, self.length) {
+            (Some(true), _) => Ok(Framing::Chunked(Chunk::Size)),
+            (Some(false), _) | (None, Ok(None)) => Ok(Framing::UntilClose),
+            (None, Ok(Some(n))) => Ok(Framing::Length(n)),
+            (None, Err(())) => failed(ErrorType::InvalidHTTPHeader, "origin Content-Length"),
         }
     }
-    Ok(length.map_or(Framing::UntilClose, Framing::Length))
+
+    /// Does the origin keep the connection after this answer? HTTP/1.1 unless
+    /// `Connection: close`; HTTP/1.0 only with `Connection: keep-alive` and no
+    /// `Transfer-Encoding`.
+    fn keeps_alive(&self) -> bool {
+        if self.close || (self.http10 && self.transfer.is_some()) {
+            return false;
+        }
+        !self.http10 || self.keep_alive
+    }
+
+    /// The head as pingora's session takes it (HTTP/1.1, the same fields in the same order).
+    pub fn into_response_header(self) -> Result<ResponseHeader> {
+        let bad = || Error::explain(ErrorType::InvalidHTTPHeader, "origin response field");
+        let mut resp =
+            ResponseHeader::build(self.status, Some(self.fields.len() + self.added.len()))?;
+        resp.set_version(Version::HTTP_11);
+        let reason = std::str::from_utf8(self.reason()).map_err(|_| bad())?;
+        resp.set_reason_phrase(Some(reason))?;
+        for (name, value) in &self.fields {
+            let value = HeaderValue::from_maybe_shared(self.head.slice(value.clone()))
+                .map_err(|_| bad())?;
+            resp.append_header(self.head.slice(name.clone()), value)?;
+        }
+        for (name, value) in self.added {
+            resp.append_header(name, value)?;
+        }
+        Ok(resp)
+    }
 }
 
-/// Does the origin keep the connection after this answer? HTTP/1.1 unless `Connection: close`;
-/// HTTP/1.0 only with `Connection: keep-alive`.
-fn keeps_alive(resp: &ResponseHeader) -> bool {
-    let tokens = || {
-        resp.headers
-            .get_all(header::CONNECTION)
-            .into_iter()
-            .flat_map(|v| v.as_bytes().split(|b| *b == b','))
-            .map(<[u8]>::trim_ascii)
-    };
-    if tokens().any(|t| t.eq_ignore_ascii_case(b"close")) {
-        return false;
+/// A `Content-Length` item: digits only (no sign, no blank).
+fn parse_length(item: &[u8]) -> Option<u64> {
+    if item.is_empty() || !item.iter().all(u8::is_ascii_digit) {
+        return None;
     }
-    if resp.version == Version::HTTP_10 && resp.headers.contains_key(header::TRANSFER_ENCODING) {
-        return false;
-    }
-    resp.version == Version::HTTP_11 || tokens().any(|t| t.eq_ignore_ascii_case(b"keep-alive"))
+    std::str::from_utf8(item).ok()?.parse().ok()
 }
 
 /// The request head as it goes to the origin: request line, fields (case kept), empty line.
@@ -400,12 +599,26 @@ pub fn request_head(req: &RequestHeader, out: &mut BytesMut) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::header;
 
-    fn head(text: &str, head_only: bool) -> Result<(Box<ResponseHeader>, Framing)> {
-        let (resp, len) = parse_response(text.as_bytes())?.expect("a whole head");
+    fn head(text: &str, head_only: bool) -> Result<(OriginHead, Framing)> {
+        let (resp, len) = OriginHead::parse(text.as_bytes())?.expect("a whole head");
         assert_eq!(len, text.len());
-        let framing = framing(&resp, head_only)?;
+        let framing = resp.framing(head_only)?;
         Ok((resp, framing))
+    }
+
+    /// The fields of `head` as they go out.
+    fn wire(head: &OriginHead) -> String {
+        head.fields()
+            .map(|(name, value)| {
+                let (name, value) = (
+                    String::from_utf8_lossy(name),
+                    String::from_utf8_lossy(value),
+                );
+                format!("{name}: {value}\r\n")
+            })
+            .collect()
     }
 
     #[test]
@@ -425,12 +638,29 @@ mod tests {
         );
         assert_eq!(f("HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n"), None);
         assert_eq!(f("HTTP/1.1 200 OK\r\nContent-Length: 5x\r\n\r\n"), None);
+        assert_eq!(f("HTTP/1.1 200 OK\r\nContent-Length: 5,\r\n\r\n"), None);
         assert_eq!(
             f("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"),
             Some(Framing::Chunked(Chunk::Size))
         );
         assert_eq!(
+            f("HTTP/1.1 200 OK\r\nContent-Length: x\r\nTransfer-Encoding: chunked\r\n\r\n"),
+            Some(Framing::Chunked(Chunk::Size))
+        );
+        assert_eq!(
             f("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
+            Some(Framing::UntilClose)
+        );
+        assert_eq!(
+            f("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"),
+            Some(Framing::Chunked(Chunk::Size))
+        );
+        assert_eq!(
+            f("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: \r\n\r\n"),
+            Some(Framing::Chunked(Chunk::Size))
+        );
+        assert_eq!(
+            f("HTTP/1.1 200 OK\r\nTransfer-Encoding: ,\r\n\r\n"),
             Some(Framing::UntilClose)
         );
         assert_eq!(
@@ -449,10 +679,13 @@ mod tests {
 
     #[test]
     fn keep_alive_is_http_1_1_without_close_or_1_0_that_asks() {
-        let k = |text: &str| keeps_alive(&head(text, false).unwrap().0);
+        let k = |text: &str| head(text, false).unwrap().0.keeps_alive();
         assert!(k("HTTP/1.1 200 OK\r\n\r\n"));
         assert!(!k(
             "HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\n\r\n"
+        ));
+        assert!(!k(
+            "HTTP/1.1 200 OK\r\nConnection: x\r\nConnection: close\r\n\r\n"
         ));
         assert!(!k("HTTP/1.0 200 OK\r\n\r\n"));
         assert!(k("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\n\r\n"));
@@ -469,14 +702,158 @@ mod tests {
         )
         .unwrap();
         assert_eq!(resp.status, 404);
-        assert_eq!(resp.get_reason_phrase(), Some("Gone Fishing"));
-        let mut wire = Vec::new();
-        resp.header_to_h1_wire(&mut wire);
-        assert_eq!(wire, b"X-Thing: a\r\nx-thing: b\r\nServer: o\r\n");
-        assert!(parse_response(b"HTTP/1.1 200 OK\r\nBad Field : x\r\n\r\n").is_err());
-        assert!(parse_response(b"HTTP/1.1 200 OK\r\nX: y\r\n")
+        assert_eq!(resp.reason(), b"Gone Fishing");
+        assert_eq!(wire(&resp), "X-Thing: a\r\nx-thing: b\r\nServer: o\r\n");
+        let (missing, _) = head("HTTP/1.1 200\r\n\r\n", false).unwrap();
+        assert_eq!(missing.reason(), b"");
+        assert!(OriginHead::parse(b"HTTP/1.1 200 OK\r\nBad Field : x\r\n\r\n").is_err());
+        assert!(OriginHead::parse(b"HTTP/1.1 099 Low\r\n\r\n").is_err());
+        assert!(OriginHead::parse(b"HTTP/1.1 200 OK\r\nX: y\r\n")
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn the_connections_fields_are_left_out_and_robogates_added_after() {
+        let (mut resp, _) = head(
+            "HTTP/1.1 200 OK\r\nConnection: keep-alive, X-Hop, Transfer-Encoding\r\n\
+             Keep-Alive: timeout=5\r\nx-hop: 1\r\nProxy-Connection: close\r\n\
+             Content-Usage: train-ai=n\r\nTransfer-Encoding: chunked\r\nContent-Length: 9\r\n\
+             X-Stay: 2\r\n\r\n",
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            wire(&resp),
+            "Content-Usage: train-ai=n\r\nTransfer-Encoding: chunked\r\nX-Stay: 2\r\n"
+        );
+        assert!(resp.has_content_usage());
+        assert_eq!(resp.transfer(), Some(true));
+        assert!(!resp.has_length());
+        resp.add("x-robots-tag", HeaderValue::from_static("noai"));
+        assert!(wire(&resp).ends_with("X-Stay: 2\r\nx-robots-tag: noai\r\n"));
+        let (named, _) = head(
+            "HTTP/1.1 200 OK\r\nContent-Usage: a\r\nConnection: content-usage\r\n\r\n",
+            false,
+        )
+        .unwrap();
+        assert_eq!(wire(&named), "");
+        assert!(!named.has_content_usage());
+    }
+
+    /// The head pingora's session gets from an [`OriginHead`] is the one robogate gave it before
+    /// the lane read heads itself: the same status, reason and fields in the same order.
+    #[test]
+    fn the_response_header_for_pingora_has_the_same_fields() {
+        let text = "HTTP/1.0 201 Made It\r\nX-A: 1\r\nConnection: keep-alive\r\nx-b: 2\r\n\r\n";
+        let (mut origin, _) = head(text, false).unwrap();
+        origin.add("Transfer-Encoding", HeaderValue::from_static("chunked"));
+        let resp = origin.into_response_header().unwrap();
+        assert_eq!(resp.status, 201);
+        assert_eq!(resp.version, Version::HTTP_11);
+        assert_eq!(resp.get_reason_phrase(), Some("Made It"));
+        let mut wire = Vec::new();
+        resp.header_to_h1_wire(&mut wire);
+        assert_eq!(wire, b"X-A: 1\r\nx-b: 2\r\nTransfer-Encoding: chunked\r\n");
+    }
+
+    proptest::proptest! {
+        /// Reading a head in one pass gives the fields that parsing it into pingora's header maps
+        /// and then removing the hop-by-hop fields and a length beside transfer codings gave (the
+        /// direct lane's way before stop 24), and the same framing and keep-alive. Fields come
+        /// out in the origin's order, where the maps grouped each name's fields.
+        #[test]
+        fn one_pass_reads_a_head_as_the_header_maps_did(
+            fields in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "Connection", "connection", "Keep-Alive", "Proxy-Connection",
+                        "Transfer-Encoding", "Content-Length", "content-length", "Content-Usage",
+                        "X-Hop", "x-hop", "Server", "Date", "Close", "ETag",
+                    ]),
+                    proptest::sample::select(vec![
+                        "keep-alive", "close", "Close, x-hop", "x-hop", "server", "5", "5, 5",
+                        "6", "chunked", "gzip, chunked", "chunked, gzip", "", " , ",
+                        "content-length", "transfer-encoding", "a=b",
+                    ]),
+                ),
+                0..8,
+            ),
+            http10 in proptest::bool::ANY,
+            head_only in proptest::bool::ANY,
+        ) {
+            let mut text = format!("HTTP/1.{} 200 OK\r\n", u8::from(!http10));
+            for (name, value) in &fields {
+                text.push_str(&format!("{name}: {value}\r\n"));
+            }
+            text.push_str("\r\n");
+            let (origin, _) = OriginHead::parse(text.as_bytes()).unwrap().unwrap();
+
+            // The old way: every field into pingora's maps, then removed from them.
+            let mut maps = ResponseHeader::build(200, None).unwrap();
+            for (name, value) in &fields {
+                // Trimmed, as httparse reads a value.
+                maps.append_header(name.to_string(), value.trim()).unwrap();
+            }
+            if http10 {
+                maps.set_version(Version::HTTP_10);
+            }
+            let te = maps.headers.get_all(header::TRANSFER_ENCODING);
+            let old_transfer = te.iter().next().is_some().then(|| last_coding_is_chunked(te.iter()));
+            if old_transfer.is_some() {
+                maps.remove_header(&header::CONTENT_LENGTH);
+            }
+            crate::proxy::strip_hop_by_hop(&mut maps);
+            let mut old_wire = Vec::new();
+            maps.header_to_h1_wire(&mut old_wire);
+            // The maps gave a name's fields together where it first came; one pass keeps the
+            // origin's order. Fields of the same name keep theirs either way.
+            let by_name = |wire: String| {
+                let mut lines: Vec<String> = wire.lines().map(str::to_string).collect();
+                lines.sort_by_key(|l| l.split(':').next().unwrap_or("").to_ascii_lowercase());
+                lines
+            };
+            proptest::prop_assert_eq!(
+                by_name(wire(&origin)),
+                by_name(String::from_utf8(old_wire).unwrap())
+            );
+            proptest::prop_assert_eq!(origin.transfer(), old_transfer);
+            proptest::prop_assert_eq!(
+                origin.has_content_usage(),
+                maps.headers.contains_key("content-usage")
+            );
+
+            // Framing and keep-alive as the old functions read them from the unstripped maps.
+            let mut all = ResponseHeader::build(200, None).unwrap();
+            for (name, value) in &fields {
+                all.append_header(name.to_string(), value.trim()).unwrap();
+            }
+            let connection = || list_items(all.headers.get_all(header::CONNECTION));
+            let close = connection().any(|t| t.eq_ignore_ascii_case(b"close"));
+            let asks = connection().any(|t| t.eq_ignore_ascii_case(b"keep-alive"));
+            let old_keeps_alive = if close || (http10 && old_transfer.is_some()) {
+                false
+            } else {
+                !http10 || asks
+            };
+            proptest::prop_assert_eq!(origin.keeps_alive(), old_keeps_alive);
+            let mut length = Ok(None);
+            for item in list_items(all.headers.get_all(header::CONTENT_LENGTH)) {
+                length = match (parse_length(item), length) {
+                    (Some(n), Ok(None)) => Ok(Some(n)),
+                    (Some(n), Ok(Some(m))) if n == m => Ok(Some(n)),
+                    _ => Err(()),
+                };
+            }
+            let old_framing = match (head_only, old_transfer, length) {
+                (true, _, _) => Some(Framing::None),
+                (_, Some(true), _) => Some(Framing::Chunked(Chunk::Size)),
+                (_, Some(false), _) | (_, None, Ok(None)) => Some(Framing::UntilClose),
+                (_, None, Ok(Some(n))) => Some(Framing::Length(n)),
+                (_, None, Err(())) => None,
+            };
+            proptest::prop_assert_eq!(origin.framing(head_only).ok(), old_framing);
+        }
     }
 
     /// Decodes `wire` delivered in pieces cut at `cuts`: the body, or the error.
@@ -559,6 +936,15 @@ mod tests {
             assert!(decode(wire.as_bytes(), &[]).is_err(), "{wire:?} whole");
             assert!(decode(wire.as_bytes(), &[8]).is_err(), "{wire:?} in two");
         }
+    }
+
+    #[test]
+    fn the_last_transfer_coding_decides_chunked() {
+        let v = |s: &'static str| HeaderValue::from_static(s);
+        assert!(last_coding_is_chunked([v("gzip, chunked")].iter()));
+        assert!(last_coding_is_chunked([v("gzip"), v("Chunked ")].iter()));
+        assert!(!last_coding_is_chunked([v("chunked, gzip")].iter()));
+        assert!(!last_coding_is_chunked([v("chunked"), v("gzip")].iter()));
     }
 
     #[test]
