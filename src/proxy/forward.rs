@@ -221,12 +221,22 @@ pub async fn exchange<D: Downstream>(
     // close-delimited as well (RFC 9112 §7.1). A body framed by transfer codings other than
     // chunked also ends with the origin's connection: it is passed on as it came, and the
     // client's connection closes after it.
-    if framing == Framing::UntilClose {
-        if resp.transfer().is_some() || session.req_header().version != Version::HTTP_11 {
+    let http10_client = session.req_header().version != Version::HTTP_11;
+    match framing {
+        Framing::UntilClose if resp.transfer().is_some() || http10_client => session.close_after(),
+        Framing::UntilClose => resp.add("Transfer-Encoding", HeaderValue::from_static("chunked")),
+        // Nor can it read a chunked body: it gets it decoded, close-delimited.
+        Framing::Chunked(_) if http10_client => {
+            if !resp.unchunk() {
+                return Err(Error::explain(
+                    ErrorType::InvalidHTTPHeader,
+                    "origin used a transfer coding an HTTP/1.0 client cannot read",
+                )
+                .into_up());
+            }
             session.close_after();
-        } else {
-            resp.add("Transfer-Encoding", HeaderValue::from_static("chunked"));
         }
+        _ => {}
     }
     decorate(&mut resp);
     // The origin connection goes back to the pool as soon as its answer is read, before the

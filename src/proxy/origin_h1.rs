@@ -25,6 +25,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 pub const MAX_FIELDS: usize = 128;
 /// Longest response head (and longest chunk-size line or trailer section) read.
 pub const MAX_HEAD: usize = 64 * 1024;
+/// Most interim (1xx) answers read past before the answer: each may come just within
+/// `origin.read_timeout` of the last, and the client waits for all of them.
+pub const MAX_INTERIM: usize = 8;
 /// Bytes read at a time.
 const READ_SIZE: usize = 16 * 1024;
 
@@ -110,8 +113,13 @@ impl Origin {
     /// Reads the answer's head (interim 1xx answers are read past) and says how its body is
     /// framed. `head_only`: the request was HEAD.
     pub async fn response(&mut self, head_only: bool) -> Result<(OriginHead, Framing)> {
+        let mut interim = 0;
         loop {
-            match OriginHead::parse(&self.buf)? {
+            let parsed = match self.buf.is_empty() {
+                true => None,
+                false => OriginHead::parse(&self.buf)?,
+            };
+            match parsed {
                 Some((resp, len)) => {
                     self.buf.advance(len);
                     if resp.status == StatusCode::SWITCHING_PROTOCOLS {
@@ -121,6 +129,13 @@ impl Origin {
                         );
                     }
                     if resp.status.is_informational() {
+                        interim += 1;
+                        if interim > MAX_INTERIM {
+                            return failed(
+                                ErrorType::InvalidHTTPHeader,
+                                "origin sent too many interim answers",
+                            );
+                        }
                         continue;
                     }
                     let framing = resp.framing(head_only)?;
@@ -310,8 +325,10 @@ fn trailers_end(buf: &[u8]) -> Option<usize> {
 ///
 /// What the fields say about framing and the connection is read in the same pass, and the
 /// fields the client must not see are left out then: the hop-by-hop ones (RFC 9110 §7.6.1:
-/// `Connection`, the fields it names, `Keep-Alive`, `Proxy-Connection`), and `Content-Length`
-/// beside `Transfer-Encoding` (RFC 9112 §6.3: a client gets one framing, not both).
+/// `Connection`, the fields it names, `Keep-Alive`, `Proxy-Connection`), `Content-Length`
+/// beside `Transfer-Encoding` (RFC 9112 §6.3: a client gets one framing, not both) and several
+/// equal lengths (written once, RFC 9110 §8.6), a `Transfer-Encoding` line naming no coding,
+/// and `Trailer` (the trailer fields are not passed on).
 ///
 /// No header map is built. robogate's lane writes these fields out as they are; building
 /// pingora's two maps per answer (the values, and the names in their case), then looking fields
@@ -328,10 +345,13 @@ pub struct OriginHead {
     head: Bytes,
     /// The origin's fields the client sees: name and value ranges in `head`.
     fields: Vec<(Range<usize>, Range<usize>)>,
-    /// robogate's fields, after the origin's: names as written.
+    /// The fields robogate writes after the origin's (its own, and a `Content-Length` it wrote
+    /// once for several): names as written.
     added: Vec<(&'static str, HeaderValue)>,
     /// `Transfer-Encoding`: absent, or whether its last coding is `chunked`.
     transfer: Option<bool>,
+    /// `Transfer-Encoding` names a coding besides `chunked`.
+    other_codings: bool,
     /// `Content-Length`: absent, its one value, or `Err` for several differing or a malformed one.
     length: std::result::Result<Option<u64>, ()>,
     /// `Connection` says `close`.
@@ -348,8 +368,9 @@ enum Known {
     TransferEncoding,
     ContentLength,
     Connection,
-    /// `Keep-Alive`, `Proxy-Connection`: hop-by-hop whatever `Connection` says.
-    HopByHop,
+    /// `Keep-Alive`, `Proxy-Connection`: hop-by-hop whatever `Connection` says; and `Trailer`,
+    /// which announces the trailer fields this client drops.
+    Left,
     ContentUsage,
     Other,
 }
@@ -362,8 +383,9 @@ impl Known {
             17 if is("transfer-encoding") => Known::TransferEncoding,
             14 if is("content-length") => Known::ContentLength,
             10 if is("connection") => Known::Connection,
-            10 if is("keep-alive") => Known::HopByHop,
-            16 if is("proxy-connection") => Known::HopByHop,
+            10 if is("keep-alive") => Known::Left,
+            16 if is("proxy-connection") => Known::Left,
+            7 if is("trailer") => Known::Left,
             13 if is("content-usage") => Known::ContentUsage,
             _ => Known::Other,
         }
@@ -385,6 +407,12 @@ impl OriginHead {
                 )
             }
         };
+        if len > MAX_HEAD {
+            return failed(
+                ErrorType::InvalidHTTPHeader,
+                "origin response head too long",
+            );
+        }
         let status = StatusCode::from_u16(parsed.code.unwrap_or(0))
             .or_else(|_| failed(ErrorType::InvalidHTTPHeader, "origin response status"))?;
         // httparse's slices point into `buf`; the same ranges of `head`. (Its empty reason may
@@ -404,6 +432,7 @@ impl OriginHead {
             fields: Vec::with_capacity(parsed.headers.len() + 2),
             added: Vec::new(),
             transfer: None,
+            other_codings: false,
             length: Ok(None),
             close: false,
             keep_alive: false,
@@ -411,20 +440,29 @@ impl OriginHead {
         };
         // The fields `Connection` names, as ranges of `buf` (rare: it mostly says `keep-alive`).
         let mut named = Vec::new();
+        // `Content-Length` came as more than one value (several lines, or a list).
+        let mut lengths = 0;
         for field in parsed.headers.iter() {
             // httparse reads names as tokens and values as HTAB, SP, VCHAR and obs-text, the
             // bytes `HeaderName` and `HeaderValue` accept: the fields are valid as they are.
             let (name, value) = (field.name.as_bytes(), field.value);
             match Known::of(name) {
                 Known::TransferEncoding => {
-                    if let Some(last) = forward::items(value).filter(|t| !t.is_empty()).last() {
-                        head.transfer = Some(last.eq_ignore_ascii_case(b"chunked"));
-                    } else {
+                    let mut codings = forward::items(value).filter(|t| !t.is_empty()).peekable();
+                    if codings.peek().is_none() {
+                        // A line naming no coding is no framing a client should read.
                         head.transfer.get_or_insert(false);
+                        continue;
+                    }
+                    for coding in codings {
+                        let chunked = coding.eq_ignore_ascii_case(b"chunked");
+                        head.other_codings |= !chunked;
+                        head.transfer = Some(chunked);
                     }
                 }
                 Known::ContentLength => {
                     for item in forward::items(value) {
+                        lengths += 1;
                         head.length = match (parse_length(item), head.length) {
                             (Some(n), Ok(None)) => Ok(Some(n)),
                             (Some(n), Ok(Some(m))) if n == m => Ok(Some(n)),
@@ -447,21 +485,50 @@ impl OriginHead {
                     }
                     continue;
                 }
-                Known::HopByHop => continue,
+                Known::Left => continue,
                 Known::ContentUsage => head.content_usage = true,
                 Known::Other => {}
             }
             head.fields.push((at(name), at(value)));
         }
-        if head.transfer.is_some() {
-            let head_bytes = &head.head;
-            head.fields
-                .retain(|(name, _)| Known::of(&head_bytes[name.clone()]) != Known::ContentLength);
+        // Transfer codings win over a length (RFC 9112 §6.3): a client gets one framing. Several
+        // equal lengths go out as one (RFC 9110 §8.6): some clients refuse a list.
+        let one_length = match head.length {
+            Ok(Some(n)) if lengths > 1 && head.transfer.is_none() => Some(n),
+            _ => None,
+        };
+        if head.transfer.is_some() || one_length.is_some() {
+            head.drop_fields(Known::ContentLength);
+        }
+        if let Some(n) = one_length {
+            head.added.push(("Content-Length", HeaderValue::from(n)));
         }
         if !named.is_empty() {
             head.drop_named(named.iter().map(|token| &buf[token.clone()]));
         }
         Ok(Some((head, len)))
+    }
+
+    /// Leaves out the origin's fields of a kind.
+    fn drop_fields(&mut self, kind: Known) {
+        let head = &self.head;
+        self.fields
+            .retain(|(name, _)| Known::of(&head[name.clone()]) != kind);
+    }
+
+    /// For a client that cannot read chunked (HTTP/1.0, RFC 9112 §7.1): leaves out
+    /// `Transfer-Encoding`, so that the body, decoded, goes out close-delimited. `false` if a
+    /// coding besides `chunked` is named, which such a client could not undo either.
+    pub fn unchunk(&mut self) -> bool {
+        if self.other_codings {
+            return false;
+        }
+        self.drop_fields(Known::TransferEncoding);
+        self.added
+            .retain(|(name, _)| Known::of(name.as_bytes()) != Known::TransferEncoding);
+        // The length was left out beside the codings.
+        (self.transfer, self.length) = (None, Ok(None));
+        true
     }
 
     /// Leaves out the fields `Connection` names, but the framing fields (the writer re-frames
@@ -558,7 +625,8 @@ impl OriginHead {
         !self.http10 || self.keep_alive
     }
 
-    /// The head as pingora's session takes it (HTTP/1.1, the same fields in the same order).
+    /// The head as pingora's session takes it: HTTP/1.1, the same fields (pingora's maps write a
+    /// name's fields together, where the name first came).
     pub fn into_response_header(self) -> Result<ResponseHeader> {
         let bad = || Error::explain(ErrorType::InvalidHTTPHeader, "origin response field");
         let mut resp =
@@ -719,7 +787,7 @@ mod tests {
             "HTTP/1.1 200 OK\r\nConnection: keep-alive, X-Hop, Transfer-Encoding\r\n\
              Keep-Alive: timeout=5\r\nx-hop: 1\r\nProxy-Connection: close\r\n\
              Content-Usage: train-ai=n\r\nTransfer-Encoding: chunked\r\nContent-Length: 9\r\n\
-             X-Stay: 2\r\n\r\n",
+             Trailer: X-Sum\r\nX-Stay: 2\r\n\r\n",
             false,
         )
         .unwrap();
@@ -739,6 +807,69 @@ mod tests {
         .unwrap();
         assert_eq!(wire(&named), "");
         assert!(!named.has_content_usage());
+    }
+
+    #[test]
+    fn several_equal_lengths_go_out_as_one() {
+        let (list, framing) = head(
+            "HTTP/1.1 200 OK\r\ncontent-length: 5, 5\r\nX-A: 1\r\nContent-Length: 5\r\n\r\n",
+            false,
+        )
+        .unwrap();
+        assert_eq!(framing, Framing::Length(5));
+        assert_eq!(wire(&list), "X-A: 1\r\nContent-Length: 5\r\n");
+        assert!(list.has_length());
+        let (one, _) = head("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n", false).unwrap();
+        assert_eq!(wire(&one), "content-length: 5\r\n");
+    }
+
+    #[test]
+    fn a_transfer_encoding_line_naming_no_coding_is_left_out() {
+        let (resp, framing) = head(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: \r\n\r\n",
+            false,
+        )
+        .unwrap();
+        assert_eq!(framing, Framing::Chunked(Chunk::Size));
+        assert_eq!(wire(&resp), "Transfer-Encoding: chunked\r\n");
+        let (none, framing) =
+            head("HTTP/1.1 200 OK\r\nTransfer-Encoding: ,\r\n\r\n", false).unwrap();
+        assert_eq!(framing, Framing::UntilClose);
+        assert_eq!((wire(&none).as_str(), none.transfer()), ("", Some(false)));
+    }
+
+    /// A head over [`MAX_HEAD`] is refused whether it arrives in pieces or whole (cold review at
+    /// stop 24: a whole one was taken).
+    #[test]
+    fn a_head_over_the_limit_is_refused_even_when_whole() {
+        let long = format!(
+            "HTTP/1.1 200 OK\r\nX-Long: {}\r\n\r\n",
+            "a".repeat(MAX_HEAD)
+        );
+        assert!(OriginHead::parse(long.as_bytes()).is_err());
+        let within = format!(
+            "HTTP/1.1 200 OK\r\nX-Long: {}\r\n\r\n",
+            "a".repeat(MAX_HEAD - 64)
+        );
+        assert!(OriginHead::parse(within.as_bytes()).unwrap().is_some());
+    }
+
+    #[test]
+    fn unchunking_leaves_no_framing_field_unless_another_coding_is_named() {
+        let (mut chunked, _) = head(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\nX-A: 1\r\n\r\n",
+            false,
+        )
+        .unwrap();
+        assert!(chunked.unchunk());
+        assert_eq!(wire(&chunked), "X-A: 1\r\n");
+        assert_eq!((chunked.transfer(), chunked.has_length()), (None, false));
+        let (mut gzip, _) = head(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n",
+            false,
+        )
+        .unwrap();
+        assert!(!gzip.unchunk());
     }
 
     /// The head pingora's session gets from an [`OriginHead`] is the one robogate gave it before
@@ -804,6 +935,29 @@ mod tests {
                 maps.remove_header(&header::CONTENT_LENGTH);
             }
             crate::proxy::strip_hop_by_hop(&mut maps);
+            // Two deliberate differences: a Transfer-Encoding line that names no coding is
+            // left out, and several equal lengths go out as one.
+            let no_coding = |v: &HeaderValue| forward::items(v.as_bytes()).all(|c| c.is_empty());
+            if maps.headers.get_all(header::TRANSFER_ENCODING).iter().any(no_coding) {
+                let kept: Vec<HeaderValue> = maps
+                    .headers
+                    .get_all(header::TRANSFER_ENCODING)
+                    .iter()
+                    .filter(|v| !no_coding(v))
+                    .cloned()
+                    .collect();
+                maps.remove_header(&header::TRANSFER_ENCODING);
+                for value in kept {
+                    maps.append_header("Transfer-Encoding", value).unwrap();
+                }
+            }
+            let lengths: Vec<u64> = list_items(maps.headers.get_all(header::CONTENT_LENGTH))
+                .map(|item| parse_length(item).unwrap_or(u64::MAX))
+                .collect();
+            if lengths.len() > 1 && lengths.iter().all(|n| *n == lengths[0] && *n != u64::MAX) {
+                maps.remove_header(&header::CONTENT_LENGTH);
+                maps.append_header("Content-Length", lengths[0]).unwrap();
+            }
             let mut old_wire = Vec::new();
             maps.header_to_h1_wire(&mut old_wire);
             // The maps gave a name's fields together where it first came; one pass keeps the

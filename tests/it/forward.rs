@@ -464,3 +464,61 @@ fn the_origin_connection_of_a_head_is_not_reused() {
     let r = get(rg.addr, "/page", Some(FIREFOX)).unwrap();
     assert_eq!(r.text(), "conn=2 req=2 method=GET body=0");
 }
+
+/// An HTTP/1.0 client cannot read chunked (RFC 9112 §7.1): a chunked answer reaches it decoded
+/// and close-delimited, with no `Transfer-Encoding` (cold review at stop 24: pingora's path
+/// passed the chunks on, with the connection kept open).
+#[test]
+fn an_http_1_0_client_gets_a_chunked_answer_decoded() {
+    let origin = raw_origin(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n\
+         5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+    );
+    let rg = Robogate::start(origin, DEFAULT_ROBOTS, "");
+    for keep_alive in ["", "Connection: keep-alive\r\n"] {
+        let raw = format!("GET / HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n{keep_alive}\r\n");
+        let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
+        assert_eq!(
+            (r.status, r.text().as_str()),
+            (200, "hello world"),
+            "{keep_alive:?}"
+        );
+        assert_eq!(r.header("transfer-encoding"), None, "{keep_alive:?}");
+        assert_eq!(r.header("connection"), Some("close"), "{keep_alive:?}");
+    }
+    // One it could not decode either is refused.
+    let gzip = raw_origin(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+    );
+    let rg = Robogate::start(gzip, DEFAULT_ROBOTS, "");
+    let raw = format!("GET / HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n\r\n");
+    assert_eq!(
+        send_raw(rg.addr, raw.as_bytes(), false).unwrap().status,
+        502
+    );
+}
+
+/// An origin may send interim answers before its answer, but not without end: each may come just
+/// within `origin.read_timeout` of the last (cold review at stop 24: any number were read past).
+#[test]
+fn too_many_interim_answers_are_refused() {
+    let eight = raw_origin(
+        "HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 103 Early Hints\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    );
+    let nine = raw_origin(
+        "HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n\
+         HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    );
+    for (origin, want) in [(eight, 200), (nine, 502)] {
+        let rg = Robogate::start(origin, DEFAULT_ROBOTS, "");
+        let r = get(rg.addr, "/", Some(FIREFOX)).unwrap();
+        assert_eq!(r.status, want, "{}", r.text());
+    }
+}
