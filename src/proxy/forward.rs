@@ -24,14 +24,13 @@ use async_trait::async_trait;
 use bytes::BytesMut;
 use http::{header, HeaderName, HeaderValue, Method, Version};
 use pingora_core::protocols::http::server::Session as ServerSession;
-use pingora_core::protocols::l4::stream::Stream as TcpStream;
-use pingora_core::protocols::Stream;
 use pingora_core::server::ShutdownWatch;
 use pingora_core::services::background::BackgroundService;
 use pingora_error::{Error, ErrorType, OrErr, Result};
 use pingora_http::RequestHeader;
 use pingora_proxy::Session;
 use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::TcpStream;
 
 use crate::policy::{Policy, Upstream};
 use crate::proxy::downstream::Downstream;
@@ -123,7 +122,7 @@ pub struct OriginPool {
 
 struct Idle {
     addr: SocketAddr,
-    stream: Stream,
+    stream: TcpStream,
     since: Instant,
 }
 
@@ -138,7 +137,7 @@ impl Default for OriginPool {
 impl OriginPool {
     /// The newest idle connection to `addr` that is still open and has been idle less than
     /// `max_idle`. Closed, expired and misbehaving connections found on the way are dropped.
-    fn take(&self, addr: SocketAddr, max_idle: Duration) -> Option<Stream> {
+    fn take(&self, addr: SocketAddr, max_idle: Duration) -> Option<TcpStream> {
         let now = Instant::now();
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(pos) = idle.iter().rposition(|i| i.addr == addr) {
@@ -153,7 +152,7 @@ impl OriginPool {
     }
 
     /// Keeps `stream` for the next request to `addr`, evicting the oldest when full.
-    fn put(&self, addr: SocketAddr, stream: Stream) {
+    fn put(&self, addr: SocketAddr, stream: TcpStream) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() >= MAX_IDLE {
             idle.pop_front();
@@ -183,7 +182,7 @@ impl OriginPool {
 
 /// An idle connection is reusable only while reading it would block: a readable idle connection
 /// is either closed by the origin or carrying bytes nobody asked for.
-fn still_open(stream: &mut Stream) -> bool {
+fn still_open(stream: &mut TcpStream) -> bool {
     let mut byte = [0u8; 1];
     let mut buf = ReadBuf::new(&mut byte);
     let mut cx = Context::from_waker(Waker::noop());
@@ -291,7 +290,7 @@ fn worth_retrying(e: &Error) -> bool {
 
 /// Sends the request head and reads the response head (past informational responses).
 async fn ask(
-    stream: Stream,
+    stream: TcpStream,
     head: &[u8],
     head_only: bool,
     up: &Upstream,
@@ -302,13 +301,8 @@ async fn ask(
     Ok((origin, resp, framing))
 }
 
-async fn connect(up: &Upstream) -> Result<Stream> {
-    let tcp = match tokio::time::timeout(
-        up.connect_timeout,
-        tokio::net::TcpStream::connect(up.socket),
-    )
-    .await
-    {
+async fn connect(up: &Upstream) -> Result<TcpStream> {
+    let tcp = match tokio::time::timeout(up.connect_timeout, TcpStream::connect(up.socket)).await {
         Ok(Ok(tcp)) => tcp,
         Ok(Err(e)) => {
             let etype = match e.kind() {
@@ -331,7 +325,7 @@ async fn connect(up: &Upstream) -> Result<Stream> {
     tcp.set_nodelay(true)
         .or_err(ErrorType::SocketError, "setting TCP_NODELAY")
         .map_err(|e| e.into_up())?;
-    Ok(Box::new(TcpStream::from(tcp)))
+    Ok(tcp)
 }
 
 /// Closes expired idle origin connections every [`SWEEP_INTERVAL`], so an origin's closed
