@@ -221,12 +221,12 @@ pub async fn exchange<D: Downstream>(
     // chunked also ends with the origin's connection: it is passed on as it came, and the
     // client's connection closes after it.
     let http10_client = session.req_header().version != Version::HTTP_11;
-    match framing {
-        Framing::UntilClose if resp.transfer().is_some() || http10_client => session.close_after(),
-        Framing::UntilClose => resp.add("Transfer-Encoding", HeaderValue::from_static("chunked")),
-        // Nor can it read a chunked body: it gets it decoded, close-delimited.
-        Framing::Chunked(_) if http10_client => {
-            if !resp.unchunk() {
+    if http10_client && resp.transfer().is_some() {
+        // Nor is it sent Transfer-Encoding (RFC 9112 §6.1), even on a HEAD's answer: a chunked
+        // body goes to it decoded, close-delimited; one in a coding it could not undo, not at all.
+        let only_chunked = resp.drop_transfer_encoding();
+        if framing != Framing::None {
+            if !only_chunked {
                 return Err(Error::explain(
                     ErrorType::InvalidHTTPHeader,
                     "origin used a transfer coding an HTTP/1.0 client cannot read",
@@ -235,7 +235,12 @@ pub async fn exchange<D: Downstream>(
             }
             session.close_after();
         }
-        _ => {}
+    } else if framing == Framing::UntilClose {
+        if resp.transfer().is_some() || http10_client {
+            session.close_after();
+        } else {
+            resp.add("Transfer-Encoding", HeaderValue::from_static("chunked"));
+        }
     }
     decorate(&mut resp);
     // The origin connection goes back to the pool as soon as its answer is read, before the

@@ -518,19 +518,16 @@ impl OriginHead {
             .retain(|(name, _)| Known::of(&head[name.clone()]) != kind);
     }
 
-    /// For a client that cannot read chunked (HTTP/1.0, RFC 9112 §7.1): leaves out
-    /// `Transfer-Encoding`, so that the body, decoded, goes out close-delimited. `false` if a
-    /// coding besides `chunked` is named, which such a client could not undo either.
-    pub fn unchunk(&mut self) -> bool {
-        if self.other_codings {
-            return false;
-        }
+    /// For an HTTP/1.0 client, which is sent no `Transfer-Encoding` (RFC 9112 §6.1): leaves the
+    /// field out, so that the body, decoded, goes out close-delimited. `false` if it named a
+    /// coding besides `chunked`, which such a client could not undo.
+    pub fn drop_transfer_encoding(&mut self) -> bool {
         self.drop_fields(Known::TransferEncoding);
         self.added
             .retain(|(name, _)| Known::of(name.as_bytes()) != Known::TransferEncoding);
         // The length was left out beside the codings.
         (self.transfer, self.length) = (None, Ok(None));
-        true
+        !self.other_codings
     }
 
     /// Leaves out the fields `Connection` names, but the framing fields (the writer re-frames
@@ -857,13 +854,13 @@ mod tests {
     }
 
     #[test]
-    fn unchunking_leaves_no_framing_field_unless_another_coding_is_named() {
+    fn dropping_transfer_encoding_leaves_no_framing_field_and_says_if_another_coding_was_named() {
         let (mut chunked, _) = head(
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\nX-A: 1\r\n\r\n",
             false,
         )
         .unwrap();
-        assert!(chunked.unchunk());
+        assert!(chunked.drop_transfer_encoding());
         assert_eq!(wire(&chunked), "X-A: 1\r\n");
         assert_eq!((chunked.transfer(), chunked.has_length()), (None, false));
         let (mut gzip, _) = head(
@@ -871,7 +868,8 @@ mod tests {
             false,
         )
         .unwrap();
-        assert!(!gzip.unchunk());
+        assert!(!gzip.drop_transfer_encoding());
+        assert_eq!((wire(&gzip).as_str(), gzip.transfer()), ("", None));
     }
 
     /// The head pingora's session gets from an [`OriginHead`] is the one robogate gave it before

@@ -465,9 +465,9 @@ fn the_origin_connection_of_a_head_is_not_reused() {
     assert_eq!(r.text(), "conn=2 req=2 method=GET body=0");
 }
 
-/// An HTTP/1.0 client cannot read chunked (RFC 9112 §7.1): a chunked answer reaches it decoded
-/// and close-delimited, with no `Transfer-Encoding` (cold review at stop 24: pingora's path
-/// passed the chunks on, with the connection kept open).
+/// An HTTP/1.0 client cannot read chunked (RFC 9112 §7.1) and is sent no `Transfer-Encoding`
+/// (§6.1): a chunked answer reaches it decoded and close-delimited (cold review at stop 24:
+/// pingora's path passed the chunks on, with the connection kept open).
 #[test]
 fn an_http_1_0_client_gets_a_chunked_answer_decoded() {
     let origin = raw_origin(
@@ -486,6 +486,14 @@ fn an_http_1_0_client_gets_a_chunked_answer_decoded() {
         assert_eq!(r.header("transfer-encoding"), None, "{keep_alive:?}");
         assert_eq!(r.header("connection"), Some("close"), "{keep_alive:?}");
     }
+    // Nor is a HEAD's answer sent Transfer-Encoding (RFC 9112 §6.1; cold review at stop 24: it
+    // was, where the GET's was not).
+    let head =
+        format!("HEAD / HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\nConnection: keep-alive\r\n\r\n");
+    let answers = pipeline(rg.addr, &[head]);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].status, 200);
+    assert_eq!(answers[0].header("transfer-encoding"), None, "{answers:?}");
     // One it could not decode either is refused.
     let gzip = raw_origin(
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
