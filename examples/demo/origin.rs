@@ -150,16 +150,17 @@ async fn connection(mut stream: TcpStream) {
     while let Some(req) = read_request(&mut stream, &mut buf).await {
         let (status, content_type, body) = respond(&req);
         let reason = if status == 200 { "OK" } else { "Not Found" };
-        let body = if req.method == "HEAD" {
-            String::new()
-        } else {
-            body
-        };
+        // A HEAD answer's length is the GET's (RFC 9110 §8.6); only the body is left out.
         let head = format!(
             "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nX-Origin: demo\r\n{}\r\n",
             body.len(),
             if req.keep_alive { "" } else { "Connection: close\r\n" }
         );
+        let body = if req.method == "HEAD" {
+            String::new()
+        } else {
+            body
+        };
         // One write per response: a head and body in two small writes meet Nagle's algorithm
         // and the peer's delayed ACK, and every response would wait 40 ms.
         if stream

@@ -281,3 +281,29 @@ fn python_robotparser_agrees_with_robogate_on_every_demo_page() {
     }
     assert_eq!(checked, agents.len() * paths.len());
 }
+
+/// The demo origin's HEAD answers give the length of its GET answers (RFC 9110 §8.6), so
+/// `curl -I` and `wget --spider` through robogate show real sizes (cold review at stop 24: 0).
+#[test]
+fn the_demo_answers_head_with_the_length_of_its_get() {
+    let (_origin, rg) = demo();
+    let url = format!("http://{}/about.html", rg.addr);
+    let length = |args: &[&str]| {
+        let out = Command::new("curl")
+            .args(["-sS", "-D", "-", "-o", "/dev/null", "-A", FIREFOX])
+            .args(args)
+            .arg(&url)
+            .output()
+            .expect("run curl");
+        let head = String::from_utf8_lossy(&out.stdout).to_ascii_lowercase();
+        head.lines()
+            .find_map(|l| {
+                l.strip_prefix("content-length: ")
+                    .map(|n| n.trim().to_string())
+            })
+            .unwrap_or_else(|| panic!("no Content-Length: {head}"))
+    };
+    let get = length(&[]);
+    assert_ne!(get, "0");
+    assert_eq!(length(&["-I"]), get);
+}
