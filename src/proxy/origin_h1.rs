@@ -440,7 +440,8 @@ impl OriginHead {
             keep_alive: false,
             content_usage: false,
         };
-        // The fields `Connection` names, as ranges of `buf` (rare: it mostly says `keep-alive`).
+        // The fields `Connection` names but the framing ones, which the writer re-frames the body
+        // from: ranges of `buf`, and so of `head` (rare: it mostly says `keep-alive`).
         let mut named = Vec::new();
         // `Content-Length` came as more than one value (several lines, or a list).
         let mut lengths = 0;
@@ -481,7 +482,11 @@ impl OriginHead {
                             continue;
                         }
                         head.close |= token.eq_ignore_ascii_case(b"close");
-                        if !token.is_empty() {
+                        let framing = matches!(
+                            Known::of(token),
+                            Known::TransferEncoding | Known::ContentLength | Known::Connection
+                        );
+                        if !token.is_empty() && !framing {
                             named.push(at(token));
                         }
                     }
@@ -506,7 +511,7 @@ impl OriginHead {
             head.added.push(("Content-Length", HeaderValue::from(n)));
         }
         if !named.is_empty() {
-            head.drop_named(named.iter().map(|token| &buf[token.clone()]));
+            head.drop_named(&named);
         }
         Ok(Some((head, len)))
     }
@@ -530,21 +535,14 @@ impl OriginHead {
         !self.other_codings
     }
 
-    /// Leaves out the fields `Connection` names, but the framing fields (the writer re-frames
-    /// the body from them).
-    fn drop_named<'n>(&mut self, named: impl Iterator<Item = &'n [u8]>) {
-        let named: Vec<&[u8]> = named
-            .filter(|token| {
-                !matches!(
-                    Known::of(token),
-                    Known::TransferEncoding | Known::ContentLength | Known::Connection
-                )
-            })
-            .collect();
+    /// Leaves out the fields named at `named` (ranges of the head).
+    fn drop_named(&mut self, named: &[Range<usize>]) {
         let head = &self.head;
         self.fields.retain(|(name, _)| {
             let name = &head[name.clone()];
-            !named.iter().any(|n| n.eq_ignore_ascii_case(name))
+            !named
+                .iter()
+                .any(|n| head[n.clone()].eq_ignore_ascii_case(name))
         });
         let content_usage = self
             .fields()
