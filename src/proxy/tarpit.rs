@@ -198,6 +198,14 @@ pub fn spawn(connection: Stream, handoff: Handoff, shutdown: ShutdownWatch) {
 /// proxy's threads a browser's request that arrived during such a batch waited for it (its p99
 /// beside 5,000 tarpits 1.1–2.4× its p99 without, median 1.7×, BENCHMARKS.md "Stop 22"); on a
 /// thread of their own the drips run beside the requests, on another core when there is one.
+///
+/// When every core is busy, the drips must still not come first: the thread runs under
+/// `SCHED_IDLE` ([`idle_priority`]), so a proxy thread (or the origin, on the same machine)
+/// that wakes takes the core from it at once, and the drips get only the time nothing else
+/// wants. With an ordinary priority the browsers' p99 beside 5,000 tarpits was 1.18–1.39×
+/// (median 1.31×, 7 runs), with `SCHED_IDLE` 0.85–1.32× (median 1.07×, 8 runs; BENCHMARKS.md
+/// "Stop 25"); nice 19 had not been enough (stop 24). On a machine saturated for long, drips
+/// slow down: a tarpit holds its robot all the same, and ends at `tarpit.duration`.
 fn drip_thread() -> Option<&'static tokio::runtime::Handle> {
     static THREAD: OnceLock<Option<tokio::runtime::Handle>> = OnceLock::new();
     THREAD
@@ -209,11 +217,28 @@ fn drip_thread() -> Option<&'static tokio::runtime::Handle> {
             let handle = runtime.handle().clone();
             std::thread::Builder::new()
                 .name("robogate tarpit".into())
-                .spawn(move || runtime.block_on(std::future::pending::<()>()))
+                .spawn(move || {
+                    idle_priority();
+                    runtime.block_on(std::future::pending::<()>())
+                })
                 .ok()?;
             Some(handle)
         })
         .as_ref()
+}
+
+/// Puts the calling thread under Linux's `SCHED_IDLE` scheduling policy: it runs when no
+/// thread of an ordinary policy wants its core. Lowering one's own policy needs no privilege;
+/// if it is refused all the same (a seccomp filter), the thread keeps its priority and says so.
+fn idle_priority() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pid 0 names the calling thread, and `param` is a valid `sched_param` (0 is the
+    // only priority `SCHED_IDLE` takes).
+    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    if rc != 0 {
+        let error = std::io::Error::last_os_error();
+        tracing::warn!("the tarpit thread keeps its priority (SCHED_IDLE refused: {error})");
+    }
 }
 
 /// The TCP socket under a plain pingora connection, as a socket of its own: a duplicate of its

@@ -411,14 +411,38 @@ fn crawl_delay_paces_a_robot_whatever_its_version() {
 
 /// CPU time (ns) of each of process `pid`'s threads named `name`.
 fn thread_cpu_ns(pid: u32, name: &str) -> Vec<u64> {
+    thread_files(pid, name, "schedstat")
+        .iter()
+        .filter_map(|schedstat| schedstat.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+/// The scheduling policy of each thread named `name` (field 41 of its `stat`; 5 is
+/// `SCHED_IDLE`).
+fn thread_policies(pid: u32, name: &str) -> Vec<u32> {
+    thread_files(pid, name, "stat")
+        .iter()
+        // The fields after the command name, which is in parentheses: field 3 first.
+        .filter_map(|stat| {
+            stat.rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(38)?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+/// `/proc/{pid}/task/*/{file}` of each thread named `name`.
+fn thread_files(pid: u32, name: &str, file: &str) -> Vec<String> {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
     tasks
         .filter_map(|task| {
             let dir = task.ok()?.path();
             let comm = std::fs::read_to_string(dir.join("comm")).ok()?;
             (comm.trim_end() == name).then_some(())?;
-            let schedstat = std::fs::read_to_string(dir.join("schedstat")).ok()?;
-            schedstat.split_whitespace().next()?.parse().ok()
+            std::fs::read_to_string(dir.join(file)).ok()
         })
         .collect()
 }
@@ -441,6 +465,17 @@ fn bare_tarpits_drip_on_a_thread_of_their_own() {
     s.read_exact(&mut drips).unwrap(); // 4 drips of 4 bytes, 200 ms apart
     let before = thread_cpu_ns(pid, "robogate tarpit");
     assert_eq!(before.len(), 1, "one tarpit thread: {before:?}");
+    // Drips take only the time nothing else wants: a proxy thread that wakes preempts them.
+    assert_eq!(
+        thread_policies(pid, "robogate tarpit"),
+        [5],
+        "the tarpit thread runs under SCHED_IDLE"
+    );
+    let proxy = thread_policies(pid, "robogate proxy");
+    assert!(
+        !proxy.is_empty() && proxy.iter().all(|policy| *policy == 0),
+        "the proxy threads run under SCHED_OTHER: {proxy:?}"
+    );
     s.read_exact(&mut drips).unwrap(); // 4 more, with nothing else for robogate to do
     let after = thread_cpu_ns(pid, "robogate tarpit");
     assert!(
@@ -536,6 +571,17 @@ fn measure_ten_thousand_tarpits() {
             idle_rss / 1024
         );
         if latency {
+            // The drip thread's CPU time (its sends, and the loopback's receive and ACK work
+            // the kernel does in their context) over two seconds of nothing else.
+            let pid = rg.child.id();
+            let before = thread_cpu_ns(pid, "robogate tarpit")[0];
+            std::thread::sleep(Duration::from_secs(2));
+            let busy = thread_cpu_ns(pid, "robogate tarpit")[0] - before;
+            eprintln!(
+                "{count} tarpits: drip thread busy {:.1}% of a core, {} ns a drip",
+                busy as f64 / 2e7,
+                busy / (2 * count as u64)
+            );
             let loaded = browser_latencies(&rg, 20_000);
             eprintln!(
                 "browser p50/p99 without tarpits {:?}/{:?}, beside {count}: {:?}/{:?}",
