@@ -76,7 +76,7 @@ pub struct Conn {
 
 /// What the next request on a connection is.
 enum Next {
-    Plain(Box<RequestHeader>),
+    Plain(Box<Request>),
     /// Not this lane's (see the module's documentation).
     Other,
     /// The client closed, went quiet for too long, or the server is stopping.
@@ -184,23 +184,18 @@ impl Conn {
     }
 
     /// Decides and answers one request, and writes its access-log line.
-    async fn answer(
-        &mut self,
-        gate: &Gate,
-        req: Box<RequestHeader>,
-        shutdown: &ShutdownWatch,
-    ) -> After {
+    async fn answer(&mut self, gate: &Gate, req: Box<Request>, shutdown: &ShutdownWatch) -> After {
         self.served += 1;
         let settings = &gate.settings;
         let mut ctx: RequestCtx = gate.new_ctx();
-        ctx.client = gate.client(self.peer, &req);
+        ctx.client = gate.client(self.peer, &req.header);
         // Kept in the context until the line is written: a request cut at a stop is logged when
         // its context drops.
-        ctx.asked = Some(Asked::of(&req));
+        ctx.asked = Some(Asked::of(&req.header));
         let policy = gate.live.load_full();
-        let (decision, place) = gate.decide(&policy, &req, ctx.client).await;
+        let (decision, place) = gate.decide(&policy, &req.header, ctx.client).await;
         ctx.policy = Some(policy.clone());
-        let keep_alive = wants_keep_alive(&req)
+        let keep_alive = wants_keep_alive(&req.header)
             && !*shutdown.borrow()
             && !settings.keepalive_timeout.is_zero()
             && self.served < settings.keepalive_requests;
@@ -218,15 +213,20 @@ impl Conn {
         let result = match (decision.outcome, place) {
             (outcome, _) if forwards(outcome) => {
                 let up = &policy.upstream;
+                // The origin gets the client's fields as they came, in their order and case.
                 let build = |d: &Answering<'_>, out: &mut BytesMut| {
-                    gate.upstream_head(d.req_header(), up, peer, scheme, out)
+                    let fields = |field: &mut dyn FnMut(&[u8], &[u8])| {
+                        d.req.fields().for_each(|(name, value)| field(name, value));
+                        Ok(())
+                    };
+                    gate.write_upstream_head(&d.req.header, fields, up, peer, scheme, out)
                 };
                 let decorate =
                     |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);
                 forward::exchange(&mut answering, build, up, &gate.origins, decorate).await
             }
             (Outcome::Tarpit, Some(place)) => {
-                let handoff = tarpit::Handoff::of(place, &policy.tarpit, &answering.req);
+                let handoff = tarpit::Handoff::of(place, &policy.tarpit, &answering.req.header);
                 // Logged with the 200 the drip begins with, as pingora's path does.
                 record_end(&mut ctx, 200, None);
                 return After::Tarpit(handoff);
@@ -334,7 +334,7 @@ fn wants_keep_alive(req: &RequestHeader) -> bool {
 /// One request's answer going out on a [`Conn`].
 struct Answering<'c> {
     conn: &'c mut Conn,
-    req: Box<RequestHeader>,
+    req: Box<Request>,
     keep_alive: bool,
     /// The body goes out in chunked framing.
     chunked: bool,
@@ -413,7 +413,7 @@ fn put_field(out: &mut BytesMut, name: &[u8], value: &[u8]) {
 
 impl Downstream for Answering<'_> {
     fn req_header(&self) -> &RequestHeader {
-        &self.req
+        &self.req.header
     }
 
     fn head_written(&self) -> bool {
@@ -473,7 +473,7 @@ impl Downstream for Answering<'_> {
     }
 
     async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
-        let no_body = self.req.method == Method::HEAD
+        let no_body = self.req.header.method == Method::HEAD
             || self.status == StatusCode::NO_CONTENT.as_u16()
             || self.status == StatusCode::NOT_MODIFIED.as_u16();
         let out = &mut self.conn.out;
@@ -498,7 +498,7 @@ impl Downstream for Answering<'_> {
 /// What the start of a connection's buffer holds.
 enum Parsed {
     /// A whole request head for this lane, and its length.
-    Plain(Box<RequestHeader>, usize),
+    Plain(Box<Request>, usize),
     Partial,
     Other,
 }
@@ -531,37 +531,81 @@ fn parse(buf: &[u8]) -> Parsed {
     }
     // The fields share one copy of the head: values are slices of it, not copies.
     let head = Bytes::copy_from_slice(&buf[..len]);
-    let Ok(mut req) = RequestHeader::build(method, path.as_bytes(), Some(parsed.headers.len()))
-    else {
+    // Without the names' case: the origin gets the fields from `head` ([`Request::fields`]).
+    let size = Some(parsed.headers.len());
+    let Ok(mut header) = RequestHeader::build_no_case(method, path.as_bytes(), size) else {
         return Parsed::Other;
     };
-    req.set_version(Version::HTTP_11);
-    // httparse's slices point into `buf`; the same ranges of `head`.
-    let copied = |part: &[u8]| {
+    header.set_version(Version::HTTP_11);
+    // httparse's slices point into `buf`: their ranges there are their ranges in `head`, and
+    // fit in a `u16` (a head is at most `MAX_HEAD` bytes).
+    let range = |part: &[u8]| {
         let at = part.as_ptr() as usize - buf.as_ptr() as usize;
-        head.slice(at..at + part.len())
+        (at as u16, (at + part.len()) as u16)
     };
-    for field in parsed.headers.iter() {
-        let name = copied(field.name.as_bytes());
-        let Ok(value) = HeaderValue::from_maybe_shared(copied(field.value)) else {
+    let mut fields = [FieldAt::default(); MAX_FIELDS];
+    for (field, at) in parsed.headers.iter().zip(&mut fields) {
+        let (name, value) = (range(field.name.as_bytes()), range(field.value));
+        *at = FieldAt { name, value };
+        let name = head.slice(name.0 as usize..name.1 as usize);
+        let Ok(value) =
+            HeaderValue::from_maybe_shared(head.slice(value.0 as usize..value.1 as usize))
+        else {
             return Parsed::Other;
         };
-        if req.append_header(name, value).is_err() {
+        if header.append_header(name, value).is_err() {
             return Parsed::Other;
         }
     }
     // An authority pingora would accept.
-    if validate_request_authority(&req).is_err() {
+    if validate_request_authority(&header).is_err() {
         return Parsed::Other;
     }
-    Parsed::Plain(Box::new(req), len)
+    let count = parsed.headers.len();
+    Parsed::Plain(
+        Box::new(Request {
+            header,
+            head,
+            fields,
+            count,
+        }),
+        len,
+    )
+}
+
+/// A request this lane takes: its header maps, which the decision reads, and its head as it
+/// came, whose fields the origin gets in their order and case (the maps keep neither).
+pub struct Request {
+    pub header: RequestHeader,
+    /// The request head, request line to empty line.
+    head: Bytes,
+    /// Where each field's name and value are in `head`; the first `count`.
+    fields: [FieldAt; MAX_FIELDS],
+    count: usize,
+}
+
+/// A field's name and value as ranges of [`Request::head`].
+#[derive(Clone, Copy, Default)]
+struct FieldAt {
+    name: (u16, u16),
+    value: (u16, u16),
+}
+
+impl Request {
+    /// The fields (name, value) in the order and case the client sent them.
+    fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        let part = |(start, end): (u16, u16)| &self.head[start as usize..end as usize];
+        self.fields[..self.count]
+            .iter()
+            .map(move |at| (part(at.name), part(at.value)))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lane(head: &str) -> Option<Box<RequestHeader>> {
+    fn lane(head: &str) -> Option<Box<Request>> {
         match parse(head.as_bytes()) {
             Parsed::Plain(req, len) => {
                 assert_eq!(len, head.find("\r\n\r\n").unwrap() + 4, "{head:?}");
@@ -573,20 +617,28 @@ mod tests {
 
     #[test]
     fn plain_gets_and_heads_are_the_lanes_with_their_fields_and_case() {
-        let req = lane("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nUser-Agent: curl/8\r\nX-Some-Case: v\r\n\r\nGET / HTTP/1.1\r\n")
+        let req = lane("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nUser-Agent: curl/8\r\nX-Some-Case:  v w \r\nhost2:\r\nX-Some-Case: 2\r\n\r\nGET / HTTP/1.1\r\n")
             .unwrap();
-        assert_eq!(req.method, Method::GET);
-        assert_eq!(req.uri.path_and_query().unwrap().as_str(), "/a?b=1");
-        assert_eq!(req.headers.get("user-agent").unwrap(), "curl/8");
-        let mut wire = Vec::new();
-        req.header_to_h1_wire(&mut wire);
-        assert!(String::from_utf8(wire)
-            .unwrap()
-            .contains("X-Some-Case: v\r\n"));
+        assert_eq!(req.header.method, Method::GET);
+        assert_eq!(req.header.uri.path_and_query().unwrap().as_str(), "/a?b=1");
+        assert_eq!(req.header.headers.get("user-agent").unwrap(), "curl/8");
+        assert_eq!(req.header.headers.get_all("x-some-case").iter().count(), 2);
+        // As sent: order, case, repeated names apart; values without the spaces around them.
+        let fields: Vec<(&[u8], &[u8])> = req.fields().collect();
+        let sent: [(&[u8], &[u8]); 5] = [
+            (b"Host", b"x"),
+            (b"User-Agent", b"curl/8"),
+            (b"X-Some-Case", b"v w"),
+            (b"host2", b""),
+            (b"X-Some-Case", b"2"),
+        ];
+        assert_eq!(fields, sent);
         assert!(lane(
             "HEAD / HTTP/1.1\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n"
         )
         .is_some());
+        let most = format!("GET / HTTP/1.1\r\n{}\r\n", "X: y\r\n".repeat(MAX_FIELDS));
+        assert_eq!(lane(&most).unwrap().fields().count(), MAX_FIELDS);
     }
 
     #[test]

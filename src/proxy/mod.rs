@@ -205,10 +205,10 @@ impl Gate {
         (decision, tarpit)
     }
 
-    /// Writes the request head the origin gets for a request the direct lane forwards: the
-    /// client's, as [`prepare_upstream_request`] makes it and without the hop-by-hop fields.
-    /// An origin-form request (every request robogate's own lane reads) is written straight
-    /// from the client's head, without copying it into a second one first.
+    /// Writes the request head the origin gets for a request of pingora's session that the
+    /// direct lane forwards: the client's, as [`prepare_upstream_request`] makes it and without
+    /// the hop-by-hop fields. An origin-form request is written straight from the session's
+    /// head ([`Gate::write_upstream_head`]), without copying it into a second one first.
     fn upstream_head(
         &self,
         req: &RequestHeader,
@@ -225,7 +225,32 @@ impl Gate {
             origin_h1::request_head(&upstream, out);
             return Ok(());
         }
-        let proto_told = from_trusted_proxy && forwarded_proto_told(req);
+        // The fields of the maps, each name in the case the client sent it.
+        let fields = |field: &mut dyn FnMut(&[u8], &[u8])| {
+            req.map(|name, value| {
+                let name = match name {
+                    HeaderNameVariant::Case(name) => name.as_slice(),
+                    HeaderNameVariant::Titled(name) => name.as_bytes(),
+                };
+                field(name, value.as_bytes());
+                Ok(())
+            })
+        };
+        self.write_upstream_head(req, fields, up, peer, scheme, out)
+    }
+
+    /// [`Gate::upstream_head`] for an origin-form request whose fields `fields` gives, one call
+    /// of its argument each: robogate's own lane passes them as the client sent them.
+    fn write_upstream_head(
+        &self,
+        req: &RequestHeader,
+        fields: impl FnOnce(&mut dyn FnMut(&[u8], &[u8])) -> Result<()>,
+        up: &Upstream,
+        peer: Option<IpAddr>,
+        scheme: &'static str,
+        out: &mut BytesMut,
+    ) -> Result<()> {
+        let proto_told = self.sent_by_trusted_proxy(peer) && forwarded_proto_told(req);
         out.put_slice(req.method.as_str().as_bytes());
         out.put_u8(b' ');
         out.put_slice(req.raw_path());
@@ -237,11 +262,7 @@ impl Gate {
             out.put_slice(b"\r\n");
         };
         let mut has_host = false;
-        req.map(|name, value| {
-            let name = match name {
-                HeaderNameVariant::Case(name) => name.as_slice(),
-                HeaderNameVariant::Titled(name) => name.as_bytes(),
-            };
+        fields(&mut |name, value| {
             let is = |other: &str| name.eq_ignore_ascii_case(other.as_bytes());
             let replaced = forward::HOP_BY_HOP.iter().any(|h| is(h.as_str()))
                 || is(X_FORWARDED_FOR.as_str())
@@ -249,9 +270,8 @@ impl Gate {
                 || (is("host") && up.host.is_some());
             if !replaced {
                 has_host |= is("host");
-                field(out, name, value.as_bytes());
+                field(out, name, value);
             }
-            Ok(())
         })?;
         match &up.host {
             Some(host) => field(out, b"Host", host.as_bytes()),

@@ -335,6 +335,27 @@ fn hop_by_hop_fields_stay_between_client_and_robogate() {
     assert!(!seen.contains("x-private"), "{seen}");
 }
 
+/// The origin gets the client's fields as they came: in their order and case, a repeated name
+/// where each was; the hop-by-hop ones left out and `X-Forwarded-For`/`-Proto` added last.
+#[test]
+fn the_origin_gets_the_clients_fields_in_their_order_and_case() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let fields = format!(
+        "x-LOWER-upper: 1\r\nHost: example.test\r\nUser-Agent: {FIREFOX}\r\nACCEPT: text/html\r\nx-lower-UPPER: 2\r\n"
+    );
+    let raw = format!(
+        "GET /headers HTTP/1.1\r\n{fields}Keep-Alive: timeout=5\r\nConnection: close\r\n\r\n"
+    );
+    let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
+    assert_eq!(r.status, 200);
+    let seen = r.text();
+    let expected = format!(
+        "GET /headers HTTP/1.1\r\n{fields}X-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Proto: http"
+    );
+    assert_eq!(seen.trim_end(), expected);
+}
+
 #[test]
 fn requests_with_bodies_take_the_general_path() {
     let origin = CountingOrigin::start(AfterAnswers::KeepAlive);
