@@ -17,7 +17,9 @@
 //! lane existed, and keeps the connection from there on. Nothing of a request is decided twice,
 //! and a request this lane declines sees no difference.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
@@ -112,26 +114,29 @@ impl Conn {
 
     /// Answers requests until the connection ends here or is handed over.
     pub async fn serve(mut self, gate: &Gate, shutdown: &ShutdownWatch) -> Ended {
-        let mut shutdown = shutdown.clone();
+        // Resolves when the server begins to stop: registered once for the connection, not
+        // once for each request it waits for.
+        let mut watch = shutdown.clone();
+        let mut stopping = std::pin::pin!(watch.changed());
         loop {
             // The direct lane to the origin speaks plain HTTP: an origin over TLS is pingora's
             // (checked before each request: a reload may change the origin).
             if gate.live.load().upstream.tls.is_some() {
                 return Ended::HandOver(self.stream, self.buf, self.served);
             }
-            let req = match self.next_request(gate, &mut shutdown).await {
+            let req = match self.next_request(gate, shutdown, stopping.as_mut()).await {
                 Next::Plain(req) => req,
                 Next::Gone => return Ended::Closed,
                 Next::Other => return Ended::HandOver(self.stream, self.buf, self.served),
             };
-            match self.answer(gate, req, &shutdown).await {
+            match self.answer(gate, req, shutdown).await {
                 After::KeepAlive => {}
                 After::Close => {
                     self.linger().await;
                     return Ended::Closed;
                 }
                 After::Tarpit(handoff) => {
-                    tarpit::spawn(self.stream, handoff, shutdown);
+                    tarpit::spawn(self.stream, handoff, shutdown.clone());
                     return Ended::Closed;
                 }
             }
@@ -141,8 +146,13 @@ impl Conn {
     /// Reads until the buffer starts with a whole request head, and parses it. Waits up to
     /// `server.keepalive_timeout` for the first byte of a request after the first request
     /// (`server.client_timeout` for the first), then `server.client_timeout` for the rest; a
-    /// stop ends the wait between requests.
-    async fn next_request(&mut self, gate: &Gate, shutdown: &mut ShutdownWatch) -> Next {
+    /// stop (`stopping` resolving) ends the wait between requests.
+    async fn next_request<S: Future>(
+        &mut self,
+        gate: &Gate,
+        shutdown: &ShutdownWatch,
+        mut stopping: Pin<&mut S>,
+    ) -> Next {
         let settings = &gate.settings;
         loop {
             if !self.buf.is_empty() {
@@ -170,7 +180,7 @@ impl Conn {
             let read = if idle {
                 tokio::select! {
                     r = read => r,
-                    _ = shutdown.changed() => return Next::Gone,
+                    _ = stopping.as_mut() => return Next::Gone,
                 }
             } else {
                 read.await

@@ -281,9 +281,12 @@ where
     // crawler opening many connections at once) then tick spread over the interval instead of
     // all at once.
     let mut wait = limits.interval.mul_f64(spread());
-    if send(&mut s, HEAD, stall).await && handoff.body {
-        while started.elapsed() < limits.duration && sent < limits.max_bytes && !*shutdown.borrow()
-        {
+    // Resolves when the server begins to stop (at once if it already has): registered once,
+    // not at each tick.
+    let stopped = *shutdown.borrow();
+    let mut stopping = std::pin::pin!(shutdown.changed());
+    if send(&mut s, HEAD, stall).await && handoff.body && !stopped {
+        while started.elapsed() < limits.duration && sent < limits.max_bytes {
             let chunk = maze.take(limits.chunk_bytes.min(limits.max_bytes - sent));
             if !send(&mut s, &chunk, stall).await {
                 break;
@@ -293,7 +296,7 @@ where
             let gone = tokio::select! {
                 _ = tokio::time::sleep(wait) => false,
                 _ = hung_up(&mut s, &mut ignored) => true,
-                _ = shutdown.changed() => true,
+                _ = stopping.as_mut() => true,
             };
             if gone {
                 break;

@@ -381,6 +381,80 @@ fn sigterm_exits_as_soon_as_the_last_request_is_answered() {
     );
 }
 
+/// At a stop, an idle keep-alive connection is closed at once, while a request in flight on
+/// another connection is still being answered.
+#[test]
+fn sigterm_closes_idle_keep_alive_connections_at_once() {
+    use std::io::{Read, Write};
+    use std::sync::{mpsc, Arc, Mutex};
+    // An origin that answers `/slow` only when told to, anything else at once.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = listener.local_addr().unwrap();
+    let (got_slow, slow_seen) = mpsc::channel();
+    let (answer, answer_now) = mpsc::channel::<()>();
+    let slow = Arc::new(Mutex::new(Some((got_slow, answer_now))));
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            let slow = slow.clone();
+            std::thread::spawn(move || loop {
+                let mut buf = [0u8; 4096];
+                match s.read(&mut buf) {
+                    Ok(n) if n > 0 => {}
+                    _ => return,
+                }
+                if buf.starts_with(b"GET /slow") {
+                    let (seen, now) = slow.lock().unwrap().take().unwrap();
+                    seen.send(()).unwrap();
+                    now.recv().unwrap();
+                }
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+            });
+        }
+    });
+    let launch = Launch {
+        server: "grace_period = \"60s\"\n",
+        env: &[("RUST_LOG", "info")],
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut rg = Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", launch);
+    // One request answered, and the connection kept open.
+    let mut idle = std::net::TcpStream::connect(rg.addr).unwrap();
+    idle.set_read_timeout(Some(DEADLINE)).unwrap();
+    write!(
+        idle,
+        "GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer_bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !answer_bytes.ends_with(b"\r\n\r\nok") {
+        let n = idle.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before the answer");
+        answer_bytes.extend_from_slice(&buf[..n]);
+    }
+    let addr = rg.addr;
+    let client = std::thread::spawn(move || get(addr, "/slow", Some(FIREFOX)));
+    slow_seen.recv_timeout(DEADLINE).unwrap();
+    rg.signal("TERM");
+    // The idle connection ends (EOF) while the other request is still in flight.
+    assert_eq!(
+        idle.read(&mut buf).unwrap(),
+        0,
+        "the idle connection is closed"
+    );
+    assert!(
+        rg.child.try_wait().unwrap().is_none(),
+        "robogate still runs"
+    );
+    answer.send(()).unwrap();
+    let r = client
+        .join()
+        .unwrap()
+        .expect("the request in flight is answered");
+    assert_eq!((r.status, r.text().as_str()), (200, "ok"));
+}
+
 /// A request still in flight when the grace period ends (or on SIGINT) is cut, and its task
 /// dropped: it never reached the access log. It is now logged (a warning: action error, status
 /// 0) and counted.
