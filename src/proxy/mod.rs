@@ -289,11 +289,12 @@ impl Gate {
     }
 }
 
-/// The `X-Forwarded-For` the origin gets: the client's first such field with the peer `ip`
-/// appended, when that field is text and not blank; else the peer alone.
+/// The `X-Forwarded-For` the origin gets, one field: the client's such fields, in order and
+/// joined into one list (RFC 9110 §5.3: several lines of a list field are one list, and
+/// [`Gate::client`] reads them all), each that is text and not blank, then the peer `ip`.
 fn forwarded_for(req: &RequestHeader, ip: IpAddr) -> Vec<u8> {
     let mut xff = Vec::with_capacity(64);
-    if let Some(prior) = req.headers.get(X_FORWARDED_FOR) {
+    for prior in req.headers.get_all(X_FORWARDED_FOR) {
         if prior.to_str().is_ok_and(|p| !p.trim().is_empty()) {
             xff.extend_from_slice(prior.as_bytes());
             xff.extend_from_slice(b", ");

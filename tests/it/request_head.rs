@@ -47,12 +47,13 @@ fn a_clients_forwarding_and_hop_by_hop_fields_do_not_reach_the_origin_as_sent() 
              X-Mixed-Case: kept\r\nConnection: close"
         );
         let seen = seen_by_origin(rg.addr, &origin, &path, &head, body);
-        // Spoofing: the client's first X-Forwarded-For is kept as the start of the chain (as
-        // nginx's $proxy_add_x_forwarded_for does), the peer appended, one field in all; the
-        // client's X-Forwarded-Proto is not believed from an untrusted peer.
+        // Spoofing: the client's X-Forwarded-For lines are kept, in order, as the start of the
+        // chain (one list, RFC 9110 §5.3; as nginx's $proxy_add_x_forwarded_for does), the peer
+        // appended, one field in all; the client's X-Forwarded-Proto is not believed from an
+        // untrusted peer.
         assert_eq!(
             fields(&seen, "x-forwarded-for"),
-            ["198.51.100.7, 127.0.0.1"],
+            ["198.51.100.7, 198.51.100.8, 127.0.0.1"],
             "{lane}: {seen}"
         );
         assert_eq!(
@@ -78,6 +79,33 @@ fn a_clients_forwarding_and_hop_by_hop_fields_do_not_reach_the_origin_as_sent() 
             "{seen}"
         );
     }
+}
+
+/// Behind a trusted proxy that adds its own `X-Forwarded-For` line after the client's, the
+/// origin gets the whole chain robogate read its client from, not the first line alone (cold
+/// review, stop 25: the proxy's line, naming the real client, was dropped).
+#[test]
+fn every_x_forwarded_for_line_reaches_the_origin_as_one_chain() {
+    let origin = Scripted::start();
+    origin.route("/p", reply(200, "text/plain", "ok"));
+    let launch = Launch {
+        server: "trusted_proxies = [\"127.0.0.1\"]",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, origin.addr, DEFAULT_ROBOTS, "", launch);
+    let raw = format!(
+        "GET /p HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n\
+         X-Forwarded-For: 203.0.113.66\r\nX-Forwarded-For: \r\nx-forwarded-for: 192.0.2.9\r\n\r\n"
+    );
+    let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
+    assert_eq!(r.status, 200);
+    let seen = origin.last_head("/p").unwrap();
+    assert_eq!(
+        fields(&seen, "x-forwarded-for"),
+        ["203.0.113.66, 192.0.2.9, 127.0.0.1"],
+        "{seen}"
+    );
 }
 
 #[test]
