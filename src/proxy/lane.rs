@@ -549,21 +549,23 @@ fn parse(buf: &[u8]) -> Parsed {
     header.set_version(Version::HTTP_11);
     // httparse's slices point into `buf`: their ranges there are their ranges in `head`, and
     // fit in a `u16` (a head is at most `MAX_HEAD` bytes).
-    let range = |part: &[u8]| {
+    let span = |part: &[u8]| {
         let at = part.as_ptr() as usize - buf.as_ptr() as usize;
-        (at as u16, (at + part.len()) as u16)
+        Span(at as u16, (at + part.len()) as u16)
     };
     let mut fields = [FieldAt::default(); MAX_FIELDS];
     for (field, at) in parsed.headers.iter().zip(&mut fields) {
-        let (name, value) = (range(field.name.as_bytes()), range(field.value));
-        *at = FieldAt { name, value };
-        let name = head.slice(name.0 as usize..name.1 as usize);
-        let Ok(value) =
-            HeaderValue::from_maybe_shared(head.slice(value.0 as usize..value.1 as usize))
-        else {
+        *at = FieldAt {
+            name: span(field.name.as_bytes()),
+            value: span(field.value),
+        };
+        let Ok(value) = HeaderValue::from_maybe_shared(head.slice(at.value.range())) else {
             return Parsed::Other;
         };
-        if header.append_header(name, value).is_err() {
+        if header
+            .append_header(head.slice(at.name.range()), value)
+            .is_err()
+        {
             return Parsed::Other;
         }
     }
@@ -594,20 +596,29 @@ pub struct Request {
     count: usize,
 }
 
-/// A field's name and value as ranges of [`Request::head`].
+/// A field's name and value in [`Request::head`].
 #[derive(Clone, Copy, Default)]
 struct FieldAt {
-    name: (u16, u16),
-    value: (u16, u16),
+    name: Span,
+    value: Span,
+}
+
+/// Where some bytes are in a request head: start and end.
+#[derive(Clone, Copy, Default)]
+struct Span(u16, u16);
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        self.0 as usize..self.1 as usize
+    }
 }
 
 impl Request {
     /// The fields (name, value) in the order and case the client sent them.
     fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        let part = |(start, end): (u16, u16)| &self.head[start as usize..end as usize];
         self.fields[..self.count]
             .iter()
-            .map(move |at| (part(at.name), part(at.value)))
+            .map(|at| (&self.head[at.name.range()], &self.head[at.value.range()]))
     }
 }
 
