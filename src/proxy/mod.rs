@@ -7,6 +7,7 @@ pub mod admin;
 pub mod app;
 pub mod downstream;
 pub mod forward;
+pub mod host;
 pub mod in_flight;
 pub mod lane;
 pub mod origin_h1;
@@ -145,7 +146,7 @@ impl Gate {
         req: &RequestHeader,
         client: Option<IpAddr>,
     ) -> (Decision, Option<TarpitGuard>) {
-        let (decision, tarpit) = match user_agent(req) {
+        let (decision, tarpit) = match well_formed(req) {
             Ok(ua) => {
                 let claim = Claim {
                     user_agent: ua.as_deref(),
@@ -194,7 +195,7 @@ impl Gate {
                 }
                 (decision, tarpit)
             }
-            Err(SeveralUserAgents) => (Decision::bad_request(), None),
+            Err(_) => (Decision::bad_request(), None),
         };
         if let Some(e) = evidence_of(policy, &decision, client, req) {
             crate::evidence::RECENT.push(&e); // the status page's latest refusals
@@ -507,18 +508,49 @@ fn strip_hop_by_hop(resp: &mut ResponseHeader) {
 /// The AI usage preference header field (draft-ietf-aipref-attach §2).
 const CONTENT_USAGE: &str = "content-usage";
 
-/// A request with more than one `User-Agent` field.
-struct SeveralUserAgents;
+/// Why a request is answered 400 before it is judged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Malformed {
+    /// More than one `User-Agent` field (see [`user_agent`]).
+    SeveralUserAgents,
+    /// A `Host` field whose value is not `host[:port]` ([`host::is_valid`]).
+    InvalidHost,
+}
+
+impl Malformed {
+    /// The 400 answer's body.
+    fn explain(self) -> &'static [u8] {
+        match self {
+            Malformed::SeveralUserAgents => {
+                b"400 Bad Request: the request has more than one User-Agent field; send one.\n"
+            }
+            Malformed::InvalidHost => {
+                b"400 Bad Request: the Host field is not a host name or address with an optional port.\n"
+            }
+        }
+    }
+}
+
+/// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: a `Host`
+/// that is not `host[:port]` (RFC 9112 §3.2: a server MUST answer such a request 400), several
+/// `User-Agent` fields.
+fn well_formed(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, Malformed> {
+    let host = req.headers.get(header::HOST);
+    if host.is_some_and(|host| !host::is_valid(host.as_bytes())) {
+        return Err(Malformed::InvalidHost);
+    }
+    user_agent(req)
+}
 
 /// The User-Agent header as text (lossy for the rare non-UTF-8 header), `None` when absent.
 /// Several `User-Agent` fields are an error: the field is not a list (RFC 9110 §5.3, §10.1.5),
 /// origins differ in which one they read, so robogate could classify one client and the origin
 /// serve another. One header-map lookup, as for a single field.
-fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, SeveralUserAgents> {
+fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, Malformed> {
     let mut fields = req.headers.get_all(header::USER_AGENT).iter();
     let first = fields.next();
     if fields.next().is_some() {
-        return Err(SeveralUserAgents);
+        return Err(Malformed::SeveralUserAgents);
     }
     // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` walks it in chunks.
     Ok(first.map(|v| match std::str::from_utf8(v.as_bytes()) {

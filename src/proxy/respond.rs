@@ -81,8 +81,11 @@ pub async fn answer(
     }
 }
 
-/// 400 for a request with more than one `User-Agent` field: which one names the client?
+/// 400 for a request the decision found malformed (see [`super::well_formed`]): its body says
+/// what is wrong.
 async fn bad_request(session: &mut impl Downstream) -> Result<()> {
+    let why = super::well_formed(session.req_header()).err();
+    let body = why.map_or(&b"400 Bad Request\n"[..], super::Malformed::explain);
     local(
         session,
         400,
@@ -90,9 +93,7 @@ async fn bad_request(session: &mut impl Downstream) -> Result<()> {
             (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
             (header::CACHE_CONTROL, "no-store"),
         ],
-        Bytes::from_static(
-            b"400 Bad Request: the request has more than one User-Agent field; send one.\n",
-        ),
+        Bytes::from_static(body),
     )
     .await
 }

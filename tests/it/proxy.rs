@@ -328,6 +328,17 @@ fn origin_down_gives_a_502_page_and_recovers() {
     });
 }
 
+/// robogate in front of `origin` with a 60 s grace period, logging at `info`.
+fn with_a_long_grace_period(origin: std::net::SocketAddr) -> Robogate {
+    let launch = Launch {
+        server: "grace_period = \"60s\"\n",
+        env: &[("RUST_LOG", "info")],
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", launch)
+}
+
 /// With nothing in flight, SIGTERM exits at once rather than after the grace period; a request
 /// in flight is answered in full first.
 #[test]
@@ -347,13 +358,7 @@ fn sigterm_exits_as_soon_as_the_last_request_is_answered() {
         answer_now.recv().unwrap();
         let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow");
     });
-    let launch = Launch {
-        server: "grace_period = \"60s\"\n",
-        env: &[("RUST_LOG", "info")],
-        ..Launch::default()
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let mut rg = Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", launch);
+    let mut rg = with_a_long_grace_period(origin);
     let addr = rg.addr;
     let client = std::thread::spawn(move || get(addr, "/slow", Some(FIREFOX)));
     request_seen.recv_timeout(DEADLINE).unwrap();
@@ -411,13 +416,7 @@ fn sigterm_closes_idle_keep_alive_connections_at_once() {
             });
         }
     });
-    let launch = Launch {
-        server: "grace_period = \"60s\"\n",
-        env: &[("RUST_LOG", "info")],
-        ..Launch::default()
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let mut rg = Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", launch);
+    let mut rg = with_a_long_grace_period(origin);
     // One request answered, and the connection kept open.
     let mut idle = std::net::TcpStream::connect(rg.addr).unwrap();
     idle.set_read_timeout(Some(DEADLINE)).unwrap();

@@ -198,3 +198,44 @@ fn behind_a_trusted_proxy_every_request_is_logged_with_the_forwarded_client() {
         assert!(mine[0].contains(" status=200 "), "{}", mine[0]);
     }
 }
+
+/// RFC 9112 §3.2: a server MUST answer 400 to a request whose `Host` is not `host[:port]`.
+/// Such a request (`example.com/admin`, cold review at stop 25) reached the origin as it came,
+/// on either way there; it now gets a 400 saying why, and the origin never sees it.
+#[test]
+fn a_host_that_is_not_a_host_gets_a_400_and_never_reaches_the_origin() {
+    let origin = Scripted::start();
+    origin.route("/p", reply(200, "text/plain", "ok"));
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    for host in [
+        "example.com/admin",
+        "example.com:http",
+        "[::1",
+        "b\u{fc}cher.example",
+    ] {
+        for (method, body) in [("GET", ""), ("POST", "Content-Length: 3\r\n\r\nabc")] {
+            let raw = format!(
+                "{method} /p HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n{}",
+                if body.is_empty() { "\r\n" } else { body }
+            );
+            let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
+            assert_eq!(r.status, 400, "{method} {host:?}");
+            assert!(
+                r.text().contains("the Host field is not a host name"),
+                "{method} {host:?}: {}",
+                r.text()
+            );
+        }
+    }
+    assert_eq!(origin.hits("/p"), 0, "nothing reached the origin");
+    for host in ["example.com:8080", "[::1]:8080", "127.0.0.1"] {
+        let raw = format!(
+            "GET /p HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n\r\n"
+        );
+        assert_eq!(
+            send_raw(rg.addr, raw.as_bytes(), false).unwrap().status,
+            200,
+            "{host}"
+        );
+    }
+}
