@@ -146,14 +146,15 @@ impl Gate {
         req: &RequestHeader,
         client: Option<IpAddr>,
     ) -> (Decision, Option<TarpitGuard>) {
-        let (decision, tarpit) = match well_formed(req) {
+        let host = req.headers.get(header::HOST);
+        let (decision, tarpit) = match well_formed(req, host) {
             Ok(ua) => {
                 let claim = Claim {
                     user_agent: ua.as_deref(),
                     client,
                     method: &req.method,
                     uri: &req.uri,
-                    authority: req.headers.get(header::HOST).and_then(|h| h.to_str().ok()),
+                    authority: host.and_then(|h| h.to_str().ok()),
                     headers: &req.headers,
                     // `/robots.txt` is never slowed (the policy serves any spelling of it).
                     waits: !robots::Canonical::new(target(req)).is_robots_txt(),
@@ -531,11 +532,13 @@ impl Malformed {
     }
 }
 
-/// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: a `Host`
-/// that is not `host[:port]` (RFC 9112 §3.2: a server MUST answer such a request 400), several
-/// `User-Agent` fields.
-fn well_formed(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, Malformed> {
-    let host = req.headers.get(header::HOST);
+/// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: its `Host`
+/// (`host`, the field's value) that is not `host[:port]` (RFC 9112 §3.2: a server MUST answer
+/// such a request 400), several `User-Agent` fields.
+fn well_formed<'r>(
+    req: &'r RequestHeader,
+    host: Option<&HeaderValue>,
+) -> std::result::Result<Option<Cow<'r, str>>, Malformed> {
     if host.is_some_and(|host| !host::is_valid(host.as_bytes())) {
         return Err(Malformed::InvalidHost);
     }

@@ -84,7 +84,8 @@ pub async fn answer(
 /// 400 for a request the decision found malformed (see [`super::well_formed`]): its body says
 /// what is wrong.
 async fn bad_request(session: &mut impl Downstream) -> Result<()> {
-    let why = super::well_formed(session.req_header()).err();
+    let req = session.req_header();
+    let why = super::well_formed(req, req.headers.get(header::HOST)).err();
     let body = why.map_or(&b"400 Bad Request\n"[..], super::Malformed::explain);
     local(
         session,
