@@ -9,7 +9,8 @@ use std::str::FromStr;
 
 /// `uri-host [ ":" port ]`: a registered name (possibly empty, as the grammar allows), an IPv4
 /// address (a registered name's characters) or a bracketed IPv6 or IPvFuture literal; then
-/// optionally a colon and digits.
+/// optionally a colon and digits. An IPv6 zone identifier (`[fe80::1%25eth0]`, RFC 6874) is not
+/// one: RFC 9110's `Host` does not take it, and no browser sends it.
 pub fn is_valid(value: &[u8]) -> bool {
     let port = match value.strip_prefix(b"[") {
         Some(rest) => {
