@@ -516,6 +516,8 @@ enum Malformed {
     SeveralUserAgents,
     /// A `Host` field whose value is not `host[:port]` ([`host::is_valid`]).
     InvalidHost,
+    /// An HTTP/1.1 request without `Host`.
+    NoHost,
 }
 
 impl Malformed {
@@ -528,19 +530,23 @@ impl Malformed {
             Malformed::InvalidHost => {
                 b"400 Bad Request: the Host field is not a host name or address with an optional port.\n"
             }
+            Malformed::NoHost => b"400 Bad Request: an HTTP/1.1 request needs a Host field.\n",
         }
     }
 }
 
 /// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: its `Host`
-/// (`host`, the field's value) that is not `host[:port]` (RFC 9112 §3.2: a server MUST answer
-/// such a request 400), several `User-Agent` fields.
+/// (`host`, the field's value) missing from an HTTP/1.1 request or not `host[:port]` (RFC 9112
+/// §3.2: a server MUST answer either 400), several `User-Agent` fields. (An HTTP/2 request
+/// names its host in `:authority`; an HTTP/1.0 one need not name it.)
 fn well_formed<'r>(
     req: &'r RequestHeader,
     host: Option<&HeaderValue>,
 ) -> std::result::Result<Option<Cow<'r, str>>, Malformed> {
-    if host.is_some_and(|host| !host::is_valid(host.as_bytes())) {
-        return Err(Malformed::InvalidHost);
+    match host {
+        None if req.version == http::Version::HTTP_11 => return Err(Malformed::NoHost),
+        Some(host) if !host::is_valid(host.as_bytes()) => return Err(Malformed::InvalidHost),
+        _ => {}
     }
     user_agent(req)
 }

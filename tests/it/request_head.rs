@@ -239,3 +239,29 @@ fn a_host_that_is_not_a_host_gets_a_400_and_never_reaches_the_origin() {
         );
     }
 }
+
+/// RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without `Host` (it was served,
+/// the origin's address put in; cold review at stop 25). An HTTP/1.0 request need not name one.
+#[test]
+fn an_http_1_1_request_without_host_gets_a_400() {
+    let origin = Scripted::start();
+    origin.route("/p", reply(200, "text/plain", "ok"));
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    for (method, body) in [("GET", "\r\n"), ("POST", "Content-Length: 3\r\n\r\nabc")] {
+        let raw =
+            format!("{method} /p HTTP/1.1\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n{body}");
+        let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
+        assert_eq!(r.status, 400, "{method}");
+        assert!(
+            r.text().contains("needs a Host field"),
+            "{method}: {}",
+            r.text()
+        );
+    }
+    assert_eq!(origin.hits("/p"), 0, "nothing reached the origin");
+    let old = format!("GET /p HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n\r\n");
+    assert_eq!(
+        send_raw(rg.addr, old.as_bytes(), false).unwrap().status,
+        200
+    );
+}
