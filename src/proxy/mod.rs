@@ -510,7 +510,7 @@ fn strip_hop_by_hop(resp: &mut ResponseHeader) {
 const CONTENT_USAGE: &str = "content-usage";
 
 /// Why a request is answered 400 before it is judged.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 enum Malformed {
     /// More than one `User-Agent` field (see [`user_agent`]).
     SeveralUserAgents,

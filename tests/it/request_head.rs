@@ -213,19 +213,11 @@ fn a_host_that_is_not_a_host_gets_a_400_and_never_reaches_the_origin() {
         "[::1",
         "b\u{fc}cher.example",
     ] {
-        for (method, body) in [("GET", ""), ("POST", "Content-Length: 3\r\n\r\nabc")] {
-            let raw = format!(
-                "{method} /p HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n{}",
-                if body.is_empty() { "\r\n" } else { body }
-            );
-            let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
-            assert_eq!(r.status, 400, "{method} {host:?}");
-            assert!(
-                r.text().contains("the Host field is not a host name"),
-                "{method} {host:?}: {}",
-                r.text()
-            );
-        }
+        each_way_gets_a_400(
+            rg.addr,
+            &format!("Host: {host}\r\n"),
+            "the Host field is not a host name",
+        );
     }
     assert_eq!(origin.hits("/p"), 0, "nothing reached the origin");
     for host in ["example.com:8080", "[::1]:8080", "127.0.0.1"] {
@@ -247,21 +239,28 @@ fn an_http_1_1_request_without_host_gets_a_400() {
     let origin = Scripted::start();
     origin.route("/p", reply(200, "text/plain", "ok"));
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
-    for (method, body) in [("GET", "\r\n"), ("POST", "Content-Length: 3\r\n\r\nabc")] {
-        let raw =
-            format!("{method} /p HTTP/1.1\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n{body}");
-        let r = send_raw(rg.addr, raw.as_bytes(), false).unwrap();
-        assert_eq!(r.status, 400, "{method}");
-        assert!(
-            r.text().contains("needs a Host field"),
-            "{method}: {}",
-            r.text()
-        );
-    }
+    each_way_gets_a_400(rg.addr, "", "needs a Host field");
     assert_eq!(origin.hits("/p"), 0, "nothing reached the origin");
     let old = format!("GET /p HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n\r\n");
     assert_eq!(
         send_raw(rg.addr, old.as_bytes(), false).unwrap().status,
         200
     );
+}
+
+/// Sends `host_field` (a whole `Host` line, or nothing) in a GET (robogate's lane) and in a POST
+/// with a body (pingora's path) to `/p`, and checks that each gets a 400 whose body says `why`.
+fn each_way_gets_a_400(rg: SocketAddr, host_field: &str, why: &str) {
+    for (method, rest) in [("GET", "\r\n"), ("POST", "Content-Length: 3\r\n\r\nabc")] {
+        let raw = format!(
+            "{method} /p HTTP/1.1\r\n{host_field}User-Agent: {FIREFOX}\r\nConnection: close\r\n{rest}"
+        );
+        let r = send_raw(rg, raw.as_bytes(), false).unwrap();
+        assert_eq!(r.status, 400, "{method} {host_field:?}");
+        assert!(
+            r.text().contains(why),
+            "{method} {host_field:?}: {}",
+            r.text()
+        );
+    }
 }
