@@ -232,7 +232,9 @@ struct WriterThread {
     failing: bool,
 }
 
-/// What one wake-up writes: bytes per destination, and the access lines among them.
+/// What one wake-up writes: bytes per destination, and the access lines among them. The writer
+/// thread keeps one and empties it after each write, so its buffers keep their capacity and a
+/// wake-up formats into memory already mapped and warm instead of growing new buffers.
 #[derive(Default)]
 struct Batch {
     stdout: Vec<u8>,
@@ -246,14 +248,16 @@ impl Batch {
     fn len(&self) -> usize {
         self.stdout.len() + self.file.len()
     }
-}
 
-/// Appends `bytes` to `to`, without a copy when `to` is empty.
-fn extend(to: &mut Vec<u8>, bytes: Vec<u8>) {
-    if to.is_empty() {
-        *to = bytes;
-    } else {
-        to.extend_from_slice(&bytes);
+    /// Empties the batch, keeping its buffers' capacity up to [`BATCH_MAX`] (a flush may have
+    /// grown one past it).
+    fn clear(&mut self) {
+        for bytes in [&mut self.stdout, &mut self.file] {
+            bytes.clear();
+            bytes.shrink_to(BATCH_MAX + DEFAULT_BUFFER);
+        }
+        self.lines = 0;
+        self.access_bytes = 0;
     }
 }
 
@@ -262,6 +266,7 @@ const REOPEN_CHECK: Duration = Duration::from_secs(1);
 
 impl WriterThread {
     fn run(mut self) {
+        let mut batch = Batch::default();
         let mut next_flush = Instant::now() + self.flush_interval();
         loop {
             // Wakes at least every REOPEN_CHECK, so a SIGUSR1 (logrotate) is seen within a
@@ -274,7 +279,6 @@ impl WriterThread {
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return,
             };
-            let mut batch = Batch::default();
             let mut pending = first;
             while let Some(message) = pending.take() {
                 self.take(message, &mut batch);
@@ -286,7 +290,7 @@ impl WriterThread {
                 self.collect_shards(&mut batch);
                 next_flush = Instant::now() + self.flush_interval();
             }
-            self.write(batch);
+            self.write(&mut batch);
             if self.reopen.swap(false, Ordering::Relaxed) {
                 self.reopen_file();
             }
@@ -300,10 +304,10 @@ impl WriterThread {
     fn take(&mut self, message: Message, batch: &mut Batch) {
         match message {
             Message::Access { bytes, lines } => self.add_access(batch, bytes, lines),
-            Message::Other(line) => extend(&mut batch.stdout, line),
+            Message::Other(line) => batch.stdout.extend_from_slice(&line),
             Message::File(file) => {
                 // Lines accepted before the switch go where they were headed.
-                self.write(std::mem::take(batch));
+                self.write(batch);
                 self.file = file;
             }
             Message::Flush(ack) => {
@@ -335,7 +339,7 @@ impl WriterThread {
 
     /// One write (looped only if the kernel takes part of it) per destination. A failed write
     /// is reported on stderr: the writer has nowhere else to say it.
-    fn write(&mut self, batch: Batch) {
+    fn write(&mut self, batch: &mut Batch) {
         let mut stdout_ok = true;
         if !batch.stdout.is_empty() {
             stdout_ok = self
@@ -369,9 +373,10 @@ impl WriterThread {
             self.failing = false;
             eprintln!("robogate: the log is written again");
         }
-        for ack in batch.acks {
+        for ack in batch.acks.drain(..) {
             let _ = ack.send(());
         }
+        batch.clear();
     }
 
     /// Says once per run of failures that a write failed (on stderr: the log itself may be
