@@ -34,7 +34,7 @@ use tokio::net::TcpStream;
 
 use crate::policy::{Policy, Upstream};
 use crate::proxy::downstream::Downstream;
-use crate::proxy::origin_h1::{Framing, Origin, OriginHead};
+use crate::proxy::origin_h1::{Framing, Link, Origin, OriginHead};
 
 /// Idle origin connections kept at most (pingora's own pool default).
 pub const MAX_IDLE: usize = 128;
@@ -122,7 +122,7 @@ pub struct OriginPool {
 
 struct Idle {
     addr: SocketAddr,
-    stream: TcpStream,
+    link: Link,
     since: Instant,
 }
 
@@ -137,29 +137,29 @@ impl Default for OriginPool {
 impl OriginPool {
     /// The newest idle connection to `addr` that is still open and has been idle less than
     /// `max_idle`. Closed, expired and misbehaving connections found on the way are dropped.
-    fn take(&self, addr: SocketAddr, max_idle: Duration) -> Option<TcpStream> {
+    fn take(&self, addr: SocketAddr, max_idle: Duration) -> Option<Link> {
         let now = Instant::now();
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(pos) = idle.iter().rposition(|i| i.addr == addr) {
             let Some(mut entry) = idle.remove(pos) else {
                 break;
             };
-            if now.duration_since(entry.since) < max_idle && still_open(&mut entry.stream) {
-                return Some(entry.stream);
+            if now.duration_since(entry.since) < max_idle && still_open(&mut entry.link.stream) {
+                return Some(entry.link);
             }
         }
         None
     }
 
-    /// Keeps `stream` for the next request to `addr`, evicting the oldest when full.
-    fn put(&self, addr: SocketAddr, stream: TcpStream) {
+    /// Keeps `link` for the next request to `addr`, evicting the oldest when full.
+    fn put(&self, addr: SocketAddr, link: Link) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() >= MAX_IDLE {
             idle.pop_front();
         }
         idle.push_back(Idle {
             addr,
-            stream,
+            link,
             since: Instant::now(),
         });
     }
@@ -204,7 +204,7 @@ pub async fn exchange<D: Downstream>(
     let mut head = BytesMut::with_capacity(1024);
     build(session, &mut head)?;
     let pooled = match pool.take(up.socket, up.idle_timeout) {
-        Some(stream) => match ask(stream, &head, head_only, up).await {
+        Some(link) => match ask(link, &head, head_only, up).await {
             Ok(answer) => Some(answer),
             Err(e) if worth_retrying(&e) => None,
             Err(e) => return Err(e),
@@ -279,8 +279,8 @@ pub async fn exchange<D: Downstream>(
 
 /// Returns a finished origin connection to the pool if the origin keeps it alive.
 fn release(origin: Origin, framing: Framing, up: &Upstream, pool: &OriginPool) {
-    if let Some(stream) = origin.reuse(framing) {
-        pool.put(up.socket, stream);
+    if let Some(link) = origin.reuse(framing) {
+        pool.put(up.socket, link);
     }
 }
 
@@ -295,18 +295,18 @@ fn worth_retrying(e: &Error) -> bool {
 
 /// Sends the request head and reads the response head (past informational responses).
 async fn ask(
-    stream: TcpStream,
+    link: Link,
     head: &[u8],
     head_only: bool,
     up: &Upstream,
 ) -> Result<(Origin, OriginHead, Framing)> {
-    let mut origin = Origin::new(stream, up.read_timeout, up.write_timeout);
+    let mut origin = Origin::new(link, up.read_timeout, up.write_timeout);
     origin.send(head).await?;
     let (resp, framing) = origin.response(head_only).await?;
     Ok((origin, resp, framing))
 }
 
-async fn connect(up: &Upstream) -> Result<TcpStream> {
+async fn connect(up: &Upstream) -> Result<Link> {
     let tcp = match tokio::time::timeout(up.connect_timeout, TcpStream::connect(up.socket)).await {
         Ok(Ok(tcp)) => tcp,
         Ok(Err(e)) => {
@@ -330,7 +330,7 @@ async fn connect(up: &Upstream) -> Result<TcpStream> {
     tcp.set_nodelay(true)
         .or_err(ErrorType::SocketError, "setting TCP_NODELAY")
         .map_err(|e| e.into_up())?;
-    Ok(tcp)
+    Ok(Link::new(tcp))
 }
 
 /// Closes expired idle origin connections every [`SWEEP_INTERVAL`], so an origin's closed

@@ -31,11 +31,9 @@ use pingora_core::server::ShutdownWatch;
 use pingora_error::{Error, ErrorType, Result};
 use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::ProxyHttp;
-// pingora's own timeouts: the timer is made only if the read or write has to wait, and shared
-// by all waits that end in the same 10 ms.
-use pingora_timeout::fast_timeout::fast_timeout;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::deadline::Deadline;
 use super::downstream::Downstream;
 use super::origin_h1::OriginHead;
 use super::respond::{self, forwards};
@@ -70,6 +68,8 @@ pub struct Conn {
     buf: BytesMut,
     /// The answer being written.
     out: BytesMut,
+    /// The timer of the client's reads and writes.
+    deadline: Deadline,
     /// Requests answered on this connection.
     served: u32,
     peer: Option<IpAddr>,
@@ -106,6 +106,7 @@ impl Conn {
             stream,
             buf: BytesMut::with_capacity(READ_SIZE),
             out: BytesMut::with_capacity(READ_SIZE),
+            deadline: Deadline::default(),
             served: 0,
             peer,
             scheme,
@@ -176,7 +177,9 @@ impl Conn {
                 return Next::Gone;
             }
             self.buf.reserve(READ_SIZE);
-            let read = fast_timeout(wait, self.stream.read_buf(&mut self.buf));
+            let read = self
+                .deadline
+                .within(wait, self.stream.read_buf(&mut self.buf));
             let read = if idle {
                 tokio::select! {
                     r = read => r,
@@ -312,7 +315,7 @@ impl Conn {
             self.stream.write_all(&self.out).await?;
             self.stream.flush().await
         };
-        let written = fast_timeout(timeout, write).await;
+        let written = self.deadline.within(timeout, write).await;
         self.out.clear();
         match written {
             Ok(Ok(())) => Ok(()),

@@ -17,8 +17,8 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http::{HeaderValue, StatusCode, Version};
 use pingora_error::{Error, ErrorType, Result};
 use pingora_http::{RequestHeader, ResponseHeader};
-use pingora_timeout::fast_timeout::fast_timeout;
 
+use super::deadline::Deadline;
 use super::forward::{self, list_items};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -61,9 +61,25 @@ pub enum Chunk {
     Trailers,
 }
 
+/// An open connection to the origin and its timer, as it waits in the pool between requests.
+pub struct Link {
+    pub stream: TcpStream,
+    deadline: Deadline,
+}
+
+impl Link {
+    pub fn new(stream: TcpStream) -> Link {
+        Link {
+            stream,
+            deadline: Deadline::default(),
+        }
+    }
+}
+
 /// A connection to the origin with what has been read from it and not yet used.
 pub struct Origin {
     stream: TcpStream,
+    deadline: Deadline,
     buf: BytesMut,
     read_timeout: Duration,
     write_timeout: Duration,
@@ -77,9 +93,10 @@ fn failed<T>(etype: ErrorType, what: &'static str) -> Result<T> {
 }
 
 impl Origin {
-    pub fn new(stream: TcpStream, read_timeout: Duration, write_timeout: Duration) -> Origin {
+    pub fn new(link: Link, read_timeout: Duration, write_timeout: Duration) -> Origin {
         Origin {
-            stream,
+            stream: link.stream,
+            deadline: link.deadline,
             buf: BytesMut::new(),
             read_timeout,
             write_timeout,
@@ -93,7 +110,7 @@ impl Origin {
             self.stream.write_all(head).await?;
             self.stream.flush().await
         };
-        match fast_timeout(self.write_timeout, write).await {
+        match self.deadline.within(self.write_timeout, write).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
                 Err(Error::because(ErrorType::WriteError, "sending the request", e).into_up())
@@ -105,7 +122,8 @@ impl Origin {
     /// Reads more from the origin; `Ok(false)` when it closed the connection.
     async fn fill(&mut self, what: &'static str) -> Result<bool> {
         self.buf.reserve(READ_SIZE);
-        match fast_timeout(self.read_timeout, self.stream.read_buf(&mut self.buf)).await {
+        let read = self.stream.read_buf(&mut self.buf);
+        match self.deadline.within(self.read_timeout, read).await {
             Ok(Ok(n)) => Ok(n > 0),
             Ok(Err(e)) => Err(Error::because(ErrorType::ReadError, what, e).into_up()),
             Err(_) => failed(ErrorType::ReadTimedout, what),
@@ -207,8 +225,11 @@ impl Origin {
 
     /// The connection, if it can carry another request: the answer was read to its end, the
     /// origin keeps it alive, and sent nothing more.
-    pub fn reuse(self, framing: Framing) -> Option<TcpStream> {
-        (self.reusable && framing == Framing::Done && self.buf.is_empty()).then_some(self.stream)
+    pub fn reuse(self, framing: Framing) -> Option<Link> {
+        (self.reusable && framing == Framing::Done && self.buf.is_empty()).then_some(Link {
+            stream: self.stream,
+            deadline: self.deadline,
+        })
     }
 }
 

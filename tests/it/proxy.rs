@@ -639,6 +639,58 @@ fn keepalive_timeout_zero_closes_every_connection_after_one_response() {
     }
 }
 
+/// How long robogate waits for a client on its own HTTP/1 lane: a kept-alive connection with no
+/// next request is closed after `server.keepalive_timeout`, and a client that stops in the middle
+/// of a request head (a slowloris) after `server.client_timeout`, on its first request as on a
+/// later one. The lane's reads are timed by one timer per connection (`proxy::deadline`).
+#[test]
+fn idle_and_stalled_client_connections_are_closed_after_their_timeouts() {
+    use std::io::{Read, Write};
+    let origin = Origin::start();
+    let launch = Launch {
+        server: "keepalive_timeout = \"1s\"\nclient_timeout = \"4s\"\n",
+        ..Launch::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rg = Robogate::launch(dir, origin.addr, DEFAULT_ROBOTS, "", launch);
+    let head = format!("GET /about.html HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\n\r\n");
+    // Seconds until robogate closes a connection after `sent` was written to it (after the
+    // answers to its whole requests, which are read on the way).
+    let closed_after = |answered: usize, sent: &str| {
+        let mut tcp = std::net::TcpStream::connect(rg.addr).unwrap();
+        tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        tcp.write_all(sent.as_bytes()).unwrap();
+        let started = Instant::now();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 16384];
+        loop {
+            match tcp.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        let text = String::from_utf8_lossy(&got);
+        assert_eq!(text.matches("HTTP/1.1 200").count(), answered, "{text}");
+        started.elapsed().as_secs_f64()
+    };
+    let idle = closed_after(1, &head);
+    assert!(
+        (1.0..3.5).contains(&idle),
+        "idle after an answer: closed after {idle:.2} s"
+    );
+    let stalled = "GET /about.html HTTP/1.1\r\nHost: x\r\n";
+    let first = closed_after(0, stalled);
+    assert!(
+        (4.0..12.0).contains(&first),
+        "stalled first head: closed after {first:.2} s"
+    );
+    let later = closed_after(1, &format!("{head}{stalled}"));
+    assert!(
+        (4.0..12.0).contains(&later),
+        "stalled second head: closed after {later:.2} s"
+    );
+}
+
 /// `server.keepalive_requests = 3`: the third answer on a connection is its last.
 #[test]
 fn keepalive_requests_is_the_number_of_requests_per_connection() {
