@@ -306,13 +306,16 @@ impl Conn {
         }
     }
 
-    /// Writes out what the answer has queued.
-    async fn flush(&mut self, timeout: Duration) -> Result<()> {
-        if self.out.is_empty() {
+    /// Writes out what the answer has queued, then `body`, in one vectored write when the
+    /// stream's own buffer cannot take them (else it copies them in once and sends them in one
+    /// `send`): the body is never copied into the queue first.
+    async fn flush(&mut self, timeout: Duration, body: &[u8]) -> Result<()> {
+        if self.out.is_empty() && body.is_empty() {
             return Ok(());
         }
         let write = async {
-            self.stream.write_all(&self.out).await?;
+            let mut both = Buf::chain(&self.out[..], body);
+            self.stream.write_all_buf(&mut both).await?;
             self.stream.flush().await
         };
         let written = self.deadline.within(timeout, write).await;
@@ -407,7 +410,7 @@ impl Answering<'_> {
         self.status = status.as_u16();
         if end {
             self.sent = true;
-            self.conn.flush(self.write_timeout).await?;
+            self.conn.flush(self.write_timeout, &[]).await?;
         }
         Ok(())
     }
@@ -490,13 +493,14 @@ impl Downstream for Answering<'_> {
             || self.status == StatusCode::NO_CONTENT.as_u16()
             || self.status == StatusCode::NOT_MODIFIED.as_u16();
         let out = &mut self.conn.out;
+        let mut plain = None;
         if let Some(data) = body.filter(|b| !b.is_empty() && !no_body) {
             if self.chunked {
                 out.put_slice(format!("{:x}\r\n", data.len()).as_bytes());
                 out.put_slice(&data);
                 out.put_slice(b"\r\n");
             } else {
-                out.put_slice(&data);
+                plain = Some(data);
             }
         }
         if end && self.chunked {
@@ -504,7 +508,8 @@ impl Downstream for Answering<'_> {
             self.chunked = false;
         }
         self.sent = true;
-        self.conn.flush(self.write_timeout).await
+        let body = plain.as_deref().unwrap_or_default();
+        self.conn.flush(self.write_timeout, body).await
     }
 }
 
