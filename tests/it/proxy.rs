@@ -691,6 +691,56 @@ fn idle_and_stalled_client_connections_are_closed_after_their_timeouts() {
     );
 }
 
+/// A client that asks for a large answer and stops reading it is let go after
+/// `server.client_timeout`: the lane's write gives up, the request is logged, and the
+/// connection is closed (the client gets part of the body, then the end).
+#[test]
+fn a_client_that_stops_reading_is_let_go_after_the_client_timeout() {
+    use std::io::{Read, Write};
+    let origin = Scripted::start();
+    // More than loopback's socket buffers on both sides can hold.
+    let body = "x".repeat(48 << 20);
+    origin.route("/big", reply(200, "text/plain", &body));
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "[access_log]\nflush = \"10ms\"\n",
+        Launch {
+            env: &[("RUST_LOG", "info")],
+            server: "client_timeout = \"1s\"\n",
+            ..Launch::default()
+        },
+    );
+    let mut tcp = std::net::TcpStream::connect(rg.addr).unwrap();
+    let asked = Instant::now();
+    tcp.write_all(
+        format!("GET /big HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\n\r\n")
+            .as_bytes(),
+    )
+    .unwrap();
+    let line = eventually("the answer's access line", || {
+        let out = rg.output();
+        out.lines()
+            .find(|l| l.contains("path=/big"))
+            .map(str::to_string)
+    });
+    let waited = asked.elapsed();
+    assert!(
+        waited >= Duration::from_secs(1),
+        "let go after {waited:?}: {line}"
+    );
+    assert!(line.contains("status=200"), "{line}");
+    tcp.set_read_timeout(Some(DEADLINE)).unwrap();
+    let mut got = Vec::new();
+    let _ = tcp.read_to_end(&mut got);
+    assert!(
+        got.len() < body.len(),
+        "the whole body arrived ({} bytes) after the write timed out",
+        got.len()
+    );
+}
+
 /// `server.keepalive_requests = 3`: the third answer on a connection is its last.
 #[test]
 fn keepalive_requests_is_the_number_of_requests_per_connection() {
