@@ -7,7 +7,7 @@
 //! late for this wait; a timer armed earlier for a sooner time fires early, and the wait then
 //! re-arms it for its own time. So a keep-alive connection busy with requests re-arms its timer
 //! about once per timeout, not once per wait. pingora's `fast_timeout`, used before, registered
-//! every wait that slept in a table behind a lock: about 1,500 instructions a request
+//! every wait that slept in a table behind a lock: about 2,000 instructions a request
 //! (BENCHMARKS.md, "Stop 26").
 
 use std::future::{poll_fn, Future};
