@@ -134,6 +134,9 @@ fn respond(req: &Request) -> (u16, &'static str, String) {
     if path == "/robots.txt" {
         return (200, "text/plain", ORIGIN_ROBOTS.to_string());
     }
+    if path == "/sitemap.xml" {
+        return (200, "application/xml", sitemap());
+    }
     match PAGES.iter().find(|(p, _, _)| *p == path) {
         Some((_, title, body)) => (200, "text/html; charset=utf-8", page(title, body)),
         None => (
@@ -142,6 +145,28 @@ fn respond(req: &Request) -> (u16, &'static str, String) {
             page("Not found", "<p>No such page.</p>"),
         ),
     }
+}
+
+/// The pages robots may read, under the address the quick start serves the site at: the
+/// shipped `conf/robots.txt` names this sitemap.
+pub const SITEMAP_PAGES: &[&str] = &[
+    "/",
+    "/about.html",
+    "/blog/",
+    "/blog/first-post.html",
+    "/blog/second-post.html",
+    "/private/press/release.html",
+];
+
+fn sitemap() -> String {
+    let urls: String = SITEMAP_PAGES
+        .iter()
+        .map(|p| format!("  <url><loc>http://localhost:8080{p}</loc></url>\n"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n{urls}</urlset>\n"
+    )
 }
 
 async fn connection(mut stream: TcpStream) {

@@ -307,3 +307,58 @@ fn the_demo_answers_head_with_the_length_of_its_get() {
     assert_ne!(get, "0");
     assert_eq!(length(&["-I"]), get);
 }
+
+const SITEMAP: &str = r#"
+import re, sys, urllib.request, urllib.robotparser
+base = sys.argv[1]
+rp = urllib.robotparser.RobotFileParser(base + "/robots.txt")
+rp.read()
+for sitemap in rp.site_maps() or []:
+    print("sitemap", sitemap)
+    path = urllib.parse.urlsplit(sitemap).path
+    with urllib.request.urlopen(base + path) as r:
+        print("status", r.status)
+        for loc in re.findall(r"<loc>([^<]*)</loc>", r.read().decode()):
+            page = urllib.parse.urlsplit(loc).path
+            print("page", page, "allow" if rp.can_fetch("ExampleBot", base + page) else "disallow")
+"#;
+
+/// The shipped robots.txt names a sitemap the demo site serves, and every page it lists is one
+/// robots may fetch: Python's robotparser says so, and robogate lets a robot fetch each (cold
+/// review: the sitemap was a 404).
+#[test]
+fn the_shipped_sitemap_is_served_and_lists_only_pages_robots_may_fetch() {
+    let (_origin, rg) = demo();
+    let out = Command::new("python3")
+        .args(["-c", SITEMAP, &format!("http://{}", rg.addr)])
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..2],
+        ["sitemap http://localhost:8080/sitemap.xml", "status 200"],
+        "{text}"
+    );
+    let pages: Vec<&str> = lines[2..]
+        .iter()
+        .filter_map(|l| l.strip_prefix("page "))
+        .collect();
+    assert!(pages.len() >= 5, "{text}");
+    for page in pages {
+        let (path, verdict) = page.split_once(' ').unwrap();
+        assert_eq!(verdict, "allow", "{path}");
+        let r = get(
+            rg.addr,
+            path,
+            Some("ExampleBot/1.0 (+https://example.com/bot)"),
+        )
+        .unwrap();
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+    }
+}
