@@ -150,6 +150,7 @@ impl Gate {
         let host = req.headers.get(header::HOST);
         let (decision, tarpit) = match well_formed(req, host) {
             Ok(ua) => {
+                let canonical = robots::Canonical::new(target(req));
                 let claim = Claim {
                     user_agent: ua.as_deref(),
                     client,
@@ -158,7 +159,7 @@ impl Gate {
                     authority: host.and_then(|h| h.to_str().ok()),
                     headers: &req.headers,
                     // `/robots.txt` is never slowed (the policy serves any spelling of it).
-                    waits: !robots::Canonical::new(target(req)).is_robots_txt(),
+                    waits: !canonical.is_robots_txt(),
                 };
                 let proof = self.verifier.identify(policy, claim).await;
                 let mut facts = RequestFacts {
@@ -169,7 +170,9 @@ impl Gate {
                     identity: proof.identity,
                     signed_agent: proof.signed_agent,
                     claimed_agent: proof.claimed_agent,
-                    embedded: embedded(req),
+                    // Read for a trap path only: the fields it looks at are looked up for
+                    // those requests alone.
+                    embedded: policy.trap.matches(&canonical).is_some() && embedded(req),
                     ..RequestFacts::default()
                 };
                 let asker = Client {
