@@ -89,6 +89,9 @@ enum Next {
 enum After {
     KeepAlive,
     Close,
+    /// The client did not take its answer (the write failed or timed out): close at once, with
+    /// a reset ([`reset_on_close`]).
+    Reset,
     Tarpit(tarpit::Handoff),
 }
 
@@ -134,6 +137,10 @@ impl Conn {
                 After::KeepAlive => {}
                 After::Close => {
                     self.linger().await;
+                    return Ended::Closed;
+                }
+                After::Reset => {
+                    reset_on_close(&self.stream);
                     return Ended::Closed;
                 }
                 After::Tarpit(handoff) => {
@@ -266,10 +273,10 @@ impl Conn {
         self.shrink();
         ctx.upstream_error = error.as_ref().and_then(|(_, kind)| *kind);
         record_end(&mut ctx, status, error.as_ref().map(|(e, _)| &**e));
-        if keep_alive {
-            After::KeepAlive
-        } else {
-            After::Close
+        match error {
+            Some((e, _)) if not_taken(&e) => After::Reset,
+            _ if keep_alive => After::KeepAlive,
+            _ => After::Close,
         }
     }
 
@@ -279,11 +286,14 @@ impl Conn {
     /// make the kernel send a reset, which can destroy the end of the answer before the client
     /// has read it (cold review at stop 23: 100–130 KB of a 200 KB answer arrived).
     async fn linger(&mut self) {
-        if self.stream.shutdown().await.is_err() {
-            return;
+        let deadline = tokio::time::Instant::now() + LINGER;
+        // The shutdown first writes out what the stream still buffers, which a client that
+        // stopped reading never takes.
+        match tokio::time::timeout_at(deadline, self.stream.shutdown()).await {
+            Ok(Ok(())) => {}
+            _ => return reset_on_close(&self.stream),
         }
         let mut drained = 0;
-        let deadline = tokio::time::Instant::now() + LINGER;
         let mut sink = [0u8; 4096];
         while drained < LINGER_BYTES {
             match tokio::time::timeout_at(deadline, self.stream.read(&mut sink)).await {
@@ -330,6 +340,42 @@ impl Conn {
             Err(_) => Error::e_explain(ErrorType::WriteTimedout, "writing the answer"),
         }
         .map_err(|e| e.into_down())
+    }
+}
+
+/// Did the client not take its answer: writing it failed, or it waited `server.client_timeout`
+/// for the client to read?
+fn not_taken(e: &Error) -> bool {
+    e.esource() == &pingora_error::ErrorSource::Downstream
+        && matches!(e.etype(), ErrorType::WriteError | ErrorType::WriteTimedout)
+}
+
+/// Makes closing `stream` reset the connection (`SO_LINGER` 0) instead of ending it with a FIN
+/// after the bytes still queued for the client: one that stopped reading would otherwise keep
+/// its socket, and the megabytes queued in it, until the kernel gives up on it minutes later
+/// (what nginx's `reset_timedout_connection` does). A TLS connection is closed as it is.
+fn reset_on_close(stream: &Stream) {
+    use std::os::fd::AsRawFd;
+    let Some(tcp) = stream
+        .as_any()
+        .downcast_ref::<pingora_core::protocols::l4::stream::Stream>()
+    else {
+        return;
+    };
+    let reset = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: the descriptor is `tcp`'s, open while it is borrowed here; `reset` is a valid
+    // `linger` of the size given.
+    unsafe {
+        libc::setsockopt(
+            tcp.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            std::ptr::from_ref(&reset).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
     }
 }
 
