@@ -73,7 +73,15 @@ impl ServerApp for App {
             0 => KEEPALIVE_SECS,
             _ => self.gate.settings.keepalive_timeout.as_secs(),
         };
-        session.set_keepalive((!*shutdown.borrow() && keepalive > 0).then_some(keepalive));
+        if read.is_empty() {
+            session.set_keepalive((!*shutdown.borrow() && keepalive > 0).then_some(keepalive));
+        } else {
+            // A request has begun (a head of more fields or bytes than the lane takes, still
+            // arriving): each read of the rest may wait `server.client_timeout`, as on the
+            // lane, not the keep-alive time. pingora sets keep-alive again from the request.
+            session.set_keepalive(None);
+            session.set_read_timeout(Some(self.gate.settings.client_timeout));
+        }
         session.set_keepalive_reuses_remaining(limit.map(|l| l.saturating_sub(served)));
         if let ServerSession::H1(h1) = &mut session {
             if !read.is_empty() {
