@@ -139,6 +139,8 @@ pub struct Metrics {
     pub access_log_bytes: IntCounter,
     /// Times a request thread waited for the access-log writer (its queue was full).
     pub access_log_waits: IntCounter,
+    /// Seconds request threads spent in those waits.
+    pub access_log_wait_seconds: prometheus::Counter,
     pub access_log_lost: IntCounter,
     pub config_generation: IntGauge,
     pub config_last_success: prometheus::Gauge,
@@ -286,6 +288,14 @@ impl Metrics {
             "robogate_access_log_waits_total",
             "Times a request waited for the access-log writer, whose queue was full (the log is never lossy: a request waits instead).",
         );
+        let access_log_wait_seconds = register(
+            &r,
+            prometheus::Counter::new(
+                "robogate_access_log_wait_seconds_total",
+                "Seconds requests spent waiting for the access-log writer (robogate_access_log_waits_total): every request of the waiting thread waits with it.",
+            )
+            .expect("static metric definition"),
+        );
         let trap_catches = counter(
             "robogate_trap_catches_total",
             "Requests for a trap path (trap.paths), whatever the client's class: each catches its client for trap.ban (in shadow mode too), unless a browser fetched it for a page (embedded: refused, nobody caught).",
@@ -429,6 +439,7 @@ impl Metrics {
             access_log_lines,
             access_log_bytes,
             access_log_waits,
+            access_log_wait_seconds,
             access_log_lost,
             config_generation,
             config_last_success,

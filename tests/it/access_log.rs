@@ -101,7 +101,8 @@ fn every_request_of_a_concurrent_load_is_logged_by_the_graceful_stop() {
 }
 
 /// `[access_log] file`: logrotate renames it and sends SIGUSR1; robogate reopens the file by
-/// its name, and the lines before and after land in the old and the new file, none lost.
+/// its name, says so on stderr, and the lines before and after land in the old and the new
+/// file, none lost.
 /// The metrics count what was written.
 #[test]
 fn sigusr1_reopens_the_file_after_a_rename_and_no_line_is_lost() {
@@ -134,6 +135,12 @@ fn sigusr1_reopens_the_file_after_a_rename_and_no_line_is_lost() {
     std::fs::rename(&log, &rotated).unwrap();
     rg.signal("USR1");
     eventually("a new file", || log.exists().then_some(()));
+    // The operator sees the rotation happen (cold review at stop 26: a reopen said nothing).
+    eventually("the reopen said on stderr", || {
+        rg.output()
+            .contains(&format!("reopened access_log.file {}", log.display()))
+            .then_some(())
+    });
     load(rg.addr, 4, 5, GPTBOT);
     eventually("the metrics to count every line", || {
         (rg.metric("robogate_access_log_lines_total") == 60.0).then_some(())

@@ -86,6 +86,19 @@ impl Writer {
         stdout: Box<dyn Write + Send>,
         reopen: Arc<AtomicBool>,
     ) -> io::Result<Arc<Writer>> {
+        let (writer, thread) = Writer::new(json, stdout, reopen);
+        std::thread::Builder::new()
+            .name("robogate log".into())
+            .spawn(move || thread.run())?;
+        Ok(writer)
+    }
+
+    /// A writer and the thread body that will make its writes.
+    fn new(
+        json: bool,
+        stdout: Box<dyn Write + Send>,
+        reopen: Arc<AtomicBool>,
+    ) -> (Arc<Writer>, WriterThread) {
         let (queue, rx) = mpsc::sync_channel(QUEUE);
         let writer = Arc::new(Writer {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
@@ -101,12 +114,10 @@ impl Writer {
             stdout,
             file: None,
             reopen,
-            failing: false,
+            stdout_failing: false,
+            file_failing: false,
         };
-        std::thread::Builder::new()
-            .name("robogate log".into())
-            .spawn(move || thread.run())?;
-        Ok(writer)
+        (writer, thread)
     }
 
     /// Applies `[access_log]`: the switch, the batching, and the file (opened here: an error
@@ -171,9 +182,13 @@ impl Writer {
             Err(TrySendError::Disconnected(_)) => return writer_gone(),
         };
         METRICS.access_log_waits.inc();
+        let waiting = Instant::now();
         if self.queue.send(message).is_err() {
             writer_gone();
         }
+        METRICS
+            .access_log_wait_seconds
+            .inc_by(waiting.elapsed().as_secs_f64());
     }
 
     /// Every shard's lines, emptied.
@@ -228,8 +243,10 @@ struct WriterThread {
     stdout: Box<dyn Write + Send>,
     file: Option<(PathBuf, File)>,
     reopen: Arc<AtomicBool>,
-    /// A write failed and has not worked since (said once on stderr).
-    failing: bool,
+    /// A write to stdout failed and none has worked since (said once on stderr).
+    stdout_failing: bool,
+    /// A write to the access-log file failed and none has worked since.
+    file_failing: bool,
 }
 
 /// What one wake-up writes: bytes per destination, and the access lines among them. The writer
@@ -340,38 +357,28 @@ impl WriterThread {
     /// One write (looped only if the kernel takes part of it) per destination. A failed write
     /// is reported on stderr: the writer has nowhere else to say it.
     fn write(&mut self, batch: &mut Batch) {
-        let mut stdout_ok = true;
-        if !batch.stdout.is_empty() {
-            stdout_ok = self
-                .stdout
+        let stdout = (!batch.stdout.is_empty()).then(|| {
+            self.stdout
                 .write_all(&batch.stdout)
                 .and_then(|()| self.stdout.flush())
-                .map_err(|e| self.report("the log to stdout", &e))
-                .is_ok();
-        }
-        let mut access_ok = stdout_ok;
-        let file_failure = match &mut self.file {
-            Some((path, file)) if !batch.file.is_empty() => file
-                .write_all(&batch.file)
-                .err()
-                .map(|e| (format!("access_log.file {}", path.display()), e)),
+        });
+        let file = match &mut self.file {
+            Some((_, file)) if !batch.file.is_empty() => Some(file.write_all(&batch.file)),
             _ => None,
         };
-        if self.file.is_some() {
-            access_ok = file_failure.is_none();
-        }
-        if let Some((what, e)) = file_failure {
-            self.report(&what, &e);
-        }
+        let stdout_ok = self.outcome(Destination::Stdout, stdout);
+        let file_ok = self.outcome(Destination::File, file);
+        // The access lines went to the file when there is one, else to stdout.
+        let access_ok = if self.file.is_some() {
+            file_ok
+        } else {
+            stdout_ok
+        };
         if access_ok {
             METRICS.access_log_lines.inc_by(batch.lines);
             METRICS.access_log_bytes.inc_by(batch.access_bytes);
         } else {
             METRICS.access_log_lost.inc_by(batch.lines);
-        }
-        if access_ok && stdout_ok && self.failing {
-            self.failing = false;
-            eprintln!("robogate: the log is written again");
         }
         for ack in batch.acks.drain(..) {
             let _ = ack.send(());
@@ -379,16 +386,38 @@ impl WriterThread {
         batch.clear();
     }
 
-    /// Says once per run of failures that a write failed (on stderr: the log itself may be
-    /// what fails).
-    fn report(&mut self, what: &str, e: &io::Error) {
-        if !self.failing {
-            self.failing = true;
-            eprintln!(
-                "{} robogate: cannot write {what}: {e}; lines are lost until it works again \
-                 (robogate_access_log_lost_total)",
-                humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-            );
+    /// Whether `to` took what it was given (`written`: the write made to it, if any). Says on
+    /// stderr (the log itself may be what fails) when writes to it begin to fail, once per run
+    /// of failures, and when one works again.
+    fn outcome(&mut self, to: Destination, written: Option<io::Result<()>>) -> bool {
+        let failing = match to {
+            Destination::Stdout => &mut self.stdout_failing,
+            Destination::File => &mut self.file_failing,
+        };
+        let now = || humantime::format_rfc3339_seconds(SystemTime::now());
+        let what = || match (to, &self.file) {
+            (Destination::File, Some((path, _))) => format!("access_log.file {}", path.display()),
+            _ => "the log to stdout".to_string(),
+        };
+        match written {
+            None => true,
+            Some(Ok(())) => {
+                if std::mem::take(failing) {
+                    eprintln!("{} robogate: {} is written again", now(), what());
+                }
+                true
+            }
+            Some(Err(e)) => {
+                if !std::mem::replace(failing, true) {
+                    eprintln!(
+                        "{} robogate: cannot write {}: {e}; lines are lost until it works again \
+                         (robogate_access_log_lost_total)",
+                        now(),
+                        what()
+                    );
+                }
+                false
+            }
         }
     }
 
@@ -398,14 +427,30 @@ impl WriterThread {
         let Some((path, file)) = &mut self.file else {
             return;
         };
+        // On stderr: the writer thread cannot log through its own queue.
+        let now = humantime::format_rfc3339_seconds(SystemTime::now());
         match open(path) {
-            Ok(new) => *file = new,
+            Ok(new) => {
+                *file = new;
+                eprintln!(
+                    "{now} robogate: reopened access_log.file {}",
+                    path.display()
+                );
+            }
             Err(e) => eprintln!(
-                "robogate: cannot reopen access_log.file {}: {e}; still writing to the old file",
+                "{now} robogate: cannot reopen access_log.file {}: {e}; still writing to the old \
+                 file",
                 path.display()
             ),
         }
     }
+}
+
+/// Where the writer thread writes.
+#[derive(Clone, Copy)]
+enum Destination {
+    Stdout,
+    File,
 }
 
 /// Opens `path` to append, creating it.
@@ -435,4 +480,66 @@ fn millis(d: Duration) -> u64 {
 /// The value behind `mutex`, even if a thread panicked while holding it.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch_of(stdout: &[u8], file: &[u8]) -> Batch {
+        Batch {
+            stdout: stdout.to_vec(),
+            file: file.to_vec(),
+            lines: 1,
+            ..Batch::default()
+        }
+    }
+
+    /// A thread that finds the queue full waits for the writer, and both the wait and its
+    /// length are counted.
+    #[test]
+    fn a_wait_for_the_writer_is_counted_with_its_length() {
+        let (writer, thread) = Writer::new(false, Box::new(io::sink()), Arc::default());
+        let (waits, seconds) = (&METRICS.access_log_waits, &METRICS.access_log_wait_seconds);
+        let before = (waits.get(), seconds.get());
+        let sender = writer.clone();
+        let sending = std::thread::spawn(move || {
+            for _ in 0..=QUEUE {
+                sender.send(Message::Other(b"a line\n".to_vec()));
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while waits.get() == before.0 {
+            assert!(Instant::now() < deadline, "the sender never waited");
+            std::thread::yield_now();
+        }
+        // Only now does the writer begin to take messages: the sender has been waiting.
+        std::thread::spawn(move || thread.run());
+        sending.join().unwrap();
+        assert!(waits.get() > before.0);
+        assert!(seconds.get() > before.1, "the wait's length is counted");
+    }
+
+    /// The file failing and stdout working are told apart: a write that worked to stdout does
+    /// not say the file is written again while its lines are still lost (cold review at stop
+    /// 26: "the log is written again" came after any stdout line).
+    #[test]
+    fn a_failing_file_is_written_again_only_when_a_write_to_it_works() {
+        let (_writer, mut thread) = Writer::new(false, Box::new(io::sink()), Arc::default());
+        let full = File::options().append(true).open("/dev/full").unwrap();
+        thread.file = Some((PathBuf::from("/dev/full"), full));
+        thread.write(&mut batch_of(b"", b"an access line\n"));
+        assert!(thread.file_failing && !thread.stdout_failing);
+        thread.write(&mut batch_of(b"a warning\n", b""));
+        assert!(
+            thread.file_failing,
+            "a line to stdout is no write to the file"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("access.log");
+        thread.file = Some((path.clone(), open(&path).unwrap()));
+        thread.write(&mut batch_of(b"", b"an access line\n"));
+        assert!(!thread.file_failing);
+        assert_eq!(std::fs::read(&path).unwrap(), b"an access line\n");
+    }
 }
