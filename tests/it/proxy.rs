@@ -642,7 +642,8 @@ fn keepalive_timeout_zero_closes_every_connection_after_one_response() {
 /// How long robogate waits for a client on its own HTTP/1 lane: a kept-alive connection with no
 /// next request is closed after `server.keepalive_timeout`, and a client that stops in the middle
 /// of a request head (a slowloris) after `server.client_timeout`, on its first request as on a
-/// later one, and in a head too large for the lane as in one it takes. The lane's reads are timed by one timer per connection (`proxy::deadline`).
+/// later one, and in a head too large for the lane as in one it takes. The lane's reads are
+/// timed by one timer per connection (`proxy::deadline`).
 #[test]
 fn idle_and_stalled_client_connections_are_closed_after_their_timeouts() {
     use std::io::{Read, Write};
