@@ -86,6 +86,19 @@ keyword_enum! {
 }
 
 keyword_enum! {
+    /// The `reason` label of `robogate_connections_closed_total`: why robogate closed a client
+    /// connection before a request was judged.
+    pub enum Closed("reason") {
+        /// A request head over `server.max_head_bytes` (answered `431`).
+        HeadTooLarge = "head_too_large",
+        /// A request head not whole within `server.head_timeout`.
+        HeadTimeout = "head_timeout",
+        /// Over `server.max_connections_per_client` (closed at accept).
+        PerClientLimit = "per_client_limit",
+    }
+}
+
+keyword_enum! {
     /// The `result` label of `robogate_config_reloads_total`: `ok` (a new policy went live),
     /// `error` (a file failed; the last good policy stays), `unchanged` (every input is what the
     /// live policy was loaded from).
@@ -115,6 +128,7 @@ pub struct Metrics {
     /// [`Metrics::class_action`]: found without hashing their labels on every request.
     by_class_action: Vec<(IntCounter, prometheus::Histogram)>,
     upstream_errors: IntCounterVec,
+    connections_closed: IntCounterVec,
     pub tarpit_active: IntGauge,
     pub tarpit_bytes: IntCounter,
     pub tarpit_seconds: prometheus::Counter,
@@ -225,6 +239,12 @@ impl Metrics {
             "robogate_upstream_errors_total",
             "Requests that failed towards the origin, by kind (connect, timeout, reset, other).",
             &["kind"],
+        );
+        let connections_closed = counter_vec(
+            &r,
+            "robogate_connections_closed_total",
+            "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept).",
+            &["reason"],
         );
         let tarpit_active = register(
             &r,
@@ -417,6 +437,7 @@ impl Metrics {
             request_duration,
             by_class_action,
             upstream_errors,
+            connections_closed,
             tarpit_active,
             tarpit_bytes,
             tarpit_seconds,
@@ -468,6 +489,10 @@ impl Metrics {
         }
         for kind in UpstreamError::ALL {
             self.upstream_errors.with_label_values(&[kind.as_str()]);
+        }
+        for reason in Closed::ALL {
+            self.connections_closed
+                .with_label_values(&[reason.as_str()]);
         }
         for result in ReloadResult::ALL {
             self.config_reloads.with_label_values(&[result.as_str()]);
@@ -589,6 +614,13 @@ impl Metrics {
     /// Counts one failed round trip to the shared state backend, by kind.
     pub fn count_state_error(&self, kind: &str) {
         self.state_backend_errors.with_label_values(&[kind]).inc();
+    }
+
+    /// Counts one client connection closed before a request on it was judged.
+    pub fn count_closed(&self, reason: Closed) {
+        self.connections_closed
+            .with_label_values(&[reason.as_str()])
+            .inc();
     }
 
     pub fn count_upstream_error(&self, kind: UpstreamError) {

@@ -25,6 +25,7 @@ pub use evidence::EvidenceSettings;
 pub use memo::{Memo, OriginMemo, OriginState};
 pub use origin::ROBOTS_MAX_BYTES;
 pub use settings::Settings;
+pub use settings::{Upgrades, MAX_HEAD_BYTES_RANGE};
 pub use state::{RedisSettings, StateBackend};
 
 use agents::{load_agents, Compiled};

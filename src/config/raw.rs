@@ -50,6 +50,17 @@ pub struct RawServer {
     pub tls_redirect: Spanned<bool>,
     /// `[[server.tls]]`: certificate chains and keys, chosen by SNI (the first by default).
     pub tls: Vec<Spanned<RawTlsCert>>,
+    /// robogate's own HTTP/1 fast path serves plain GET/HEAD requests (`false`: pingora serves
+    /// every request).
+    pub fast_path: bool,
+    /// Protocol upgrades passed to the origin: `"websocket"` or `"off"`.
+    pub upgrades: Spanned<String>,
+    /// Open connections one client address may hold at once (`trusted_proxies` exempt).
+    pub max_connections_per_client: Spanned<u32>,
+    /// Longest request head (request line and fields) accepted; a longer one gets `431`.
+    pub max_head_bytes: Spanned<usize>,
+    /// Time allowed for a whole request head, from its first byte.
+    pub head_timeout: SpannedDuration,
 }
 
 /// One `[[server.tls]]` entry. Its files reload live with the rest of `conf/`.
@@ -80,6 +91,11 @@ impl Default for RawServer {
             tls_min_version: Spanned::new(0..0, "1.2".to_string()),
             tls_redirect: Spanned::new(0..0, false),
             tls: Vec::new(),
+            fast_path: true,
+            upgrades: Spanned::new(0..0, "websocket".to_string()),
+            max_connections_per_client: Spanned::new(0..0, 256),
+            max_head_bytes: Spanned::new(0..0, 65536),
+            head_timeout: unwritten(Duration::from_secs(10)),
         }
     }
 }

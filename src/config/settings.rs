@@ -59,7 +59,30 @@ pub struct Settings {
     pub tls_min_version: crate::tls::MinVersion,
     /// `server.tls_redirect`: the plain listener redirects to https instead of proxying.
     pub tls_redirect: bool,
+    /// `server.fast_path`: robogate's own HTTP/1 lane answers plain GET/HEAD requests.
+    pub fast_path: bool,
+    /// `server.upgrades`: which protocol upgrades reach the origin.
+    pub upgrades: Upgrades,
+    /// `server.max_connections_per_client`.
+    pub max_connections_per_client: u32,
+    /// `server.max_head_bytes`.
+    pub max_head_bytes: usize,
+    /// `server.head_timeout`.
+    pub head_timeout: Duration,
 }
+
+/// `server.upgrades`: the protocol upgrades (`Upgrade`, then a `101` from the origin) robogate
+/// lets through. An upgraded connection is a tunnel: robogate judges its first request only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upgrades {
+    /// WebSocket (RFC 6455), with the origin's `101` checked against the client's key.
+    Websocket,
+    /// None: a request's `Upgrade` field is removed, so the origin answers it as a plain request.
+    Off,
+}
+
+/// The smallest and largest `server.max_head_bytes` (pingora reads heads up to 1 MiB).
+pub const MAX_HEAD_BYTES_RANGE: std::ops::RangeInclusive<usize> = 1024..=1_048_575;
 
 impl Settings {
     /// The robogate.toml keys whose value differs between `self` (running) and `new` (just
@@ -89,6 +112,11 @@ impl Settings {
             tls_listen,
             tls_min_version,
             tls_redirect,
+            fast_path,
+            upgrades,
+            max_connections_per_client,
+            max_head_bytes,
+            head_timeout,
         } = self;
         let EvidenceSettings {
             file,
@@ -183,6 +211,17 @@ impl Settings {
                 *tls_min_version != new.tls_min_version,
             ),
             ("server.tls_redirect", *tls_redirect != new.tls_redirect),
+            ("server.fast_path", *fast_path != new.fast_path),
+            ("server.upgrades", *upgrades != new.upgrades),
+            (
+                "server.max_connections_per_client",
+                *max_connections_per_client != new.max_connections_per_client,
+            ),
+            (
+                "server.max_head_bytes",
+                *max_head_bytes != new.max_head_bytes,
+            ),
+            ("server.head_timeout", *head_timeout != new.head_timeout),
         ]
         .into_iter()
         .filter_map(|(key, differs)| differs.then_some(key))
@@ -249,6 +288,43 @@ pub(super) fn compile_settings(
     } else {
         server.threads
     };
+    let head_timeout = errors.nonzero(
+        &server.head_timeout,
+        "server.head_timeout",
+        "every request head would time out at once",
+    );
+    let upgrades = match server.upgrades.get_ref().as_str() {
+        "websocket" => Some(Upgrades::Websocket),
+        "off" => Some(Upgrades::Off),
+        other => {
+            errors.push(
+                Some(server.upgrades.span()),
+                "server.upgrades",
+                format!("{other:?} is not \"websocket\" or \"off\""),
+            );
+            None
+        }
+    };
+    let max_connections_per_client = *server.max_connections_per_client.get_ref();
+    if max_connections_per_client == 0 {
+        errors.push(
+            Some(server.max_connections_per_client.span()),
+            "server.max_connections_per_client",
+            "must be at least 1: every connection would be closed at accept",
+        );
+    }
+    let max_head_bytes = *server.max_head_bytes.get_ref();
+    if !MAX_HEAD_BYTES_RANGE.contains(&max_head_bytes) {
+        errors.push(
+            Some(server.max_head_bytes.span()),
+            "server.max_head_bytes",
+            format!(
+                "{max_head_bytes} is outside {}..={} bytes",
+                MAX_HEAD_BYTES_RANGE.start(),
+                MAX_HEAD_BYTES_RANGE.end()
+            ),
+        );
+    }
     let pid_file = server.pid_file.as_deref().map(|p| resolve(base, p));
     let trusted_proxies = compile_trusted_proxies(&server.trusted_proxies, errors);
     let verify = &raw.verify;
@@ -306,6 +382,14 @@ pub(super) fn compile_settings(
         tls_listen: None,
         tls_min_version: crate::tls::MinVersion::Tls12,
         tls_redirect: *server.tls_redirect.get_ref(),
+        fast_path: server.fast_path,
+        upgrades: upgrades?,
+        max_connections_per_client: (max_connections_per_client > 0)
+            .then_some(max_connections_per_client)?,
+        max_head_bytes: MAX_HEAD_BYTES_RANGE
+            .contains(&max_head_bytes)
+            .then_some(max_head_bytes)?,
+        head_timeout: head_timeout?,
     })
 }
 

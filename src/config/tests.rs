@@ -541,6 +541,11 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         tls_listen: Some("127.0.0.1:3".parse().unwrap()),
         tls_min_version: crate::tls::MinVersion::Tls13,
         tls_redirect: !a.tls_redirect,
+        fast_path: !a.fast_path,
+        upgrades: crate::config::Upgrades::Off,
+        max_connections_per_client: a.max_connections_per_client + 1,
+        max_head_bytes: a.max_head_bytes + 1,
+        head_timeout: a.head_timeout + Duration::from_secs(1),
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();

@@ -22,6 +22,8 @@ use pingora_core::protocols::{Stream, ALPN};
 use pingora_core::server::ShutdownWatch;
 use pingora_proxy::HttpProxy;
 
+use crate::metrics::{Closed, METRICS};
+use crate::proxy::per_client::{Counted, PerClient};
 use crate::proxy::{lane, tarpit, Gate};
 
 /// pingora's default keep-alive timeout for a new HTTP/1 connection (seconds); the `Gate`
@@ -34,13 +36,35 @@ pub struct App {
     proxy: Arc<HttpProxy<Gate>>,
     /// The same gate as the proxy's (a clone sharing its state), for the lane.
     gate: Gate,
+    /// Open connections by client address (`server.max_connections_per_client`).
+    clients: Arc<PerClient>,
 }
 
 impl App {
     pub fn new(proxy: HttpProxy<Gate>, gate: Gate) -> App {
         App {
             proxy: Arc::new(proxy),
+            clients: Arc::new(PerClient::new(gate.settings.max_connections_per_client)),
             gate,
+        }
+    }
+
+    /// Counts the connection against its client's `server.max_connections_per_client`: `None`
+    /// if it is over (then counted and closed). A trusted proxy's connections, and one whose
+    /// peer is no IP address, are not counted.
+    fn admit(&self, stream: &Stream) -> Option<Option<Counted>> {
+        let peer = stream
+            .get_socket_digest()
+            .and_then(|d| d.peer_addr().and_then(|a| a.as_inet()).map(|a| a.ip()));
+        let Some(ip) = peer.filter(|ip| !self.gate.settings.trusted_proxies.contains(*ip)) else {
+            return Some(None);
+        };
+        match self.clients.enter(ip) {
+            Some(counted) => Some(Some(counted)),
+            None => {
+                METRICS.count_closed(Closed::PerClientLimit);
+                None
+            }
         }
     }
 }
@@ -52,6 +76,8 @@ impl ServerApp for App {
         stream: Stream,
         shutdown: &ShutdownWatch,
     ) -> Option<Stream> {
+        // Held until the connection ends here (a tarpit it becomes is capped on its own).
+        let _counted = self.admit(&stream)?;
         // robogate never enables h2c, so HTTP/2 is what TLS negotiated.
         if matches!(stream.selected_alpn_proto(), Some(ALPN::H2)) {
             return self.proxy.process_new(stream, shutdown).await;

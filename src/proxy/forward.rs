@@ -246,12 +246,7 @@ pub async fn exchange<D: Downstream>(
     // The origin connection goes back to the pool as soon as its answer is read, before the
     // client can see the end of it: the client's next request finds it there.
     if framing == Framing::None {
-        // After a HEAD the connection is closed, not pooled: an origin that sends the body
-        // anyway (a common fault) would have it read as the next request's answer if it came
-        // after the check a pooled connection gets when it is taken.
-        if !head_only {
-            release(origin, Framing::Done, up, pool);
-        }
+        release(origin, Framing::Done, up, pool);
         return session
             .write_origin_head(resp, true)
             .await
@@ -277,10 +272,16 @@ pub async fn exchange<D: Downstream>(
     }
 }
 
-/// Returns a finished origin connection to the pool if the origin keeps it alive.
+/// Returns a finished origin connection to the pool if the origin keeps it alive and has sent
+/// nothing after its answer. An origin that sends a body after a HEAD's answer anyway (a common
+/// fault) mostly sends it with the head, and it is left in the buffer ([`Origin::reuse`]); one
+/// that comes a moment later is found here, or when the connection is taken for the next
+/// request ([`OriginPool::take`]).
 fn release(origin: Origin, framing: Framing, up: &Upstream, pool: &OriginPool) {
-    if let Some(link) = origin.reuse(framing) {
-        pool.put(up.socket, link);
+    if let Some(mut link) = origin.reuse(framing) {
+        if still_open(&mut link.stream) {
+            pool.put(up.socket, link);
+        }
     }
 }
 

@@ -38,7 +38,7 @@ use super::downstream::Downstream;
 use super::origin_h1::OriginHead;
 use super::respond::{self, forwards};
 use super::{decorate_origin_head, forward, tarpit, Asked, End, Gate, RequestCtx};
-use crate::metrics::METRICS;
+use crate::metrics::{Closed, METRICS};
 use crate::policy::Outcome;
 
 /// Most header fields a request may have in this lane (pingora's loop takes up to 256).
@@ -79,8 +79,10 @@ pub struct Conn {
 /// What the next request on a connection is.
 enum Next {
     Plain(Box<Request>),
-    /// Not this lane's (see the module's documentation).
+    /// A whole head that is not this lane's (see the module's documentation).
     Other,
+    /// A head longer than `server.max_head_bytes`.
+    TooLarge,
     /// The client closed, went quiet for too long, or the server is stopping.
     Gone,
 }
@@ -123,14 +125,13 @@ impl Conn {
         let mut watch = shutdown.clone();
         let mut stopping = std::pin::pin!(watch.changed());
         loop {
-            // The direct lane to the origin speaks plain HTTP: an origin over TLS is pingora's
-            // (checked before each request: a reload may change the origin).
-            if gate.live.load().upstream.tls.is_some() {
-                return Ended::HandOver(self.stream, self.buf, self.served);
-            }
             let req = match self.next_request(gate, shutdown, stopping.as_mut()).await {
                 Next::Plain(req) => req,
                 Next::Gone => return Ended::Closed,
+                Next::TooLarge => {
+                    self.too_large(gate).await;
+                    return Ended::Closed;
+                }
                 Next::Other => return Ended::HandOver(self.stream, self.buf, self.served),
             };
             match self.answer(gate, req, shutdown).await {
@@ -153,8 +154,10 @@ impl Conn {
 
     /// Reads until the buffer starts with a whole request head, and parses it. Waits up to
     /// `server.keepalive_timeout` for the first byte of a request after the first request
-    /// (`server.client_timeout` for the first), then `server.client_timeout` for the rest; a
-    /// stop (`stopping` resolving) ends the wait between requests.
+    /// (`server.client_timeout` for the first), then `server.client_timeout` a read for the
+    /// rest, and `server.head_timeout` for the whole head from its first byte; a stop
+    /// (`stopping` resolving) ends the wait between requests. Every head is read whole here,
+    /// also one that pingora's loop answers: pingora never waits for a head of its own.
     async fn next_request<S: Future>(
         &mut self,
         gate: &Gate,
@@ -162,23 +165,36 @@ impl Conn {
         mut stopping: Pin<&mut S>,
     ) -> Next {
         let settings = &gate.settings;
+        // When the head in the buffer began (pipelined bytes began before this call).
+        let mut began = (!self.buf.is_empty()).then(tokio::time::Instant::now);
         loop {
             if !self.buf.is_empty() {
-                match parse(&self.buf) {
-                    Parsed::Plain(req, len) => {
+                match parse(&self.buf, settings.max_head_bytes) {
+                    // The direct lane to the origin speaks plain HTTP: an origin over TLS is
+                    // pingora's (checked for each request: a reload may change the origin).
+                    Parsed::Plain(req, len)
+                        if settings.fast_path && gate.live.load().upstream.tls.is_none() =>
+                    {
                         self.buf.advance(len);
                         return Next::Plain(req);
                     }
-                    Parsed::Other => return Next::Other,
-                    Parsed::Partial if self.buf.len() >= MAX_HEAD => return Next::Other,
+                    Parsed::Plain(..) | Parsed::Other => return Next::Other,
+                    Parsed::TooLarge => return Next::TooLarge,
                     Parsed::Partial => {}
                 }
             }
             let idle = self.buf.is_empty();
-            let wait = if idle && self.served > 0 {
-                settings.keepalive_timeout
-            } else {
-                settings.client_timeout
+            let wait = match began {
+                None if self.served > 0 => settings.keepalive_timeout,
+                None => settings.client_timeout,
+                Some(began) => {
+                    let left = settings.head_timeout.saturating_sub(began.elapsed());
+                    if left.is_zero() {
+                        METRICS.count_closed(Closed::HeadTimeout);
+                        return Next::Gone;
+                    }
+                    left.min(settings.client_timeout)
+                }
             };
             if idle && *shutdown.borrow() {
                 return Next::Gone;
@@ -196,10 +212,39 @@ impl Conn {
                 read.await
             };
             match read {
-                Ok(Ok(n)) if n > 0 => {}
+                Ok(Ok(n)) if n > 0 => {
+                    began.get_or_insert_with(tokio::time::Instant::now);
+                }
+                // Its whole head did not come within `server.head_timeout`.
+                Err(_) if began.is_some_and(|b| b.elapsed() >= settings.head_timeout) => {
+                    METRICS.count_closed(Closed::HeadTimeout);
+                    return Next::Gone;
+                }
                 // Closed, reset or timed out: nothing to answer (pingora's loop closes too).
                 _ => return Next::Gone,
             }
+        }
+    }
+
+    /// Answers a request head longer than `server.max_head_bytes` with a `431` and closes
+    /// (RFC 6585 §5), as nginx answers one over `large_client_header_buffers` (with a 400).
+    async fn too_large(&mut self, gate: &Gate) {
+        METRICS.count_closed(Closed::HeadTooLarge);
+        let body = format!(
+            "431 Request Header Fields Too Large: the request head is over {} bytes.\n",
+            gate.settings.max_head_bytes
+        );
+        let out = &mut self.out;
+        out.put_slice(b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ");
+        out.put_slice(body.len().to_string().as_bytes());
+        out.put_slice(b"\r\nDate: ");
+        out.put_slice(get_cached_date().as_bytes());
+        out.put_slice(b"\r\nConnection: close\r\n\r\n");
+        out.put_slice(body.as_bytes());
+        self.buf.clear();
+        match self.flush(gate.settings.client_timeout, &[]).await {
+            Ok(()) => self.linger().await,
+            Err(_) => reset_on_close(&self.stream),
         }
     }
 
@@ -560,23 +605,39 @@ impl Downstream for Answering<'_> {
 }
 
 /// What the start of a connection's buffer holds.
-enum Parsed {
+pub enum Parsed {
     /// A whole request head for this lane, and its length.
     Plain(Box<Request>, usize),
+    /// Not a whole head yet.
     Partial,
+    /// A whole head that is not this lane's, or bytes that are not HTTP as httparse reads them
+    /// (pingora's loop answers them: it also escapes some illegal request targets).
     Other,
+    /// A head longer than the limit.
+    TooLarge,
 }
 
 /// Parses the request head at the start of `buf`, if it is whole, and says whether it is one
-/// for this lane (see the module's documentation).
-fn parse(buf: &[u8]) -> Parsed {
+/// for this lane (see the module's documentation). A head, whole or not, longer than
+/// `max_head` bytes is [`Parsed::TooLarge`].
+pub fn parse(buf: &[u8], max_head: usize) -> Parsed {
     let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
     let mut parsed = httparse::Request::new(&mut fields);
     let len = match parsed.parse(buf) {
+        Ok(httparse::Status::Complete(len)) if len > max_head => return Parsed::TooLarge,
+        // Whole, but too long for this lane's field positions.
+        Ok(httparse::Status::Complete(len)) if len > MAX_HEAD => return Parsed::Other,
         Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if buf.len() > max_head => return Parsed::TooLarge,
         Ok(httparse::Status::Partial) => return Parsed::Partial,
-        // Too many fields, or not HTTP as httparse reads it: pingora's loop answers (it also
-        // escapes some illegal request targets before giving up).
+        // More fields than this lane takes: pingora's once it is whole.
+        Err(httparse::Error::TooManyHeaders) => {
+            return match head_end(buf) {
+                Some(len) if len <= max_head => Parsed::Other,
+                None if buf.len() <= max_head => Parsed::Partial,
+                _ => Parsed::TooLarge,
+            }
+        }
         Err(_) => return Parsed::Other,
     };
     if parsed.version != Some(1) {
@@ -602,7 +663,7 @@ fn parse(buf: &[u8]) -> Parsed {
     };
     header.set_version(Version::HTTP_11);
     // httparse's slices point into `buf`: their ranges there are their ranges in `head`, and
-    // fit in a `u16` (a head is at most `MAX_HEAD` bytes).
+    // fit in a `u16` (a head is at most `MAX_HEAD` bytes, checked above).
     let span = |part: &[u8]| {
         let at = part.as_ptr() as usize - buf.as_ptr() as usize;
         Span(at as u16, (at + part.len()) as u16)
@@ -661,6 +722,24 @@ struct FieldAt {
 #[derive(Clone, Copy, Default)]
 struct Span(u16, u16);
 
+// A head this lane takes is at most `MAX_HEAD` bytes: every position in it fits a `Span`.
+const _: () = assert!(MAX_HEAD <= u16::MAX as usize);
+
+/// The length of the request head at the start of `buf` up to its empty line, once it is
+/// there: for a head httparse would not parse whole (more fields than this lane takes). Empty
+/// lines before the request line are skipped, as httparse skips them.
+fn head_end(buf: &[u8]) -> Option<usize> {
+    let start = buf.iter().position(|b| *b != b'\r' && *b != b'\n')?;
+    memchr::memchr_iter(b'\n', &buf[start..]).find_map(|at| {
+        let end = start + at + 1;
+        match buf.get(end..end + 1)? {
+            b"\n" => Some(end + 1),
+            b"\r" if buf.get(end + 1) == Some(&b'\n') => Some(end + 2),
+            _ => None,
+        }
+    })
+}
+
 impl Span {
     fn range(self) -> std::ops::Range<usize> {
         self.0 as usize..self.1 as usize
@@ -669,7 +748,7 @@ impl Span {
 
 impl Request {
     /// The fields (name, value) in the order and case the client sent them.
-    fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+    pub fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.fields[..self.count]
             .iter()
             .map(|at| (&self.head[at.name.range()], &self.head[at.value.range()]))
@@ -680,8 +759,11 @@ impl Request {
 mod tests {
     use super::*;
 
+    /// `server.max_head_bytes`'s default.
+    const LIMIT: usize = 65536;
+
     fn lane(head: &str) -> Option<Box<Request>> {
-        match parse(head.as_bytes()) {
+        match parse(head.as_bytes(), LIMIT) {
             Parsed::Plain(req, len) => {
                 assert_eq!(len, head.find("\r\n\r\n").unwrap() + 4, "{head:?}");
                 Some(req)
@@ -735,7 +817,7 @@ mod tests {
             "GET /\x01 HTTP/1.1\r\n\r\n",
         ] {
             assert!(
-                matches!(parse(other.as_bytes()), Parsed::Other),
+                matches!(parse(other.as_bytes(), LIMIT), Parsed::Other),
                 "{other:?}"
             );
         }
@@ -743,11 +825,60 @@ mod tests {
             "GET / HTTP/1.1\r\n{}\r\n",
             "X: y\r\n".repeat(MAX_FIELDS + 1)
         );
-        assert!(matches!(parse(many.as_bytes()), Parsed::Other));
+        assert!(matches!(parse(many.as_bytes(), LIMIT), Parsed::Other));
         assert!(matches!(
-            parse(b"GET / HTTP/1.1\r\nHost: x\r\n"),
+            parse(b"GET / HTTP/1.1\r\nHost: x\r\n", LIMIT),
             Parsed::Partial
         ));
+        // Many fields, not yet whole: waited for, not handed over half read.
+        let begun = &many[..many.len() - 2];
+        assert!(matches!(parse(begun.as_bytes(), LIMIT), Parsed::Partial));
+    }
+
+    /// A whole head over the lane's 16 KiB is pingora's (its field positions would wrap at
+    /// 64 KiB: a 50 KB head was taken by the lane before); over the limit, whole or not and
+    /// however many fields, it is too large.
+    #[test]
+    fn every_head_is_held_to_the_lanes_size_and_the_limit() {
+        let big = |bytes: usize| {
+            format!(
+                "GET / HTTP/1.1\r\nHost: x\r\nX: {}\r\n\r\n",
+                "a".repeat(bytes)
+            )
+        };
+        assert!(lane(&big(MAX_HEAD - 100)).is_some());
+        assert!(matches!(
+            parse(big(MAX_HEAD).as_bytes(), LIMIT),
+            Parsed::Other
+        ));
+        assert!(matches!(
+            parse(big(50_000).as_bytes(), LIMIT),
+            Parsed::Other
+        ));
+        assert!(matches!(
+            parse(big(70_000).as_bytes(), LIMIT),
+            Parsed::TooLarge
+        ));
+        assert!(matches!(
+            parse(big(70_000).as_bytes(), 100_000),
+            Parsed::Other
+        ));
+        let begun = big(70_000);
+        assert!(matches!(
+            parse(&begun.as_bytes()[..66_000], LIMIT),
+            Parsed::TooLarge
+        ));
+        let many = format!("GET / HTTP/1.1\r\n{}", "X: y\r\n".repeat(12_000));
+        assert!(matches!(parse(many.as_bytes(), LIMIT), Parsed::TooLarge));
+    }
+
+    #[test]
+    fn a_head_ends_at_its_first_empty_line() {
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\nX: y\r\n\r\nrest"), Some(24));
+        assert_eq!(head_end(b"GET / HTTP/1.1\nX: y\n\nrest"), Some(21));
+        assert_eq!(head_end(b"\r\n\r\nGET / HTTP/1.1\r\n\r\n"), Some(22));
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\nX: y\r\n"), None);
+        assert_eq!(head_end(b"\r\n"), None);
     }
 
     /// An idle keep-alive connection does not keep the buffers a large answer or head needed

@@ -7,15 +7,18 @@ pub mod admin;
 pub mod app;
 pub mod deadline;
 pub mod downstream;
+pub mod fields;
 pub mod forward;
 pub mod host;
 pub mod in_flight;
 pub mod lane;
 pub mod origin_h1;
 pub mod origin_tls;
+pub mod per_client;
 pub mod problem;
 pub mod respond;
 pub mod tarpit;
+pub mod upgrade;
 
 use std::borrow::Cow;
 use std::net::IpAddr;
@@ -522,6 +525,8 @@ enum Malformed {
     InvalidHost,
     /// An HTTP/1.1 request without `Host`.
     NoHost,
+    /// Fields that break one of [`fields::check`]'s rules.
+    Fields(fields::Refusal),
 }
 
 impl Malformed {
@@ -535,14 +540,21 @@ impl Malformed {
                 b"400 Bad Request: the Host field is not a host name or address with an optional port.\n"
             }
             Malformed::NoHost => b"400 Bad Request: an HTTP/1.1 request needs a Host field.\n",
+            Malformed::Fields(refusal) => refusal.explain(),
         }
+    }
+
+    /// Is the request's body left unframed (so its connection must close after the 400)?
+    fn unframed(self) -> bool {
+        matches!(self, Malformed::Fields(refusal) if refusal.unframed())
     }
 }
 
 /// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: its `Host`
 /// (`host`, the field's value) missing from an HTTP/1.1 request or not `host[:port]` (RFC 9112
-/// §3.2: a server MUST answer either 400), several `User-Agent` fields. (An HTTP/2 request
-/// names its host in `:authority`; an HTTP/1.0 one need not name it.)
+/// §3.2: a server MUST answer either 400), several `User-Agent` fields, fields against
+/// [`fields::check`]'s rules. (An HTTP/2 request names its host in `:authority`; an HTTP/1.0
+/// one need not name it.)
 fn well_formed<'r>(
     req: &'r RequestHeader,
     host: Option<&HeaderValue>,
@@ -552,6 +564,9 @@ fn well_formed<'r>(
         Some(host) if !host::is_valid(host.as_bytes()) => return Err(Malformed::InvalidHost),
         _ => {}
     }
+    let fields = req.headers.iter();
+    fields::check(fields.map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())))
+        .map_err(Malformed::Fields)?;
     user_agent(req)
 }
 
@@ -669,6 +684,7 @@ impl ProxyHttp for Gate {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
+        upgrade::offer(upstream, self.settings.upgrades);
         prepare_upstream_request(
             upstream,
             &policy.upstream,
@@ -680,10 +696,22 @@ impl ProxyHttp for Gate {
 
     async fn response_filter(
         &self,
-        _session: &mut Session,
+        session: &mut Session,
         upstream_response: &mut ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
+        if upstream_response.status == http::StatusCode::SWITCHING_PROTOCOLS {
+            // A tunnel only where the client asked for it and `server.upgrades` allows it.
+            upgrade::accept(
+                session.req_header(),
+                upstream_response,
+                self.settings.upgrades,
+            )
+            .or_else(|why| {
+                Error::e_explain(pingora_error::ErrorType::InvalidHTTPHeader, why)
+                    .map_err(|e| e.into_up())
+            })?;
+        }
         if let (Some(policy), Some(decision)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) {
             decorate_response(upstream_response, policy, decision)?;
         }

@@ -159,7 +159,9 @@ impl Origin {
                         continue;
                     }
                     let framing = resp.framing(head_only)?;
-                    self.reusable = framing != Framing::UntilClose && resp.keeps_alive();
+                    self.reusable = framing != Framing::UntilClose
+                        && resp.keeps_alive()
+                        && !resp.framing_doubtful();
                     return Ok((resp, framing));
                 }
                 None if self.buf.len() > MAX_HEAD => {
@@ -235,7 +237,11 @@ impl Origin {
 
 /// Advances a chunked body over what `buf` holds: a piece of data when there is one, else
 /// `None` (then `framing` says whether the body ended or more must be read).
-fn chunked(buf: &mut BytesMut, framing: &mut Framing, mut state: Chunk) -> Result<Option<Bytes>> {
+pub fn chunked(
+    buf: &mut BytesMut,
+    framing: &mut Framing,
+    mut state: Chunk,
+) -> Result<Option<Bytes>> {
     loop {
         match state {
             // A size line starts with a hex digit (httparse would read a blank one as 0).
@@ -417,7 +423,7 @@ impl Known {
 
 impl OriginHead {
     /// Parses a whole response head at the start of `buf`: `None` if more must be read.
-    fn parse(buf: &[u8]) -> Result<Option<(OriginHead, usize)>> {
+    pub fn parse(buf: &[u8]) -> Result<Option<(OriginHead, usize)>> {
         let mut parsed_fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
         let mut parsed = httparse::Response::new(&mut parsed_fields);
         let len = match parsed.parse(buf) {
@@ -525,10 +531,14 @@ impl OriginHead {
             Ok(Some(n)) if lengths > 1 && head.transfer.is_none() => Some(n),
             _ => None,
         };
-        if head.transfer.is_some() || one_length.is_some() {
+        if head.transfer.is_some() || one_length.is_some() || status == StatusCode::NO_CONTENT {
             head.drop_fields(Known::ContentLength);
         }
-        if let Some(n) = one_length {
+        if status == StatusCode::NO_CONTENT {
+            // RFC 9110 §8.6, RFC 9112 §6.1: a 204 has neither; it has no body.
+            head.drop_fields(Known::TransferEncoding);
+        }
+        if let Some(n) = one_length.filter(|_| status != StatusCode::NO_CONTENT) {
             head.added.push(("Content-Length", HeaderValue::from(n)));
         }
         if !named.is_empty() {
@@ -615,7 +625,7 @@ impl OriginHead {
 
     /// How the body is delimited (RFC 9112 §6.3). Several differing or malformed
     /// `Content-Length` values are an error; beside `Transfer-Encoding` it is not read.
-    fn framing(&self, head_only: bool) -> Result<Framing> {
+    pub fn framing(&self, head_only: bool) -> Result<Framing> {
         if head_only
             || self.status.is_informational()
             || self.status == StatusCode::NO_CONTENT
@@ -631,6 +641,18 @@ impl OriginHead {
             (None, Ok(Some(n))) => Ok(Framing::Length(n)),
             (None, Err(())) => failed(ErrorType::InvalidHTTPHeader, "origin Content-Length"),
         }
+    }
+
+    /// Does this answer's framing leave doubt about where the next one begins, so that its
+    /// connection must not carry another request? A `204` or `304` that announced a body
+    /// (`Content-Length` above 0, or `Transfer-Encoding`: an origin that says so often sends
+    /// it, and it would be read as the next client's answer), or `Transfer-Encoding` beside
+    /// `Content-Length` (RFC 9112 §6.3: the connection ought to be closed).
+    pub fn framing_doubtful(&self) -> bool {
+        let bodiless =
+            self.status == StatusCode::NO_CONTENT || self.status == StatusCode::NOT_MODIFIED;
+        let announced = self.transfer.is_some() || !matches!(self.length, Ok(None | Some(0)));
+        (bodiless && announced) || (self.transfer.is_some() && self.length != Ok(None))
     }
 
     /// Does the origin keep the connection after this answer? HTTP/1.1 unless

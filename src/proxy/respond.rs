@@ -47,9 +47,39 @@ pub async fn act(
                 }
             }
         }
-        _ => answer(session, policy, decision)
-            .await
-            .map(|()| Acted::Answered),
+        (outcome, _) => {
+            if outcome != Outcome::BadRequest {
+                discard_body(session).await;
+            }
+            answer(session, policy, decision)
+                .await
+                .map(|()| Acted::Answered)
+        }
+    }
+}
+
+/// The longest body of a request answered by robogate itself (refused, or robots.txt) that is
+/// read and dropped first, so that the connection stays open for the requests behind it (as
+/// nginx discards a body it does not need). After a longer one (or one that does not arrive
+/// within `server.client_timeout` a read), the connection closes after the answer.
+pub const DISCARD_BODY_MAX: usize = 64 * 1024;
+
+/// Reads and drops the request's body, up to [`DISCARD_BODY_MAX`] bytes (see there).
+async fn discard_body(session: &mut Session) {
+    let declared = session
+        .req_header()
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > DISCARD_BODY_MAX) {
+        return;
+    }
+    let mut read = 0;
+    while read <= DISCARD_BODY_MAX && !session.as_downstream_mut().is_body_done() {
+        match session.read_request_body().await {
+            Ok(Some(piece)) => read += piece.len(),
+            _ => return,
+        }
     }
 }
 
@@ -86,6 +116,9 @@ pub async fn answer(
 async fn bad_request(session: &mut impl Downstream) -> Result<()> {
     let req = session.req_header();
     let why = super::well_formed(req, req.headers.get(header::HOST)).err();
+    if why.is_some_and(super::Malformed::unframed) {
+        session.close_after();
+    }
     let body = why.map_or(&b"400 Bad Request\n"[..], super::Malformed::explain);
     local(
         session,

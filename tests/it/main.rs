@@ -26,5 +26,6 @@ mod signature;
 mod sources;
 mod status;
 mod tls;
+mod transport;
 mod verify;
 mod verify_dns;
