@@ -467,3 +467,70 @@ fn a_length_list_or_a_repeated_length_is_a_400() {
     }
     assert_eq!(origin.hits("/form"), 0);
 }
+
+/// `server.fast_path = false` serves every request through pingora: in front of nginx, the same
+/// requests get the same answers as with the fast path on, pipelined or one by one, and a robot
+/// is refused a disallowed path on both.
+#[test]
+fn the_fast_path_off_gives_the_same_answers_in_front_of_nginx() {
+    let nginx = Nginx::start();
+    let on = Robogate::start(nginx.addr, DEFAULT_ROBOTS, "");
+    let launch = Launch {
+        server: "fast_path = false\n",
+        ..Launch::default()
+    };
+    let off = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        nginx.addr,
+        DEFAULT_ROBOTS,
+        "",
+        launch,
+    );
+    let get = |method: &str, path: &str, ua: &str| {
+        format!("{method} {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n\r\n")
+    };
+    let requests = [
+        get("GET", "/", FIREFOX),
+        get("HEAD", "/", FIREFOX),
+        get("GET", "/private/", GPTBOT),
+        get("GET", "/%70rivate/", WGET),
+        get("GET", "//private/", WGET),
+        get("GET", "/robots.txt", GPTBOT),
+        get("HEAD", "/private/press/", WGET),
+        format!("POST /private/x HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {GPTBOT}\r\nContent-Length: 3\r\n\r\nabc"),
+        get("GET", "/admin/", WGET),
+        get("GET", "/no-such-page", FIREFOX),
+    ];
+    let statuses = |rg: &Robogate, pipelined: bool| -> Vec<u16> {
+        if pipelined {
+            return pipeline(rg.addr, &requests)
+                .iter()
+                .map(|r| r.status)
+                .collect();
+        }
+        let mut s = connect(rg.addr);
+        requests
+            .iter()
+            .map(|r| {
+                s.write_all(r.as_bytes()).unwrap();
+                read_answer(&mut s, r.starts_with("HEAD")).map_or(0, |a| a.status)
+            })
+            .collect()
+    };
+    for pipelined in [false, true] {
+        let (a, b) = (statuses(&on, pipelined), statuses(&off, pipelined));
+        assert_eq!(a, b, "pipelined: {pipelined}");
+        assert_eq!(a.len(), requests.len(), "pipelined: {pipelined}: {a:?}");
+        assert!(!a.contains(&0), "{a:?}");
+    }
+    for robot in [GPTBOT, WGET] {
+        for (path, rg) in [("/private/", &on), ("/private/", &off)] {
+            let r = get_ua(rg.addr, path, robot);
+            assert_eq!(r, 403, "{robot} {path}");
+        }
+    }
+}
+
+fn get_ua(addr: SocketAddr, path: &str, ua: &str) -> u16 {
+    request(addr, "GET", path, Some(ua), &[]).unwrap().status
+}
