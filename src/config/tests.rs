@@ -1213,3 +1213,36 @@ fn generated_groups_carry_preferences_in_both_forms() {
         "{errors:#?}"
     );
 }
+
+/// The transport's keys: each bad value is one error on its line, and the defaults are the
+/// README's.
+#[test]
+fn transport_keys_are_checked_and_default_as_documented() {
+    for (extra, key) in [
+        ("[server]\nupgrades = \"h2c\"\n", "server.upgrades"),
+        ("[server]\nmax_head_bytes = 100\n", "server.max_head_bytes"),
+        (
+            "[server]\nmax_head_bytes = 2000000\n",
+            "server.max_head_bytes",
+        ),
+        (
+            "[server]\nmax_connections_per_client = 0\n",
+            "server.max_connections_per_client",
+        ),
+        ("[server]\nhead_timeout = \"0s\"\n", "server.head_timeout"),
+    ] {
+        assert_one_error(extra, 6, key);
+    }
+    let s = load_with("").map_err(|e| e.to_string()).unwrap().settings;
+    assert!(s.fast_path);
+    assert_eq!(s.upgrades, crate::config::Upgrades::Websocket);
+    assert_eq!(s.max_connections_per_client, 256);
+    assert_eq!(s.max_head_bytes, 65536);
+    assert_eq!(s.head_timeout, Duration::from_secs(10));
+    let s = load_with("[server]\nfast_path = false\nupgrades = \"off\"\n")
+        .map_err(|e| e.to_string())
+        .unwrap()
+        .settings;
+    assert!(!s.fast_path);
+    assert_eq!(s.upgrades, crate::config::Upgrades::Off);
+}
