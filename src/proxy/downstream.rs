@@ -38,6 +38,17 @@ pub trait Downstream: Send {
             self.write_head(Box::new(resp), end).await
         }
     }
+    /// Passes on an origin's interim (1xx) answer, `103 Early Hints` say; never to an
+    /// HTTP/1.0 client, which does not read them (RFC 9110 §15.2).
+    fn write_interim(&mut self, head: OriginHead) -> impl Future<Output = Result<()>> + Send {
+        async move {
+            if self.req_header().version != http::Version::HTTP_11 {
+                return Ok(());
+            }
+            let resp = head.into_response_header()?;
+            self.write_head(Box::new(resp), false).await
+        }
+    }
     /// Writes a piece of the body (already decoded: framing is the writer's); `end`: the last.
     fn write_body(
         &mut self,

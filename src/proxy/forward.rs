@@ -34,7 +34,7 @@ use tokio::net::TcpStream;
 
 use crate::policy::{Policy, Upstream};
 use crate::proxy::downstream::Downstream;
-use crate::proxy::origin_h1::{Framing, Link, Origin, OriginHead};
+use crate::proxy::origin_h1::{Answer, Framing, Link, Origin, OriginHead};
 
 /// Idle origin connections kept at most (pingora's own pool default).
 pub const MAX_IDLE: usize = 128;
@@ -211,9 +211,22 @@ pub async fn exchange<D: Downstream>(
         },
         None => None,
     };
-    let (mut origin, mut resp, mut framing) = match pooled {
+    let (mut origin, mut answer) = match pooled {
         Some(answer) => answer,
         None => ask(connect(up).await?, &head, head_only, up).await?,
+    };
+    // Interim answers (`103 Early Hints`) are passed on as they come (RFC 9110 §15.2).
+    let (mut resp, mut framing) = loop {
+        match answer {
+            Answer::Interim(interim) => {
+                session
+                    .write_interim(interim)
+                    .await
+                    .map_err(|e| e.into_down())?;
+                answer = origin.response(head_only).await?;
+            }
+            Answer::Final(resp, framing) => break (resp, framing),
+        }
     };
     // A close-delimited (HTTP/1.0 style) body is re-framed as chunked, so the client's
     // connection survives it; an HTTP/1.0 client, which cannot read chunked, gets it
@@ -294,17 +307,12 @@ fn worth_retrying(e: &Error) -> bool {
     )
 }
 
-/// Sends the request head and reads the response head (past informational responses).
-async fn ask(
-    link: Link,
-    head: &[u8],
-    head_only: bool,
-    up: &Upstream,
-) -> Result<(Origin, OriginHead, Framing)> {
+/// Sends the request head and reads the first head of the answer.
+async fn ask(link: Link, head: &[u8], head_only: bool, up: &Upstream) -> Result<(Origin, Answer)> {
     let mut origin = Origin::new(link, up.read_timeout, up.write_timeout);
     origin.send(head).await?;
-    let (resp, framing) = origin.response(head_only).await?;
-    Ok((origin, resp, framing))
+    let answer = origin.response(head_only).await?;
+    Ok((origin, answer))
 }
 
 async fn connect(up: &Upstream) -> Result<Link> {

@@ -532,8 +532,8 @@ impl Downstream for Answering<'_> {
     }
 
     async fn write_head(&mut self, mut resp: Box<ResponseHeader>, end: bool) -> Result<()> {
-        // Interim answers are not passed on ([`forward`] reads past them); a second head is a bug
-        // pingora ignores too.
+        // robogate's own answers have no interim ones (an origin's go through `write_interim`); a
+        // second head is a bug pingora ignores too.
         if resp.status.is_informational() || self.status != 0 {
             return Ok(());
         }
@@ -561,8 +561,27 @@ impl Downstream for Answering<'_> {
         self.end_head(resp.status, end).await
     }
 
+    async fn write_interim(&mut self, head: OriginHead) -> Result<()> {
+        if self.status != 0 {
+            return Ok(());
+        }
+        let out = &mut self.conn.out;
+        out.put_slice(b"HTTP/1.1 ");
+        out.put_slice(head.status.as_str().as_bytes());
+        out.put_u8(b' ');
+        out.put_slice(head.reason());
+        out.put_slice(b"\r\n");
+        for (name, value) in head.fields() {
+            put_field(out, name, value);
+        }
+        out.put_slice(b"\r\n");
+        // Out at once: an interim answer is worth its earliness.
+        self.sent = true;
+        self.conn.flush(self.write_timeout, &[]).await
+    }
+
     async fn write_origin_head(&mut self, head: OriginHead, end: bool) -> Result<()> {
-        // An origin's interim answers are read past ([`forward`]); a second head is a bug.
+        // A second head is a bug.
         if self.status != 0 {
             return Ok(());
         }

@@ -23,11 +23,13 @@ use super::forward::{self, list_items};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// Most header fields an origin's response may have here.
-pub const MAX_FIELDS: usize = 128;
-/// Longest response head (and longest chunk-size line or trailer section) read.
-pub const MAX_HEAD: usize = 64 * 1024;
-/// Most interim (1xx) answers read past before the answer: each may come just within
+/// Most header fields an origin's response may have: pingora's client takes as many, so a GET
+/// gets the same answer on either path.
+pub const MAX_FIELDS: usize = 256;
+/// Longest response head (and longest chunk-size line or trailer section) read: pingora's
+/// client's limit.
+pub const MAX_HEAD: usize = 1_048_575;
+/// Most interim (1xx) answers passed on before the answer: each may come just within
 /// `origin.read_timeout` of the last, and the client waits for all of them.
 pub const MAX_INTERIM: usize = 8;
 /// Bytes read at a time.
@@ -85,6 +87,17 @@ pub struct Origin {
     write_timeout: Duration,
     /// The connection may carry another request after this answer.
     reusable: bool,
+    /// Interim answers read so far.
+    interim: usize,
+}
+
+/// A head an origin sent ([`Origin::response`]).
+#[derive(Debug)]
+pub enum Answer {
+    /// An interim (1xx) answer, `103 Early Hints` say: passed on, then the next head is read.
+    Interim(OriginHead),
+    /// The answer, and how its body is framed.
+    Final(OriginHead, Framing),
 }
 
 /// `ErrorType` with an explanation, as an upstream error.
@@ -101,6 +114,7 @@ impl Origin {
             read_timeout,
             write_timeout,
             reusable: false,
+            interim: 0,
         }
     }
 
@@ -130,10 +144,9 @@ impl Origin {
         }
     }
 
-    /// Reads the answer's head (interim 1xx answers are read past) and says how its body is
-    /// framed. `head_only`: the request was HEAD.
-    pub async fn response(&mut self, head_only: bool) -> Result<(OriginHead, Framing)> {
-        let mut interim = 0;
+    /// Reads the next head of the answer: an interim (1xx) one, or the answer's own with how
+    /// its body is framed. `head_only`: the request was HEAD.
+    pub async fn response(&mut self, head_only: bool) -> Result<Answer> {
         loop {
             let parsed = match self.buf.is_empty() {
                 true => None,
@@ -149,20 +162,20 @@ impl Origin {
                         );
                     }
                     if resp.status.is_informational() {
-                        interim += 1;
-                        if interim > MAX_INTERIM {
+                        self.interim += 1;
+                        if self.interim > MAX_INTERIM {
                             return failed(
                                 ErrorType::InvalidHTTPHeader,
                                 "origin sent too many interim answers",
                             );
                         }
-                        continue;
+                        return Ok(Answer::Interim(resp));
                     }
                     let framing = resp.framing(head_only)?;
                     self.reusable = framing != Framing::UntilClose
                         && resp.keeps_alive()
                         && !resp.framing_doubtful();
-                    return Ok((resp, framing));
+                    return Ok(Answer::Final(resp, framing));
                 }
                 None if self.buf.len() > MAX_HEAD => {
                     return failed(

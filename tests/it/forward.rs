@@ -547,7 +547,103 @@ fn too_many_interim_answers_are_refused() {
     );
     for (origin, want) in [(eight, 200), (nine, 502)] {
         let rg = Robogate::start(origin, DEFAULT_ROBOTS, "");
+        let heads = answer_heads(
+            rg.addr,
+            &format!(
+                "GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        assert_eq!(heads.last().copied(), Some(want), "{heads:?}");
+        // The interim answers before it were passed on, at most eight.
+        assert!(
+            heads[..heads.len() - 1]
+                .iter()
+                .all(|s| (100..200).contains(s)),
+            "{heads:?}"
+        );
+        assert_eq!(heads.len(), 9, "{heads:?}");
+    }
+}
+
+/// The status of every head of the answer to `request` (sent on a new connection, read to its
+/// close), interim ones included.
+fn answer_heads(addr: std::net::SocketAddr, request: &str) -> Vec<u16> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(DEADLINE)).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw)
+        .split("\r\n")
+        .filter_map(|line| line.strip_prefix("HTTP/1.1 "))
+        .filter_map(|rest| rest.get(..3)?.parse().ok())
+        .collect()
+}
+
+/// An origin's `103 Early Hints` reaches the client before its answer, on the fast path and on
+/// pingora's (it was read past and dropped on the fast path); an HTTP/1.0 client gets none.
+#[test]
+fn early_hints_are_passed_on() {
+    let origin = raw_origin(
+        "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n\
+         HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    );
+    let on = Robogate::start(origin, DEFAULT_ROBOTS, "");
+    let launch = Launch {
+        server: "fast_path = false\n",
+        ..Launch::default()
+    };
+    let off = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin,
+        DEFAULT_ROBOTS,
+        "",
+        launch,
+    );
+    for rg in [&on, &off] {
+        let heads = answer_heads(
+            rg.addr,
+            &format!(
+                "GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        assert_eq!(heads, [103, 200]);
+        let old = answer_heads(
+            rg.addr,
+            &format!("GET / HTTP/1.0\r\nUser-Agent: {FIREFOX}\r\n\r\n"),
+        );
+        assert_eq!(old, [200], "an HTTP/1.0 client gets no interim answer");
+    }
+}
+
+/// An origin's answer head of 100 KB passes on both paths: the fast path's limits are
+/// pingora's (it answered 502 over 64 KiB, where pingora's path passed it).
+#[test]
+fn a_long_origin_head_passes_on_both_paths() {
+    let head = Box::leak(
+        format!(
+            "HTTP/1.1 200 OK\r\nX-Long: {}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+            "a".repeat(100_000)
+        )
+        .into_boxed_str(),
+    );
+    let origin = raw_origin(head);
+    let on = Robogate::start(origin, DEFAULT_ROBOTS, "");
+    let launch = Launch {
+        server: "fast_path = false\n",
+        ..Launch::default()
+    };
+    let off = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin,
+        DEFAULT_ROBOTS,
+        "",
+        launch,
+    );
+    for rg in [&on, &off] {
         let r = get(rg.addr, "/", Some(FIREFOX)).unwrap();
-        assert_eq!(r.status, want, "{}", r.text());
+        assert_eq!((r.status, r.text().as_str()), (200, "ok"));
+        assert_eq!(r.header("x-long").map(str::len), Some(100_000));
     }
 }
