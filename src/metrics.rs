@@ -95,6 +95,8 @@ keyword_enum! {
         HeadTimeout = "head_timeout",
         /// Over `server.max_connections_per_client` (closed at accept).
         PerClientLimit = "per_client_limit",
+        /// A chunked request body whose framing is refused (answered 400).
+        BadFraming = "bad_framing",
     }
 }
 
@@ -243,7 +245,7 @@ impl Metrics {
         let connections_closed = counter_vec(
             &r,
             "robogate_connections_closed_total",
-            "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept).",
+            "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept; bad_framing: a chunked request body's framing refused, answered 400).",
             &["reason"],
         );
         let tarpit_active = register(

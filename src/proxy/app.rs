@@ -1,14 +1,17 @@
 //! The proxy's connection loop. An HTTP/1 connection starts in robogate's own lane
-//! ([`lane`]), which answers plain GET/HEAD requests itself; the first request it declines is
-//! handed, with every byte read, to pingora's own loop (a session per request on a kept-alive
-//! connection), which keeps the connection from then on. One addition to pingora's loop: a
-//! connection whose request was tarpitted comes back from pingora carrying a
-//! [`tarpit::Handoff`] as its connection context, and is served by [`tarpit::spawn`] on the bare
-//! socket instead of a next request. HTTP/2 connections go to pingora's loop unchanged.
+//! ([`lane`]), which reads every request head and answers plain GET/HEAD requests itself. A
+//! request it does not answer is lent to pingora's session alone ([`App::lend`]): pingora reads
+//! it through a stream that ends with its body, answers it, and gives the connection back to
+//! the lane for the next head. Only a request whose end the lane does not decide (an upgrade,
+//! `CONNECT`, framing pingora refuses) hands the connection to pingora's own loop for good
+//! ([`App::hand_over`]: a session per request on a kept-alive connection). A connection whose
+//! request was tarpitted comes back from pingora carrying a [`tarpit::Handoff`] as its
+//! connection context, and is served by [`tarpit::spawn`] on the bare socket instead of a next
+//! request. HTTP/2 connections go to pingora's loop unchanged.
 //!
 //! Why a loop of our own around pingora's: pingora hands a connection back between requests only
 //! to the loop that called `process_new_http` (`ServerApp::process_new` of its `HttpServerApp`
-//! blanket impl, which would start the next request's session at once). The loop below is that
+//! blanket impl, which would start the next request's session at once). `hand_over` is that
 //! impl's HTTP/1 branch, step for step; `persist_connection_context` and `ReusedHttpStream` are
 //! pingora's public API for carrying state across requests on a connection, and
 //! `set_pipelined_prefix` its way to give a session bytes already read.
@@ -16,6 +19,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use bytes::BytesMut;
 use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream, ServerApp};
 use pingora_core::protocols::http::ServerSession;
 use pingora_core::protocols::{Stream, ALPN};
@@ -23,12 +27,9 @@ use pingora_core::server::ShutdownWatch;
 use pingora_proxy::HttpProxy;
 
 use crate::metrics::{Closed, METRICS};
+use crate::proxy::body::Bounded;
 use crate::proxy::per_client::{Counted, PerClient};
 use crate::proxy::{lane, tarpit, Gate};
-
-/// pingora's default keep-alive timeout for a new HTTP/1 connection (seconds); the `Gate`
-/// replaces it with `server.keepalive_timeout` per request.
-const KEEPALIVE_SECS: u64 = 60;
 
 /// The proxy service's app: robogate's own HTTP/1 lane ([`lane`]), then pingora's HTTP proxy
 /// around [`Gate`] in the loop described above for a connection the lane hands over.
@@ -82,39 +83,83 @@ impl ServerApp for App {
         if matches!(stream.selected_alpn_proto(), Some(ALPN::H2)) {
             return self.proxy.process_new(stream, shutdown).await;
         }
-        let (stream, read, served) = match lane::Conn::new(stream).serve(&self.gate, shutdown).await
-        {
-            lane::Ended::Closed => return None,
-            lane::Ended::HandOver(stream, read, served) => (stream, read, served),
-        };
+        let mut conn = lane::Conn::new(stream);
+        loop {
+            conn = match conn.serve(&self.gate, shutdown).await {
+                lane::Ended::Closed => return None,
+                lane::Ended::Lend(lent) => self.lend(lent, shutdown).await?,
+                lane::Ended::HandOver(stream, read, served) => {
+                    return self.hand_over(stream, read, served, shutdown).await;
+                }
+            };
+        }
+    }
+
+    async fn cleanup(&self) {
+        self.proxy.http_cleanup().await;
+    }
+}
+
+impl App {
+    /// How many more requests pingora's session may take on a connection that has answered
+    /// `served` (`server.keepalive_requests`).
+    fn reuses_left(&self, served: u32) -> Option<u32> {
         let limit = self
             .proxy
             .server_options()
             .and_then(|o| o.keepalive_request_limit);
+        limit.map(|l| l.saturating_sub(served))
+    }
+
+    /// A session of pingora's for a request whose head (and what of its body came with it) is
+    /// `read`, on `stream`.
+    fn session(&self, stream: Stream, read: BytesMut, served: u32) -> ServerSession {
         let mut session = ServerSession::new_http1(stream);
-        // pingora reads a request head with the keep-alive timeout per read: 60 s for a new
-        // connection's first request (as before the lane), `server.keepalive_timeout` after the
-        // lane has answered some (what `Gate::take_in` sets for the requests pingora answers).
-        let keepalive = match served {
-            0 => KEEPALIVE_SECS,
-            _ => self.gate.settings.keepalive_timeout.as_secs(),
-        };
-        if read.is_empty() {
-            session.set_keepalive((!*shutdown.borrow() && keepalive > 0).then_some(keepalive));
-        } else {
-            // A request has begun (a head of more fields or bytes than the lane takes, still
-            // arriving): each read of the rest may wait `server.client_timeout`, as on the
-            // lane, not the keep-alive time. pingora sets keep-alive again from the request.
-            session.set_keepalive(None);
-            session.set_read_timeout(Some(self.gate.settings.client_timeout));
-        }
-        session.set_keepalive_reuses_remaining(limit.map(|l| l.saturating_sub(served)));
+        // The head is whole in `read`: pingora parses it without waiting. Each read of the
+        // body waits `server.client_timeout`; pingora sets keep-alive from the request.
+        session.set_keepalive(None);
+        session.set_read_timeout(Some(self.gate.settings.client_timeout));
+        session.set_keepalive_reuses_remaining(self.reuses_left(served));
         if let ServerSession::H1(h1) = &mut session {
-            if !read.is_empty() {
-                // The request the lane declined, and whatever the client sent after it.
-                h1.set_pipelined_prefix(read);
-            }
+            h1.set_pipelined_prefix(read);
         }
+        session
+    }
+
+    /// Serves the one request of `lent` through pingora's session, and gives the lane back the
+    /// connection after it, if it stays open (a tarpit takes it, or it closes).
+    async fn lend(&self, lent: lane::Lent, shutdown: &ShutdownWatch) -> Option<lane::Conn> {
+        let lane::Lent {
+            stream,
+            request,
+            extent,
+            mut after,
+            served,
+        } = lent;
+        let bounded: Stream = Box::new(Bounded::new(stream, extent));
+        let session = self.session(bounded, request, served);
+        let reused = self.proxy.process_new_http(session, shutdown).await?;
+        let (stream, mut settings) = reused.consume();
+        let bounded = stream.into_any().downcast::<Bounded>().ok()?;
+        if let Some(handoff) = settings.as_mut().and_then(take_handoff) {
+            tarpit::spawn(bounded.into_inner(), *handoff, shutdown.clone());
+            return None;
+        }
+        let (stream, ahead) = bounded.finish()?;
+        after.extend_from_slice(&ahead);
+        Some(lane::Conn::resume(stream, after, served + 1))
+    }
+
+    /// Gives pingora's loop the connection for good, from a request whose end the lane does not
+    /// decide (see [`lane::delimit`]): its head is whole in `read`.
+    async fn hand_over(
+        &self,
+        stream: Stream,
+        read: BytesMut,
+        served: u32,
+        shutdown: &ShutdownWatch,
+    ) -> Option<Stream> {
+        let session = self.session(stream, read, served);
         let mut result = self.proxy.process_new_http(session, shutdown).await;
         while let Some((stream, mut settings)) = result.map(ReusedHttpStream::consume) {
             if let Some(handoff) = settings.as_mut().and_then(take_handoff) {
@@ -128,10 +173,6 @@ impl ServerApp for App {
             result = self.proxy.process_new_http(session, shutdown).await;
         }
         None
-    }
-
-    async fn cleanup(&self) {
-        self.proxy.http_cleanup().await;
     }
 }
 

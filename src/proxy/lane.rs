@@ -10,12 +10,16 @@
 //! [`forward::exchange`], over [`Downstream`]) and writes the answer's head and body in one
 //! buffer.
 //!
-//! Anything else, or anything this lane cannot read cleanly (a parse error, a head longer than
-//! [`MAX_HEAD`] or with more than [`MAX_FIELDS`] fields, an ambiguous authority, an origin
-//! reached over TLS), is handed to pingora's loop *before* any decision, with every byte read so
-//! far as its pipelined prefix: pingora then parses and answers it exactly as it did before this
-//! lane existed, and keeps the connection from there on. Nothing of a request is decided twice,
-//! and a request this lane declines sees no difference.
+//! Every request head of a connection is read here, whole, before anything is decided: bounded
+//! by `server.max_head_bytes` (a longer head gets a `431`) and `server.head_timeout`. Anything
+//! this lane does not answer itself (another method, a body, a head longer than [`MAX_HEAD`] or
+//! with more than [`MAX_FIELDS`] fields, an ambiguous authority, an origin reached over TLS,
+//! `server.fast_path = false`) is *lent* to pingora's session with that one request's bytes
+//! ([`Lent`]): pingora reads it through [`super::body::Bounded`], which ends where the request's
+//! body ends, then the connection comes back here for the next head. A chunked body is checked
+//! strictly on its way. Only a request whose end this lane does not decide (an upgrade,
+//! `CONNECT`, framing pingora refuses, a head that is not HTTP: [`delimit`]) hands the
+//! connection to pingora's loop for good. Nothing of a request is decided twice.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -33,6 +37,7 @@ use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::ProxyHttp;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::body::{Chunked, Extent};
 use super::deadline::Deadline;
 use super::downstream::Downstream;
 use super::origin_h1::OriginHead;
@@ -56,9 +61,28 @@ const LINGER_BYTES: usize = 1 << 20;
 pub enum Ended {
     /// Closed, or handed to a tarpit.
     Closed,
-    /// A request this lane does not take: pingora's loop gets the connection, the bytes read
-    /// and not yet answered (that request's head first), and the number of requests answered.
+    /// A request this lane does not take and cannot delimit (an upgrade, framing pingora
+    /// refuses, a head that is not HTTP): pingora's loop gets the connection for good, the bytes
+    /// read and not yet answered (that request's head first), and the number of requests
+    /// answered.
     HandOver(Stream, BytesMut, u32),
+    /// A request for pingora's session, lent the connection for it alone ([`Lent`]).
+    Lend(Lent),
+}
+
+/// A connection lent to pingora's session for one request whose end the lane knows: the
+/// session reads it through [`super::body::Bounded`], then the connection comes back to the lane
+/// ([`Conn::resume`]) with what the client sent after it.
+pub struct Lent {
+    pub stream: Stream,
+    /// The request's head and what of its body was read with it.
+    pub request: BytesMut,
+    /// What of its body is still to come.
+    pub extent: Extent,
+    /// Read after the request: the client's next requests.
+    pub after: BytesMut,
+    /// Requests answered on the connection before this one.
+    pub served: u32,
 }
 
 /// An HTTP/1 client connection in this lane.
@@ -83,6 +107,8 @@ enum Next {
     Other,
     /// A head longer than `server.max_head_bytes`.
     TooLarge,
+    /// A chunked body whose framing is refused, and why.
+    Refused(&'static str),
     /// The client closed, went quiet for too long, or the server is stopping.
     Gone,
 }
@@ -98,6 +124,15 @@ enum After {
 }
 
 impl Conn {
+    /// The lane again for a connection back from pingora's session ([`Lent`]): `buf` is what
+    /// the client sent after the request pingora answered, `served` the requests answered.
+    pub fn resume(stream: Stream, buf: BytesMut, served: u32) -> Conn {
+        let mut conn = Conn::new(stream);
+        conn.buf = buf;
+        conn.served = served;
+        conn
+    }
+
     pub fn new(stream: Stream) -> Conn {
         let peer = stream
             .get_socket_digest()
@@ -132,7 +167,11 @@ impl Conn {
                     self.too_large(gate).await;
                     return Ended::Closed;
                 }
-                Next::Other => return Ended::HandOver(self.stream, self.buf, self.served),
+                Next::Other => return self.lend(),
+                Next::Refused(why) => {
+                    self.refuse_framing(gate, why).await;
+                    return Ended::Closed;
+                }
             };
             match self.answer(gate, req, shutdown).await {
                 After::KeepAlive => {}
@@ -178,7 +217,15 @@ impl Conn {
                         self.buf.advance(len);
                         return Next::Plain(req);
                     }
-                    Parsed::Plain(..) | Parsed::Other => return Next::Other,
+                    Parsed::Plain(..) | Parsed::Other => {
+                        return match delimit(&self.buf) {
+                            Some((head, mut extent)) => match extent.take(&self.buf[head..]) {
+                                Err(why) => Next::Refused(why),
+                                Ok(_) => Next::Other,
+                            },
+                            None => Next::Other,
+                        }
+                    }
                     Parsed::TooLarge => return Next::TooLarge,
                     Parsed::Partial => {}
                 }
@@ -226,6 +273,32 @@ impl Conn {
         }
     }
 
+    /// Lends the connection to pingora's session for the request at the start of the buffer
+    /// ([`Lent`]), or hands it over for good if its end cannot be known ([`delimit`]).
+    fn lend(mut self) -> Ended {
+        let Some((head, mut extent)) = delimit(&self.buf) else {
+            return Ended::HandOver(self.stream, self.buf, self.served);
+        };
+        // The body's framing was checked when the head was read ([`Next::Refused`]).
+        let body = extent.take(&self.buf[head..]).unwrap_or_default();
+        let request = self.buf.split_to(head + body);
+        Ended::Lend(Lent {
+            stream: self.stream,
+            request,
+            extent,
+            after: self.buf,
+            served: self.served,
+        })
+    }
+
+    /// Answers a request whose chunked body's framing is refused ([`Chunked`]) with a `400`
+    /// and closes.
+    async fn refuse_framing(&mut self, gate: &Gate, why: &'static str) {
+        METRICS.count_closed(Closed::BadFraming);
+        let body = format!("400 Bad Request: {why}.\n");
+        self.close_with(gate, "400 Bad Request", &body).await;
+    }
+
     /// Answers a request head longer than `server.max_head_bytes` with a `431` and closes
     /// (RFC 6585 §5), as nginx answers one over `large_client_header_buffers` (with a 400).
     async fn too_large(&mut self, gate: &Gate) {
@@ -234,8 +307,17 @@ impl Conn {
             "431 Request Header Fields Too Large: the request head is over {} bytes.\n",
             gate.settings.max_head_bytes
         );
+        self.close_with(gate, "431 Request Header Fields Too Large", &body)
+            .await;
+    }
+
+    /// Answers `status` (code and reason) with a text `body` before any request was judged,
+    /// and closes.
+    async fn close_with(&mut self, gate: &Gate, status: &str, body: &str) {
         let out = &mut self.out;
-        out.put_slice(b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ");
+        out.put_slice(b"HTTP/1.1 ");
+        out.put_slice(status.as_bytes());
+        out.put_slice(b"\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ");
         out.put_slice(body.len().to_string().as_bytes());
         out.put_slice(b"\r\nDate: ");
         out.put_slice(get_cached_date().as_bytes());
@@ -743,6 +825,49 @@ struct Span(u16, u16);
 
 // A head this lane takes is at most `MAX_HEAD` bytes: every position in it fits a `Span`.
 const _: () = assert!(MAX_HEAD <= u16::MAX as usize);
+
+/// Where the request at the start of `buf` (a whole head) ends: its head's length, and its
+/// body's extent. `None` for a request whose end this lane does not decide, which pingora's
+/// loop then keeps the connection for: an upgrade or `CONNECT` (the connection may become a
+/// tunnel), a `Transfer-Encoding` other than a lone `chunked`, a `Content-Length` that is not
+/// one number (pingora or the field rules answer 400 and close), a head httparse does not read.
+pub fn delimit(buf: &[u8]) -> Option<(usize, Extent)> {
+    let mut fields = [httparse::EMPTY_HEADER; PINGORA_MAX_FIELDS];
+    let mut parsed = httparse::Request::new(&mut fields);
+    let Ok(httparse::Status::Complete(head)) = parsed.parse(buf) else {
+        return None;
+    };
+    if parsed.method == Some("CONNECT") {
+        return None;
+    }
+    let mut length = None;
+    let mut chunked = false;
+    for field in parsed.headers.iter() {
+        let name = field.name.as_bytes();
+        if name.eq_ignore_ascii_case(b"upgrade") {
+            return None;
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            if chunked || !field.value.trim_ascii().eq_ignore_ascii_case(b"chunked") {
+                return None;
+            }
+            chunked = true;
+        } else if name.eq_ignore_ascii_case(b"content-length") {
+            let digits = field.value.trim_ascii();
+            if length.is_some() || digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            length = Some(std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?);
+        }
+    }
+    match (chunked, length) {
+        (true, Some(_)) => None,
+        (true, None) => Some((head, Extent::Chunked(Chunked::default()))),
+        (false, length) => Some((head, Extent::Length(length.unwrap_or(0)))),
+    }
+}
+
+/// Most header fields pingora's session reads in a request head.
+const PINGORA_MAX_FIELDS: usize = 256;
 
 /// The length of the request head at the start of `buf` up to its empty line, once it is
 /// there: for a head httparse would not parse whole (more fields than this lane takes). Empty

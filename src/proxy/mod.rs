@@ -5,6 +5,7 @@
 pub mod access_log;
 pub mod admin;
 pub mod app;
+pub mod body;
 pub mod deadline;
 pub mod downstream;
 pub mod fields;
