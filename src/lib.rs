@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod evidence;
 pub mod forwarded;
+pub mod h1;
 pub mod identity;
 pub mod keyword;
 pub mod metrics;

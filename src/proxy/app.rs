@@ -1,5 +1,5 @@
 //! The proxy's connection loop. An HTTP/1 connection starts in robogate's own lane
-//! ([`lane`]), which reads every request head and answers plain GET/HEAD requests itself. A
+//! ([`h1::conn`]), which reads every request head and answers plain GET/HEAD requests itself. A
 //! request it does not answer is lent to pingora's session alone ([`App::lend`]): pingora reads
 //! it through a stream that ends with its body, answers it, and gives the connection back to
 //! the lane for the next head. Only a request whose end the lane does not decide (an upgrade,
@@ -26,12 +26,13 @@ use pingora_core::protocols::{Stream, ALPN};
 use pingora_core::server::ShutdownWatch;
 use pingora_proxy::HttpProxy;
 
+use crate::h1;
+use crate::h1::body::Bounded;
 use crate::metrics::{Closed, METRICS};
-use crate::proxy::body::Bounded;
 use crate::proxy::per_client::{Counted, PerClient};
-use crate::proxy::{lane, tarpit, Gate};
+use crate::proxy::{tarpit, Gate};
 
-/// The proxy service's app: robogate's own HTTP/1 lane ([`lane`]), then pingora's HTTP proxy
+/// The proxy service's app: robogate's own HTTP/1 lane ([`h1::conn`]), then pingora's HTTP proxy
 /// around [`Gate`] in the loop described above for a connection the lane hands over.
 pub struct App {
     proxy: Arc<HttpProxy<Gate>>,
@@ -83,12 +84,12 @@ impl ServerApp for App {
         if matches!(stream.selected_alpn_proto(), Some(ALPN::H2)) {
             return self.proxy.process_new(stream, shutdown).await;
         }
-        let mut conn = lane::Conn::new(stream);
+        let mut conn = h1::Conn::new(stream);
         loop {
             conn = match conn.serve(&self.gate, shutdown).await {
-                lane::Ended::Closed => return None,
-                lane::Ended::Lend(lent) => self.lend(lent, shutdown).await?,
-                lane::Ended::HandOver(stream, read, served) => {
+                h1::Ended::Closed => return None,
+                h1::Ended::Lend(lent) => self.lend(lent, shutdown).await?,
+                h1::Ended::HandOver(stream, read, served) => {
                     return self.hand_over(stream, read, served, shutdown).await;
                 }
             };
@@ -128,8 +129,8 @@ impl App {
 
     /// Serves the one request of `lent` through pingora's session, and gives the lane back the
     /// connection after it, if it stays open (a tarpit takes it, or it closes).
-    async fn lend(&self, lent: lane::Lent, shutdown: &ShutdownWatch) -> Option<lane::Conn> {
-        let lane::Lent {
+    async fn lend(&self, lent: h1::Lent, shutdown: &ShutdownWatch) -> Option<h1::Conn> {
+        let h1::Lent {
             stream,
             request,
             extent,
@@ -147,11 +148,11 @@ impl App {
         }
         let (stream, ahead) = bounded.finish()?;
         after.extend_from_slice(&ahead);
-        Some(lane::Conn::resume(stream, after, served + 1))
+        Some(h1::Conn::resume(stream, after, served + 1))
     }
 
     /// Gives pingora's loop the connection for good, from a request whose end the lane does not
-    /// decide (see [`lane::delimit`]): its head is whole in `read`.
+    /// decide (see [`h1::head::delimit`]): its head is whole in `read`.
     async fn hand_over(
         &self,
         stream: Stream,

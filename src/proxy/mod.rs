@@ -5,15 +5,10 @@
 pub mod access_log;
 pub mod admin;
 pub mod app;
-pub mod body;
-pub mod deadline;
-pub mod downstream;
-pub mod fields;
 pub mod forward;
 pub mod host;
 pub mod in_flight;
 pub mod lane;
-pub mod origin_h1;
 pub mod origin_tls;
 pub mod per_client;
 pub mod problem;
@@ -38,6 +33,7 @@ use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::forwarded::{X_FORWARDED_FOR, X_FORWARDED_PROTO};
+use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Tell, Upstream};
 use crate::robots;
@@ -45,9 +41,7 @@ use crate::state::ledger::Reader;
 use crate::state::tarpits::TarpitGuard;
 use crate::state::{Bounds, Client, LiveState};
 use crate::verify::{Claim, Verifier};
-use forward::OriginPool;
 use in_flight::InFlight;
-use origin_h1::OriginHead;
 use respond::Acted;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings. Cloned
@@ -230,9 +224,9 @@ impl Gate {
         let from_trusted_proxy = self.sent_by_trusted_proxy(peer);
         if !req.raw_path().starts_with(b"/") {
             let mut upstream = req.clone();
-            forward::strip_hop_by_hop(&mut upstream);
+            fields::strip_hop_by_hop(&mut upstream);
             prepare_upstream_request(&mut upstream, up, peer, from_trusted_proxy, scheme)?;
-            origin_h1::request_head(&upstream, out);
+            crate::h1::origin::request_head(&upstream, out);
             return Ok(());
         }
         // The fields of the maps, each name in the case the client sent it.
@@ -274,7 +268,7 @@ impl Gate {
         let mut has_host = false;
         fields(&mut |name, value| {
             let is = |other: &str| name.eq_ignore_ascii_case(other.as_bytes());
-            let replaced = forward::HOP_BY_HOP.iter().any(|h| is(h.as_str()))
+            let replaced = fields::HOP_BY_HOP.iter().any(|h| is(h.as_str()))
                 || is(X_FORWARDED_FOR.as_str())
                 || (is(X_FORWARDED_PROTO.as_str()) && !proto_told)
                 || (is("host") && up.host.is_some());
@@ -296,6 +290,40 @@ impl Gate {
         }
         out.put_slice(b"\r\n");
         Ok(())
+    }
+}
+
+/// Where the fast path finds the origin.
+fn endpoint(up: &Upstream) -> Endpoint {
+    Endpoint {
+        socket: up.socket,
+        connect_timeout: up.connect_timeout,
+        read_timeout: up.read_timeout,
+        write_timeout: up.write_timeout,
+        idle_timeout: up.idle_timeout,
+    }
+}
+
+/// Answers written through pingora's session (for a request pingora's loop read).
+impl Downstream for Session {
+    fn req_header(&self) -> &RequestHeader {
+        self.as_downstream().req_header()
+    }
+
+    fn head_written(&self) -> bool {
+        self.response_written().is_some()
+    }
+
+    fn close_after(&mut self) {
+        self.set_keepalive(None);
+    }
+
+    async fn write_head(&mut self, resp: Box<ResponseHeader>, end: bool) -> Result<()> {
+        self.write_response_header(resp, end).await
+    }
+
+    async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
+        self.write_response_body(body, end).await
     }
 }
 
@@ -450,7 +478,7 @@ fn decorate_response(
     policy: &Policy,
     decision: &Decision,
 ) -> Result<()> {
-    strip_hop_by_hop(resp);
+    fields::strip_response_hop_by_hop(resp);
     resp.set_version(http::Version::HTTP_11);
     let has_content_usage = resp.headers.contains_key(CONTENT_USAGE);
     for (name, value) in added_fields(policy, decision, has_content_usage) {
@@ -485,33 +513,6 @@ fn added_fields<'a>(
         .flatten()
         .map(|value| (CONTENT_USAGE, value));
     tags.chain(usage)
-}
-
-/// Removes the fields of the origin's answer that describe its connection to robogate
-/// (RFC 9110 §7.6.1): `Connection` and the fields it names, `Keep-Alive`, `Proxy-Connection`.
-/// robogate writes its own `Connection` to the client. Framing fields stay (the writer re-frames
-/// the body from them), and a 101's `Connection: upgrade` stays with its switch.
-fn strip_hop_by_hop(resp: &mut ResponseHeader) {
-    if resp.status == http::StatusCode::SWITCHING_PROTOCOLS {
-        return;
-    }
-    let named: Vec<HeaderName> = forward::list_items(resp.headers.get_all(header::CONNECTION))
-        .filter_map(|token| HeaderName::from_bytes(token).ok())
-        .filter(|name| {
-            !matches!(
-                *name,
-                header::TRANSFER_ENCODING | header::CONTENT_LENGTH | header::CONNECTION
-            )
-        })
-        .collect();
-    for name in named {
-        resp.remove_header(&name);
-    }
-    for name in ["connection", "keep-alive", "proxy-connection"] {
-        if resp.headers.contains_key(name) {
-            resp.remove_header(name);
-        }
-    }
 }
 
 /// The AI usage preference header field (draft-ietf-aipref-attach §2).
@@ -665,7 +666,7 @@ impl ProxyHttp for Gate {
             self.upstream_head(session.req_header(), up, peer, scheme, out)
         };
         let decorate = |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);
-        forward::exchange(session, build, up, &self.origins, decorate).await?;
+        crate::h1::exchange(session, build, &endpoint(up), &self.origins, decorate).await?;
         Ok(true)
     }
 

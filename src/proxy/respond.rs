@@ -7,9 +7,9 @@ use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
 use crate::evidence::Reason;
+use crate::h1::Downstream;
 use crate::metrics::UpstreamError;
 use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
-use crate::proxy::downstream::Downstream;
 use crate::proxy::problem::{self, Refusal};
 use crate::proxy::{reason_of, tarpit};
 use crate::state::tarpits::TarpitGuard;

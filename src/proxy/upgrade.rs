@@ -13,7 +13,7 @@ use sha1::{Digest, Sha1};
 
 use crate::config::Upgrades;
 
-use super::forward::list_items;
+use crate::h1::fields::list_items;
 
 /// RFC 6455 §1.3: appended to the client's key before hashing.
 const WEBSOCKET_GUID: &[u8] = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11";

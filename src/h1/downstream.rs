@@ -1,16 +1,15 @@
-//! Where an answer goes: pingora's session, or robogate's own HTTP/1 lane ([`super::lane`]).
-//! The answers robogate writes itself ([`super::respond`]) and the origin's answers carried by
-//! the direct lane ([`super::forward`]) are written through this trait, so both connection
-//! loops answer alike.
+//! Where an answer goes: pingora's session (the proxy implements this trait for it), or
+//! robogate's own connection loop ([`super::conn::Reply`]). The answers robogate writes itself
+//! and the origin's answers carried by the fast path ([`super::exchange`]) are written through
+//! this trait, so both connection loops answer alike.
 
 use std::future::Future;
 
 use bytes::Bytes;
 use pingora_error::Result;
 use pingora_http::{RequestHeader, ResponseHeader};
-use pingora_proxy::Session;
 
-use super::origin_h1::OriginHead;
+use super::origin::OriginHead;
 
 /// The client's side of one request: its head, and the answer's head and body going out.
 pub trait Downstream: Send {
@@ -55,26 +54,4 @@ pub trait Downstream: Send {
         body: Option<Bytes>,
         end: bool,
     ) -> impl Future<Output = Result<()>> + Send;
-}
-
-impl Downstream for Session {
-    fn req_header(&self) -> &RequestHeader {
-        self.as_downstream().req_header()
-    }
-
-    fn head_written(&self) -> bool {
-        self.response_written().is_some()
-    }
-
-    fn close_after(&mut self) {
-        self.set_keepalive(None);
-    }
-
-    async fn write_head(&mut self, resp: Box<ResponseHeader>, end: bool) -> Result<()> {
-        self.write_response_header(resp, end).await
-    }
-
-    async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
-        self.write_response_body(body, end).await
-    }
 }

@@ -14,6 +14,9 @@
 //!
 //! Pure: the caller passes the fields as (name, value) bytes.
 
+use http::{header, HeaderName, HeaderValue, Method};
+use pingora_http::{RequestHeader, ResponseHeader};
+
 /// The fields robogate reads to decide, or that frame the request: never a `Connection` option,
 /// and never spelled with `_`. Lower case. Any `x-forwarded-*` and `sec-fetch-*` field counts too
 /// ([`is_decided`]).
@@ -110,6 +113,99 @@ fn is_decided_twin(name: &[u8]) -> bool {
     is_decided(dashed)
 }
 
+/// Is this request nothing but a `GET` or `HEAD` head (see [`eligible`] and [`plain_fields`])?
+/// robogate's own connection loop serves the same requests itself ([`super::head::parse`]).
+pub fn plain_head(req: &RequestHeader) -> bool {
+    (req.method == Method::GET || req.method == Method::HEAD)
+        && plain_fields(
+            req.headers
+                .iter()
+                .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())),
+        )
+}
+
+/// Do these request fields (name, value) say the request is its head alone? No body
+/// (`Content-Length` absent or a single `0`), no `Transfer-Encoding`, `Upgrade` or `Expect`, no
+/// `Connection` option but `keep-alive`/`close`. One pass, names in any case: the lane asks it
+/// of the parser's fields before it builds a header map.
+pub fn plain_fields<'f>(fields: impl IntoIterator<Item = (&'f [u8], &'f [u8])>) -> bool {
+    let mut lengths = 0;
+    fields.into_iter().all(|(name, value)| {
+        if name.eq_ignore_ascii_case(b"content-length") {
+            lengths += 1;
+            value == b"0" && lengths == 1
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            items(value).all(|token| {
+                token.eq_ignore_ascii_case(b"keep-alive") || token.eq_ignore_ascii_case(b"close")
+            })
+        } else {
+            !(name.eq_ignore_ascii_case(b"transfer-encoding")
+                || name.eq_ignore_ascii_case(b"upgrade")
+                || name.eq_ignore_ascii_case(b"expect"))
+        }
+    })
+}
+
+/// The items of one line of a comma-separated field (`Connection`, `Content-Length`, ...),
+/// trimmed; empty items included.
+pub fn items(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    value.split(|b| *b == b',').map(<[u8]>::trim_ascii)
+}
+
+/// [`items`] over all the lines of a field.
+pub fn list_items<'v>(
+    values: impl IntoIterator<Item = &'v HeaderValue>,
+) -> impl Iterator<Item = &'v [u8]> {
+    values.into_iter().flat_map(|v| items(v.as_bytes()))
+}
+
+/// The hop-by-hop fields (RFC 9110 §7.6.1, and the legacy `Keep-Alive`, `Proxy-Connection`):
+/// they describe the client's connection, not the one to the origin.
+pub const HOP_BY_HOP: [HeaderName; 7] = [
+    header::CONNECTION,
+    header::TE,
+    header::TRAILER,
+    header::PROXY_AUTHORIZATION,
+    header::PROXY_AUTHENTICATE,
+    HeaderName::from_static("keep-alive"),
+    HeaderName::from_static("proxy-connection"),
+];
+
+/// Removes the hop-by-hop fields of an [`eligible`] request. Most requests have none, or only
+/// `Connection`: the fields present are looked at, not every name looked up.
+pub fn strip_hop_by_hop(req: &mut RequestHeader) {
+    while let Some(name) = req.headers.keys().find(|k| HOP_BY_HOP.contains(k)).cloned() {
+        req.remove_header(&name);
+    }
+}
+
+/// Removes the fields of the origin's answer that describe its connection to robogate
+/// (RFC 9110 §7.6.1): `Connection` and the fields it names, `Keep-Alive`, `Proxy-Connection`.
+/// robogate writes its own `Connection` to the client. Framing fields stay (the writer re-frames
+/// the body from them), and a 101's `Connection: upgrade` stays with its switch.
+pub fn strip_response_hop_by_hop(resp: &mut ResponseHeader) {
+    if resp.status == http::StatusCode::SWITCHING_PROTOCOLS {
+        return;
+    }
+    let named: Vec<HeaderName> = list_items(resp.headers.get_all(header::CONNECTION))
+        .filter_map(|token| HeaderName::from_bytes(token).ok())
+        .filter(|name| {
+            !matches!(
+                *name,
+                header::TRANSFER_ENCODING | header::CONTENT_LENGTH | header::CONNECTION
+            )
+        })
+        .collect();
+    for name in named {
+        resp.remove_header(&name);
+    }
+    for name in ["connection", "keep-alive", "proxy-connection"] {
+        if resp.headers.contains_key(name) {
+            resp.remove_header(name);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +252,57 @@ mod tests {
         a_length_twin_is_refused: "content_length: 5" => Err(Refusal::UnderscoreTwin);
         other_underscored_fields_pass: "X_Custom_Thing: 1\nmy_header: 2" => Ok(());
         a_long_underscored_name_passes: &format!("{}: 1", "a_".repeat(100)) => Ok(());
+    }
+
+    fn req(method: &str, headers: &[(&str, &str)]) -> RequestHeader {
+        let mut r = RequestHeader::build(method, b"/page", None).unwrap();
+        for (k, v) in headers {
+            r.append_header(k.to_string(), *v).unwrap();
+        }
+        r
+    }
+
+    #[test]
+    fn only_bodiless_gets_and_heads_without_upgrades_are_plain() {
+        assert!(plain_head(&req("GET", &[])));
+        assert!(plain_head(&req("HEAD", &[("Connection", "keep-alive")])));
+        assert!(plain_head(&req(
+            "GET",
+            &[("Connection", "Keep-Alive, close")]
+        )));
+        assert!(plain_head(&req("GET", &[("Content-Length", "0")])));
+        for not_plain in [
+            req("POST", &[]),
+            req("OPTIONS", &[]),
+            req("GET", &[("Content-Length", "5")]),
+            req("GET", &[("Transfer-Encoding", "chunked")]),
+            req(
+                "GET",
+                &[("Upgrade", "websocket"), ("Connection", "upgrade")],
+            ),
+            req("GET", &[("Connection", "close, x-private")]),
+            req("GET", &[("Expect", "100-continue")]),
+            req("GET", &[("Content-Length", "0"), ("Content-Length", "0")]),
+        ] {
+            assert!(!plain_head(&not_plain), "{not_plain:?}");
+        }
+    }
+
+    #[test]
+    fn hop_by_hop_fields_are_removed_and_the_rest_kept() {
+        let mut r = req(
+            "GET",
+            &[
+                ("Connection", "keep-alive"),
+                ("Keep-Alive", "timeout=5"),
+                ("TE", "trailers"),
+                ("Proxy-Authorization", "Basic x"),
+                ("Proxy-Connection", "keep-alive"),
+                ("Accept", "text/html"),
+            ],
+        );
+        strip_hop_by_hop(&mut r);
+        let names: Vec<&str> = r.headers.keys().map(|k| k.as_str()).collect();
+        assert_eq!(names, ["accept"]);
     }
 }

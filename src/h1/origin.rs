@@ -1,4 +1,4 @@
-//! The direct lane's HTTP/1 client ([`super::forward`]): one request head out to the origin, the
+//! The fast path's HTTP/1 client ([`super::exchange`]): one request head out to the origin, the
 //! response head and its body back, on a connection the lane pools.
 //!
 //! It replaces pingora's HTTP/1 client session on this lane, which per request allocates a
@@ -19,7 +19,7 @@ use pingora_error::{Error, ErrorType, Result};
 use pingora_http::{RequestHeader, ResponseHeader};
 
 use super::deadline::Deadline;
-use super::forward::{self, list_items};
+use super::fields::{self, list_items};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -491,7 +491,7 @@ impl OriginHead {
             let (name, value) = (field.name.as_bytes(), field.value);
             match Known::of(name) {
                 Known::TransferEncoding => {
-                    let mut codings = forward::items(value).filter(|t| !t.is_empty()).peekable();
+                    let mut codings = fields::items(value).filter(|t| !t.is_empty()).peekable();
                     if codings.peek().is_none() {
                         // A line naming no coding is no framing a client should read.
                         head.transfer.get_or_insert(false);
@@ -504,7 +504,7 @@ impl OriginHead {
                     }
                 }
                 Known::ContentLength => {
-                    for item in forward::items(value) {
+                    for item in fields::items(value) {
                         lengths += 1;
                         head.length = match (parse_length(item), head.length) {
                             (Some(n), Ok(None)) => Ok(Some(n)),
@@ -514,7 +514,7 @@ impl OriginHead {
                     }
                 }
                 Known::Connection => {
-                    for token in forward::items(value) {
+                    for token in fields::items(value) {
                         // A field named as an option is the connection's too (RFC 9110
                         // §7.6.1), even `Close`; `Keep-Alive` is left out anyway.
                         if token.eq_ignore_ascii_case(b"keep-alive") {
@@ -988,10 +988,10 @@ mod tests {
             if old_transfer.is_some() {
                 maps.remove_header(&header::CONTENT_LENGTH);
             }
-            crate::proxy::strip_hop_by_hop(&mut maps);
+            fields::strip_response_hop_by_hop(&mut maps);
             // Two deliberate differences: a Transfer-Encoding line that names no coding is
             // left out, and several equal lengths go out as one.
-            let no_coding = |v: &HeaderValue| forward::items(v.as_bytes()).all(|c| c.is_empty());
+            let no_coding = |v: &HeaderValue| fields::items(v.as_bytes()).all(|c| c.is_empty());
             if maps.headers.get_all(header::TRANSFER_ENCODING).iter().any(no_coding) {
                 let kept: Vec<HeaderValue> = maps
                     .headers
