@@ -40,7 +40,10 @@ impl BackgroundService for PoolSweeper {
         loop {
             tokio::select! {
                 _ = shutdown.changed() => break,
-                _ = tick.tick() => self.pool.sweep(self.live.load().upstream.idle_timeout),
+                _ = tick.tick() => {
+                    let up = &self.live.load().upstream;
+                    self.pool.sweep(up.socket, up.idle_timeout)
+                },
             }
         }
     }
