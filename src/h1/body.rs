@@ -258,6 +258,8 @@ pub struct Bounded {
     ahead: BytesMut,
     /// Why the body's framing was refused, once it was.
     refused: Option<&'static str>,
+    /// The client has sent its last byte (read after the request).
+    ended: bool,
 }
 
 impl Bounded {
@@ -267,6 +269,7 @@ impl Bounded {
             extent,
             ahead: BytesMut::new(),
             refused: None,
+            ended: false,
         }
     }
 
@@ -296,15 +299,19 @@ impl AsyncRead for Bounded {
             )));
         }
         if this.extent.done() {
-            // Past the request: read ahead for the lane; pingora sees nothing until the client
-            // closes.
+            // Past the request: read ahead for the lane, and give pingora nothing, not even the
+            // client's end of sending (a client that half-closes after its pipelined requests
+            // still gets their answers: pingora would not keep a half-closed connection). The
+            // lane reads the end itself after the requests read ahead. pingora's session reads
+            // here only beside its work on the answer, never waiting on this read alone.
             let mut chunk = [0u8; 4096];
-            while this.ahead.len() < MAX_AHEAD {
+            while this.ahead.len() < MAX_AHEAD && !this.ended {
                 let mut read = ReadBuf::new(&mut chunk);
                 match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
-                    Poll::Ready(Ok(())) if read.filled().is_empty() => return Poll::Ready(Ok(())),
+                    Poll::Ready(Ok(())) if read.filled().is_empty() => this.ended = true,
                     Poll::Ready(Ok(())) => this.ahead.extend_from_slice(read.filled()),
-                    other => return other,
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
                 }
             }
             return Poll::Pending;

@@ -8,6 +8,7 @@ mod behaviour;
 mod classify_corpus;
 mod cli;
 mod clients;
+mod differential;
 mod enforce;
 mod evidence;
 mod fairness;

@@ -106,6 +106,23 @@ impl Nginx {
         Nginx::start_with(&[], |addr, _| format!("listen {addr};"))
     }
 
+    /// nginx logging each request it serves as `path|user-agent` (its decoded, normalized
+    /// `$uri`), read by [`Nginx::served`].
+    pub fn start_logged() -> Nginx {
+        Nginx::start_with(&[], |addr, d| {
+            format!("listen {addr}; access_log {d}/access.log uri_ua;")
+        })
+    }
+
+    /// What nginx logged (see [`Nginx::start_logged`]): (path, User-Agent) a request.
+    pub fn served(&self) -> Vec<(String, String)> {
+        let log = std::fs::read_to_string(self._dir.path().join("access.log")).unwrap_or_default();
+        log.lines()
+            .filter_map(|l| l.split_once('|'))
+            .map(|(p, ua)| (p.to_string(), ua.to_string()))
+            .collect()
+    }
+
     /// nginx over TLS with `cert_pem` and `key_pem` (written as `cert.pem` and `key.pem`), and
     /// `extra` lines in its server block (`{addr}` in them is replaced by its address).
     pub fn start_tls(cert_pem: &str, key_pem: &str, extra: &str) -> Nginx {
@@ -148,7 +165,8 @@ impl Nginx {
                 format!(
                     "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
                      error_log {d}/error.log;\nevents {{ worker_connections 256; }}\n\
-                     http {{\n access_log off;\n client_body_temp_path {d}/body;\n\
+                     http {{\n access_log off;\n log_format uri_ua '$uri|$http_user_agent';\n\
+                     client_body_temp_path {d}/body;\n\
                      proxy_temp_path {d}/proxy;\n fastcgi_temp_path {d}/fastcgi;\n\
                      uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
                      server {{ {server} root {d}/www; }}\n}}\n"
