@@ -709,3 +709,24 @@ fn heads_after_a_request_pingora_served_are_bounded_too() {
         started.elapsed()
     );
 }
+
+/// A client that pipelines a request after one pingora's session serves (a POST), then
+/// half-closes, gets both answers: the end of its sending is kept for the connection loop, not
+/// shown to pingora's session, which would not keep a half-closed connection (found by the
+/// differential matrix).
+#[test]
+fn a_half_closed_pipeline_after_a_post_is_answered_whole() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let wire = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\nContent-Length: 3\r\n\r\nabc\
+         GET /about.html HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\n\r\n"
+    );
+    let mut s = connect(rg.addr);
+    s.write_all(wire.as_bytes()).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let first = read_answer(&mut s, false).expect("the POST's answer");
+    let second = read_answer(&mut s, false).unwrap_or_else(|| panic!("OUTPUT {}", rg.output()));
+    assert_eq!((first.status, second.status), (200, 200));
+    assert!(second.text().contains("About"), "{}", second.text());
+}
