@@ -14,6 +14,7 @@
 #      (which loadbench.sh sends to a file) with the default [access_log] batching (64 KiB,
 #      1s), as nginx's `access_log ... buffer=64k` beside it; 0 runs with RUST_LOG=warn (off).
 #      An explicit RUST_LOG wins over both.
+#      FAST_PATH (true): false sets server.fast_path = false (every request through pingora).
 #      A trap path is set (/private/trap/: loadbench.sh's robots.txt disallows it to every
 #      group, as a trap path must be), so every request pays the trap match.
 set -euo pipefail
@@ -23,6 +24,7 @@ cat > robogate.toml <<T
 listen = "127.0.0.1:$1"
 threads = ${THREADS:-1}
 keepalive_requests = ${KEEPALIVE_REQUESTS:-100000}
+fast_path = ${FAST_PATH:-true}
 [admin]
 listen = "127.0.0.1:$(($1 + 1000))"
 [origin]

@@ -21,7 +21,7 @@ use tokio::net::TcpStream;
 
 use super::downstream::Downstream;
 use super::origin::{Answer, Framing, Link, Origin, OriginHead};
-use super::pool::{still_open, OriginPool};
+use super::pool::OriginPool;
 
 /// Where the origin is, and how long each step towards it may take.
 #[derive(Clone, Copy, Debug)]
@@ -131,15 +131,13 @@ pub async fn exchange<D: Downstream>(
 }
 
 /// Returns a finished origin connection to the pool if the origin keeps it alive and has sent
-/// nothing after its answer. An origin that sends a body after a HEAD's answer anyway (a common
-/// fault) mostly sends it with the head, and it is left in the buffer ([`Origin::reuse`]); one
-/// that comes a moment later is found here, or when the connection is taken for the next
-/// request ([`OriginPool::take`]).
+/// nothing after its answer that was read with it ([`Origin::reuse`]). An origin that sends a
+/// body after a HEAD's answer anyway (a common fault) mostly sends it with the head; one that
+/// comes later is found when the connection is taken for the next request
+/// ([`OriginPool::take`] checks that it has nothing to read).
 fn release(origin: Origin, framing: Framing, up: &Endpoint, pool: &OriginPool) {
-    if let Some(mut link) = origin.reuse(framing) {
-        if still_open(&mut link.stream) {
-            pool.put(up.socket, link);
-        }
+    if let Some(link) = origin.reuse(framing) {
+        pool.put(up.socket, link);
     }
 }
 

@@ -4,6 +4,8 @@
 //! `Connection` option but `keep-alive`/`close`), and where a request ends ([`delimit`]).
 //! Parsed with `httparse`, as pingora parses them.
 
+use std::mem::MaybeUninit;
+
 use bytes::Bytes;
 use http::{HeaderValue, Version};
 use pingora_core::protocols::http::authority::validate_request_authority;
@@ -35,9 +37,10 @@ pub enum Parsed {
 /// for this lane (see the module's documentation). A head, whole or not, longer than
 /// `max_head` bytes is [`Parsed::TooLarge`].
 pub fn parse(buf: &[u8], max_head: usize) -> Parsed {
-    let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
-    let mut parsed = httparse::Request::new(&mut fields);
-    let len = match parsed.parse(buf) {
+    // Left uninitialized: httparse writes the fields it reads (no 2 KiB of zeroes a request).
+    let mut fields = [const { MaybeUninit::uninit() }; MAX_FIELDS];
+    let mut parsed = httparse::Request::new(&mut []);
+    let len = match parsed.parse_with_uninit_headers(buf, &mut fields) {
         Ok(httparse::Status::Complete(len)) if len > max_head => return Parsed::TooLarge,
         // Whole, but too long for this lane's field positions.
         Ok(httparse::Status::Complete(len)) if len > MAX_HEAD => return Parsed::Other,
@@ -145,9 +148,10 @@ const _: () = assert!(MAX_HEAD <= u16::MAX as usize);
 /// tunnel), a `Transfer-Encoding` other than a lone `chunked`, a `Content-Length` that is not
 /// one number (pingora or the field rules answer 400 and close), a head httparse does not read.
 pub fn delimit(buf: &[u8]) -> Option<(usize, Extent)> {
-    let mut fields = [httparse::EMPTY_HEADER; PINGORA_MAX_FIELDS];
-    let mut parsed = httparse::Request::new(&mut fields);
-    let Ok(httparse::Status::Complete(head)) = parsed.parse(buf) else {
+    let mut fields = [const { MaybeUninit::uninit() }; PINGORA_MAX_FIELDS];
+    let mut parsed = httparse::Request::new(&mut []);
+    let Ok(httparse::Status::Complete(head)) = parsed.parse_with_uninit_headers(buf, &mut fields)
+    else {
         return None;
     };
     if parsed.method == Some("CONNECT") {

@@ -437,18 +437,24 @@ impl Known {
 impl OriginHead {
     /// Parses a whole response head at the start of `buf`: `None` if more must be read.
     pub fn parse(buf: &[u8]) -> Result<Option<(OriginHead, usize)>> {
-        let mut parsed_fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
-        let mut parsed = httparse::Response::new(&mut parsed_fields);
-        let len = match parsed.parse(buf) {
-            Ok(httparse::Status::Complete(len)) => len,
-            Ok(httparse::Status::Partial) => return Ok(None),
-            Err(e) => {
-                return Err(
-                    Error::because(ErrorType::InvalidHTTPHeader, "origin response head", e)
-                        .into_up(),
-                )
-            }
-        };
+        // Left uninitialized: httparse writes the fields it reads (no 8 KiB of zeroes an
+        // answer).
+        let mut parsed_fields = [const { std::mem::MaybeUninit::uninit() }; MAX_FIELDS];
+        let mut parsed = httparse::Response::new(&mut []);
+        let config = httparse::ParserConfig::default();
+        let len =
+            match config.parse_response_with_uninit_headers(&mut parsed, buf, &mut parsed_fields) {
+                Ok(httparse::Status::Complete(len)) => len,
+                Ok(httparse::Status::Partial) => return Ok(None),
+                Err(e) => {
+                    return Err(Error::because(
+                        ErrorType::InvalidHTTPHeader,
+                        "origin response head",
+                        e,
+                    )
+                    .into_up())
+                }
+            };
         if len > MAX_HEAD {
             return failed(
                 ErrorType::InvalidHTTPHeader,

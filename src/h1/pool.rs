@@ -101,7 +101,7 @@ impl OriginPool {
 
 /// An idle connection is reusable only while reading it would block: a readable idle connection
 /// is either closed by the origin or carrying bytes nobody asked for.
-pub(super) fn still_open(stream: &mut TcpStream) -> bool {
+fn still_open(stream: &mut TcpStream) -> bool {
     let mut byte = [0u8; 1];
     let mut buf = ReadBuf::new(&mut byte);
     let mut cx = Context::from_waker(Waker::noop());
