@@ -46,7 +46,8 @@ impl Service for Gate {
         // its context drops.
         ctx.asked = Some(Asked::of(header));
         let policy = gate.live.load_full();
-        let (decision, place) = gate.decide(&policy, header, ctx.client).await;
+        // A plain head passed the field rules as it was parsed (`h1::fields::plain_fields`).
+        let (decision, place) = gate.decide(&policy, header, true, ctx.client).await;
         ctx.policy = Some(policy.clone());
         let (peer, scheme) = (reply.peer(), reply.scheme());
         let decision = &*ctx.decision.insert(decision);

@@ -139,14 +139,17 @@ impl Gate {
     /// Decides what to do with a request from `client` (see [`Gate::client`]), under `policy`:
     /// the decision, with the place [`LiveState::admit`] took for a tarpit. Its evidence line,
     /// if it is a refusal, is written here.
+    /// `checked`: the request's fields already passed [`fields::check`] (a plain head of the
+    /// fast path, [`fields::plain_fields`]), so they are not walked again.
     async fn decide(
         &self,
         policy: &Policy,
         req: &RequestHeader,
+        checked: bool,
         client: Option<IpAddr>,
     ) -> (Decision, Option<TarpitGuard>) {
         let host = req.headers.get(header::HOST);
-        let (decision, tarpit) = match well_formed(req, host) {
+        let (decision, tarpit) = match well_formed(req, host, checked) {
             Ok(ua) => {
                 let canonical = robots::Canonical::new(target(req));
                 let claim = Claim {
@@ -555,20 +558,23 @@ impl Malformed {
 /// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: its `Host`
 /// (`host`, the field's value) missing from an HTTP/1.1 request or not `host[:port]` (RFC 9112
 /// §3.2: a server MUST answer either 400), several `User-Agent` fields, fields against
-/// [`fields::check`]'s rules. (An HTTP/2 request names its host in `:authority`; an HTTP/1.0
+/// [`fields::check`]'s rules (unless `checked`). (An HTTP/2 request names its host in `:authority`; an HTTP/1.0
 /// one need not name it.)
 fn well_formed<'r>(
     req: &'r RequestHeader,
     host: Option<&HeaderValue>,
+    checked: bool,
 ) -> std::result::Result<Option<Cow<'r, str>>, Malformed> {
     match host {
         None if req.version == http::Version::HTTP_11 => return Err(Malformed::NoHost),
         Some(host) if !host::is_valid(host.as_bytes()) => return Err(Malformed::InvalidHost),
         _ => {}
     }
-    let fields = req.headers.iter();
-    fields::check(fields.map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())))
-        .map_err(Malformed::Fields)?;
+    if !checked {
+        let fields = req.headers.iter();
+        fields::check(fields.map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())))
+            .map_err(Malformed::Fields)?;
+    }
     user_agent(req)
 }
 
@@ -644,7 +650,9 @@ impl ProxyHttp for Gate {
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         self.take_in(session, ctx);
         let policy = self.live.load_full();
-        let (decision, tarpit) = self.decide(&policy, session.req_header(), ctx.client).await;
+        let (decision, tarpit) = self
+            .decide(&policy, session.req_header(), false, ctx.client)
+            .await;
         ctx.policy = Some(policy.clone());
         let decision = &*ctx.decision.insert(decision);
         match respond::act(session, &policy, decision, tarpit).await? {

@@ -115,7 +115,7 @@ pub async fn answer(
 /// what is wrong.
 async fn bad_request(session: &mut impl Downstream) -> Result<()> {
     let req = session.req_header();
-    let why = super::well_formed(req, req.headers.get(header::HOST)).err();
+    let why = super::well_formed(req, req.headers.get(header::HOST), false).err();
     if why.is_some_and(super::Malformed::unframed) {
         session.close_after();
     }
