@@ -245,7 +245,7 @@ impl Metrics {
         let connections_closed = counter_vec(
             &r,
             "robogate_connections_closed_total",
-            "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept; bad_framing: a chunked request body's framing refused, answered 400).",
+            "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept; bad_framing: a request's framing refused: a chunked body's (400), transfer codings other than one chunked (501), Transfer-Encoding beside Content-Length (400)).",
             &["reason"],
         );
         let tarpit_active = register(

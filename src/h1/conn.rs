@@ -33,7 +33,7 @@ use super::body::Extent;
 use super::deadline::Deadline;
 use super::downstream::Downstream;
 use super::fields::list_items;
-use super::head::{delimit, parse, Parsed, Request};
+use super::head::{delimit, parse, Parsed, Refusal, Request};
 use super::origin::OriginHead;
 use crate::metrics::{Closed, METRICS};
 
@@ -124,8 +124,8 @@ enum Next {
     Other,
     /// A head longer than `server.max_head_bytes`.
     TooLarge,
-    /// A chunked body whose framing is refused, and why.
-    Refused(&'static str),
+    /// A request whose framing is refused (its transfer codings, or its chunked body).
+    Refused(Refusal),
     /// The client closed, went quiet for too long, or the server is stopping.
     Gone,
 }
@@ -188,8 +188,8 @@ impl Conn {
                     return Ended::Closed;
                 }
                 Next::Other => return self.lend(),
-                Next::Refused(why) => {
-                    self.refuse_framing(&limits, why).await;
+                Next::Refused(refusal) => {
+                    self.refuse_framing(&limits, refusal).await;
                     return Ended::Closed;
                 }
             };
@@ -252,11 +252,12 @@ impl Conn {
                     }
                     Parsed::Plain(..) | Parsed::Other => {
                         return match delimit(&self.buf) {
-                            Some((head, mut extent)) => match extent.take(&self.buf[head..]) {
-                                Err(why) => Next::Refused(why),
+                            Ok(Some((head, mut extent))) => match extent.take(&self.buf[head..]) {
+                                Err(why) => Next::Refused(Refusal::bad(why)),
                                 Ok(_) => Next::Other,
                             },
-                            None => Next::Other,
+                            Ok(None) => Next::Other,
+                            Err(refusal) => Next::Refused(refusal),
                         }
                     }
                     Parsed::TooLarge => return Next::TooLarge,
@@ -309,7 +310,7 @@ impl Conn {
     /// Lends the connection to pingora's session for the request at the start of the buffer
     /// ([`Lent`]), or hands it over for good if its end cannot be known ([`delimit`]).
     fn lend(mut self) -> Ended {
-        let Some((head, mut extent)) = delimit(&self.buf) else {
+        let Ok(Some((head, mut extent))) = delimit(&self.buf) else {
             return Ended::HandOver(self.stream, self.buf, self.served);
         };
         // The body's framing was checked when the head was read ([`Next::Refused`]).
@@ -324,12 +325,12 @@ impl Conn {
         })
     }
 
-    /// Answers a request whose chunked body's framing is refused ([`Chunked`]) with a `400`
+    /// Answers a request whose framing is refused ([`delimit`], [`super::body::Chunked`])
     /// and closes.
-    async fn refuse_framing(&mut self, limits: &Limits, why: &'static str) {
+    async fn refuse_framing(&mut self, limits: &Limits, refusal: Refusal) {
         METRICS.count_closed(Closed::BadFraming);
-        let body = format!("400 Bad Request: {why}.\n");
-        self.close_with(limits, "400 Bad Request", &body).await;
+        let body = format!("{}: {}.\n", refusal.status, refusal.why);
+        self.close_with(limits, refusal.status, &body).await;
     }
 
     /// Answers a request head longer than `server.max_head_bytes` with a `431` and closes

@@ -142,44 +142,77 @@ struct Span(u16, u16);
 // A head this lane takes is at most `MAX_HEAD` bytes: every position in it fits a `Span`.
 const _: () = assert!(MAX_HEAD <= u16::MAX as usize);
 
+/// A request whose framing is refused before any of it goes on: the status line's code and
+/// reason, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub status: &'static str,
+    pub why: &'static str,
+}
+
+impl Refusal {
+    /// A `400` for `why`.
+    pub fn bad(why: &'static str) -> Refusal {
+        Refusal {
+            status: "400 Bad Request",
+            why,
+        }
+    }
+}
+
 /// Where the request at the start of `buf` (a whole head) ends: its head's length, and its
-/// body's extent. `None` for a request whose end this lane does not decide, which pingora's
+/// body's extent. `Ok(None)` for a request whose end this loop does not decide, which pingora's
 /// loop then keeps the connection for: an upgrade or `CONNECT` (the connection may become a
-/// tunnel), a `Transfer-Encoding` other than a lone `chunked`, a `Content-Length` that is not
-/// one number (pingora or the field rules answer 400 and close), a head httparse does not read.
-pub fn delimit(buf: &[u8]) -> Option<(usize, Extent)> {
+/// tunnel), a `Content-Length` that is not one number (the field rules answer 400 and close), a
+/// head httparse does not read. Refused: a `Transfer-Encoding` other than one `chunked` (501:
+/// pingora would drop a coding such as `gzip` and pass the body on as if it were plain), or
+/// beside a `Content-Length` (400, RFC 9112 §6.1: a message of ambiguous length).
+pub fn delimit(buf: &[u8]) -> Result<Option<(usize, Extent)>, Refusal> {
     let mut fields = [const { MaybeUninit::uninit() }; PINGORA_MAX_FIELDS];
     let mut parsed = httparse::Request::new(&mut []);
     let Ok(httparse::Status::Complete(head)) = parsed.parse_with_uninit_headers(buf, &mut fields)
     else {
-        return None;
+        return Ok(None);
     };
     if parsed.method == Some("CONNECT") {
-        return None;
+        return Ok(None);
     }
     let mut length = None;
+    let mut codings = 0;
     let mut chunked = false;
     for field in parsed.headers.iter() {
         let name = field.name.as_bytes();
         if name.eq_ignore_ascii_case(b"upgrade") {
-            return None;
+            return Ok(None);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            if chunked || !field.value.trim_ascii().eq_ignore_ascii_case(b"chunked") {
-                return None;
+            for coding in super::fields::items(field.value) {
+                codings += 1;
+                chunked = coding.eq_ignore_ascii_case(b"chunked");
             }
-            chunked = true;
         } else if name.eq_ignore_ascii_case(b"content-length") {
             let digits = field.value.trim_ascii();
             if length.is_some() || digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-                return None;
+                return Ok(None);
             }
-            length = Some(std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?);
+            let Some(n) = std::str::from_utf8(digits)
+                .ok()
+                .and_then(|d| d.parse::<u64>().ok())
+            else {
+                return Ok(None);
+            };
+            length = Some(n);
         }
     }
-    match (chunked, length) {
-        (true, Some(_)) => None,
-        (true, None) => Some((head, Extent::Chunked(Chunked::default()))),
-        (false, length) => Some((head, Extent::Length(length.unwrap_or(0)))),
+    match (codings, chunked, length) {
+        (0, _, length) => Ok(Some((head, Extent::Length(length.unwrap_or(0))))),
+        (1, true, None) => Ok(Some((head, Extent::Chunked(Chunked::default())))),
+        (_, _, Some(_)) => Err(Refusal::bad(
+            "the request has both Transfer-Encoding and Content-Length",
+        )),
+        _ => Err(Refusal {
+            status: "501 Not Implemented",
+            why: "robogate takes request bodies in the chunked transfer coding alone",
+        }),
     }
 }
 

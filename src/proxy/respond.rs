@@ -71,7 +71,11 @@ async fn discard_body(session: &mut Session) {
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > DISCARD_BODY_MAX) {
+    // A client that waits for `100 Continue` has sent no body: nothing to read, and the
+    // connection closes after the answer (pingora's, as the body is not done), so that no
+    // body it sends later is read as its next request.
+    let expects = session.req_header().headers.contains_key(header::EXPECT);
+    if expects || declared.is_some_and(|n| n > DISCARD_BODY_MAX) {
         return;
     }
     let mut read = 0;
@@ -407,6 +411,8 @@ pub fn upstream_error_kind(e: &Error) -> Option<UpstreamError> {
 fn failure_status(e: &Error) -> Option<u16> {
     Some(match (e.etype(), e.esource()) {
         (ErrorType::HTTPStatus(code), _) => *code,
+        // A request body whose framing `h1::body` refused as it came.
+        _ if refused_body(e).is_some() => 400,
         (
             ErrorType::ConnectTimedout | ErrorType::ReadTimedout | ErrorType::WriteTimedout,
             ErrorSource::Upstream,
@@ -419,6 +425,16 @@ fn failure_status(e: &Error) -> Option<u16> {
         (_, ErrorSource::Downstream) => 400,
         (_, ErrorSource::Internal | ErrorSource::Unset) => 500,
     })
+}
+
+/// Why the client's request body was refused on its way ([`crate::h1::body::Bounded`]: an
+/// `InvalidData` read error of the client's side), if that is what failed.
+fn refused_body(e: &Error) -> Option<String> {
+    if e.esource() != &ErrorSource::Downstream {
+        return None;
+    }
+    let io = e.root_cause().downcast_ref::<std::io::Error>()?;
+    (io.kind() == std::io::ErrorKind::InvalidData).then(|| io.to_string())
 }
 
 /// Answers a request that could not be proxied. Returns the status written (0 when the client
@@ -445,6 +461,10 @@ pub async fn proxy_failure(session: &mut impl Downstream, e: &Error) -> u16 {
                 The site may be restarting; try again in a moment.\n"
             .to_string(),
         504 => "504 Gateway Timeout: the origin server did not answer in time.\n".to_string(),
+        400 => match refused_body(e) {
+            Some(why) => format!("400 Bad Request: {why}.\n"),
+            None => "400 Bad Request\n".to_string(),
+        },
         _ => format!("{status} error\n"),
     };
     let written = local(

@@ -37,6 +37,15 @@ fn is_websocket(protocol: &[u8]) -> bool {
 pub fn offer(upstream: &mut RequestHeader, allowed: Upgrades) {
     if upstream.headers.contains_key(header::UPGRADE) && !asks_allowed(upstream, allowed) {
         upstream.remove_header(&header::UPGRADE);
+        // And the `upgrade` option of `Connection`, which named it.
+        let options: Vec<Vec<u8>> = list_items(upstream.headers.get_all(header::CONNECTION))
+            .filter(|o| !o.is_empty() && !o.eq_ignore_ascii_case(b"upgrade"))
+            .map(<[u8]>::to_vec)
+            .collect();
+        upstream.remove_header(&header::CONNECTION);
+        if !options.is_empty() {
+            let _ = upstream.insert_header(header::CONNECTION, options.join(&b", "[..]));
+        }
     }
 }
 
@@ -138,10 +147,15 @@ mod tests {
         let mut h2c = req(&[("Upgrade", "h2c")]);
         offer(&mut h2c, Upgrades::Websocket);
         assert!(!h2c.headers.contains_key(header::UPGRADE));
-        let mut ws = req(&[("Upgrade", "websocket")]);
+        let mut ws = req(&[
+            ("Upgrade", "websocket"),
+            ("Connection", "Upgrade, keep-alive"),
+        ]);
         offer(&mut ws, Upgrades::Websocket);
         assert!(ws.headers.contains_key(header::UPGRADE));
         offer(&mut ws, Upgrades::Off);
         assert!(!ws.headers.contains_key(header::UPGRADE));
+        // Nor does `Connection` name it (hostile review).
+        assert_eq!(ws.headers.get(header::CONNECTION).unwrap(), "keep-alive");
     }
 }

@@ -730,3 +730,62 @@ fn a_half_closed_pipeline_after_a_post_is_answered_whole() {
     assert_eq!((first.status, second.status), (200, 200));
     assert!(second.text().contains("About"), "{}", second.text());
 }
+
+/// The hostile review's findings on the lending path: a transfer coding besides `chunked` (it
+/// was handed to pingora's loop for good, which dropped the `gzip` and took the connection off
+/// the head limits) is a 501, `Transfer-Encoding` beside `Content-Length` a 400; bad chunked
+/// framing that comes after the head (pingora's session has the request) is a 400, not a
+/// silent close; a refused request whose client waits for `100 Continue` is answered with the
+/// connection closed, so that a body it sends later is not read as its next request.
+#[test]
+fn framing_the_lane_refuses_and_refusals_after_the_head() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let post = |fields: &str| {
+        format!("POST /form HTTP/1.1\r\nHost: x\r\nUser-Agent: {FIREFOX}\r\n{fields}\r\n")
+    };
+    for (fields, want) in [
+        ("Transfer-Encoding: gzip, chunked\r\n", 501),
+        (
+            "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+            501,
+        ),
+        ("Transfer-Encoding: chunked\r\nContent-Length: 3\r\n", 400),
+    ] {
+        let r = send_raw(
+            rg.addr,
+            format!("{}3\r\nabc\r\n0\r\n\r\n", post(fields)).as_bytes(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.status, want, "{fields:?}: {}", r.text());
+        assert_eq!(r.header("connection"), Some("close"), "{fields:?}");
+    }
+    // Bad framing after the head, which pingora's session already holds, towards an origin
+    // that reads the whole body before it answers.
+    let reader = KeepAliveOrigin::start(|_, s| {
+        let mut body = Vec::new();
+        let mut chunk = [0u8; 1024];
+        while !body.ends_with(b"0\r\n\r\n") {
+            match s.read(&mut chunk) {
+                Ok(n @ 1..) => body.extend_from_slice(&chunk[..n]),
+                _ => return,
+            }
+        }
+        let _ = s.write_all(ok("read").as_bytes());
+    });
+    let rg = Robogate::start(reader.addr, DEFAULT_ROBOTS, "");
+    let mut s = connect(rg.addr);
+    s.set_nodelay(true).unwrap();
+    s.write_all(post("Transfer-Encoding: chunked\r\n").as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    s.write_all(b" 3\r\nabc\r\n0\r\n\r\n").unwrap();
+    let r = read_answer(&mut s, false).expect("an answer, not a silent close");
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    // A refused request waiting for 100 Continue.
+    let mut s = connect(rg.addr);
+    s.write_all(format!("POST /private/x HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n").as_bytes()).unwrap();
+    let r = read_answer(&mut s, false).unwrap();
+    assert_eq!((r.status, r.header("connection")), (403, Some("close")));
+}
