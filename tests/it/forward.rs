@@ -587,17 +587,7 @@ fn early_hints_are_passed_on() {
          HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
     );
     let on = Robogate::start(origin, DEFAULT_ROBOTS, "");
-    let launch = Launch {
-        server: "fast_path = false\n",
-        ..Launch::default()
-    };
-    let off = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        origin,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
-    );
+    let off = Robogate::with_server(origin, "fast_path = false\n");
     for rg in [&on, &off] {
         let heads = answer_heads(
             rg.addr,
@@ -627,17 +617,7 @@ fn a_long_origin_head_passes_on_both_paths() {
     );
     let origin = raw_origin(head);
     let on = Robogate::start(origin, DEFAULT_ROBOTS, "");
-    let launch = Launch {
-        server: "fast_path = false\n",
-        ..Launch::default()
-    };
-    let off = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        origin,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
-    );
+    let off = Robogate::with_server(origin, "fast_path = false\n");
     for rg in [&on, &off] {
         let r = get(rg.addr, "/", Some(FIREFOX)).unwrap();
         assert_eq!((r.status, r.text().as_str()), (200, "ok"));

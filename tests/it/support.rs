@@ -370,6 +370,16 @@ impl Robogate {
         )
     }
 
+    /// [`Robogate::start`] with the default robots.txt and `server` lines in `[server]`.
+    pub fn with_server(origin: SocketAddr, server: &str) -> Robogate {
+        let launch = Launch {
+            server,
+            ..Launch::default()
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        Robogate::launch(dir, origin, DEFAULT_ROBOTS, "", launch)
+    }
+
     /// [`Robogate::start`] in a conf folder the caller prepared (with extra files).
     pub fn start_in(
         dir: tempfile::TempDir,

@@ -189,17 +189,7 @@ fn with_upgrades_off_the_origin_is_offered_none() {
         };
         let _ = s.write_all(answer.as_bytes());
     });
-    let launch = Launch {
-        server: "upgrades = \"off\"\n",
-        ..Launch::default()
-    };
-    let rg = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        origin.addr,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
-    );
+    let rg = Robogate::with_server(origin.addr, "upgrades = \"off\"\n");
     let mut s = connect(rg.addr);
     s.write_all(websocket_request("/page", "websocket").as_bytes())
         .unwrap();
@@ -220,17 +210,7 @@ fn with_upgrades_off_the_origin_is_offered_none() {
 #[test]
 fn a_head_over_max_head_bytes_gets_a_431_and_a_smaller_long_one_is_served() {
     let origin = Origin::start();
-    let launch = Launch {
-        server: "max_head_bytes = 32768\n",
-        ..Launch::default()
-    };
-    let rg = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        origin.addr,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
-    );
+    let rg = Robogate::with_server(origin.addr, "max_head_bytes = 32768\n");
     let head = |filler: usize| {
         format!(
             "GET / HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\nX-Filler: {}\r\nConnection: close\r\n\r\n",
@@ -255,16 +235,9 @@ fn a_head_over_max_head_bytes_gets_a_431_and_a_smaller_long_one_is_served() {
 #[test]
 fn a_trickled_head_is_cut_at_the_head_timeout() {
     let origin = Origin::start();
-    let launch = Launch {
-        server: "head_timeout = \"1s\"\nclient_timeout = \"10s\"\n",
-        ..Launch::default()
-    };
-    let rg = Robogate::launch(
-        tempfile::tempdir().unwrap(),
+    let rg = Robogate::with_server(
         origin.addr,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
+        "head_timeout = \"1s\"\nclient_timeout = \"10s\"\n",
     );
     let mut s = connect(rg.addr);
     let started = Instant::now();
@@ -304,17 +277,7 @@ fn a_trickled_head_is_cut_at_the_head_timeout() {
 #[test]
 fn one_address_holds_at_most_max_connections_per_client() {
     let origin = Origin::start();
-    let launch = Launch {
-        server: "max_connections_per_client = 3\n",
-        ..Launch::default()
-    };
-    let rg = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        origin.addr,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
-    );
+    let rg = Robogate::with_server(origin.addr, "max_connections_per_client = 3\n");
     let mut held: Vec<Conn> = (0..3).map(|_| Conn::open(rg.addr).unwrap()).collect();
     for c in &mut held {
         assert_eq!(c.get("/", FIREFOX).unwrap().status, 200);
@@ -475,17 +438,7 @@ fn a_length_list_or_a_repeated_length_is_a_400() {
 fn the_fast_path_off_gives_the_same_answers_in_front_of_nginx() {
     let nginx = Nginx::start();
     let on = Robogate::start(nginx.addr, DEFAULT_ROBOTS, "");
-    let launch = Launch {
-        server: "fast_path = false\n",
-        ..Launch::default()
-    };
-    let off = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        nginx.addr,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
-    );
+    let off = Robogate::with_server(nginx.addr, "fast_path = false\n");
     let get = |method: &str, path: &str, ua: &str| {
         format!("{method} {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n\r\n")
     };
@@ -659,16 +612,9 @@ fn lenient_chunked_framing_is_a_400_and_good_framing_passes() {
 #[test]
 fn heads_after_a_request_pingora_served_are_bounded_too() {
     let origin = Origin::start();
-    let launch = Launch {
-        server: "head_timeout = \"1s\"\nclient_timeout = \"10s\"\nmax_head_bytes = 4096\n",
-        ..Launch::default()
-    };
-    let rg = Robogate::launch(
-        tempfile::tempdir().unwrap(),
+    let rg = Robogate::with_server(
         origin.addr,
-        DEFAULT_ROBOTS,
-        "",
-        launch,
+        "head_timeout = \"1s\"\nclient_timeout = \"10s\"\nmax_head_bytes = 4096\n",
     );
     let post = format!("POST / HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {FIREFOX}\r\nContent-Length: 3\r\n\r\nabc");
     // Too large, after a POST.
