@@ -120,8 +120,11 @@ pub struct Conn {
 /// What the next request on a connection is.
 enum Next {
     Plain(Box<Request>),
-    /// A whole head that is not this lane's (see the module's documentation).
-    Other,
+    /// A request for pingora's session: its bytes in the buffer so far (head, and what of its
+    /// body came with it), and what of its body is still to come.
+    Lend(usize, Extent),
+    /// A whole head whose end this loop does not decide ([`delimit`]): pingora's for good.
+    HandOver,
     /// A head longer than `server.max_head_bytes`.
     TooLarge,
     /// A request whose framing is refused (its transfer codings, or its chunked body).
@@ -187,7 +190,8 @@ impl Conn {
                     self.too_large(&limits).await;
                     return Ended::Closed;
                 }
-                Next::Other => return self.lend(),
+                Next::Lend(len, extent) => return self.lend(len, extent),
+                Next::HandOver => return Ended::HandOver(self.stream, self.buf, self.served),
                 Next::Refused(refusal) => {
                     self.refuse_framing(&limits, refusal).await;
                     return Ended::Closed;
@@ -254,9 +258,9 @@ impl Conn {
                         return match delimit(&self.buf) {
                             Ok(Some((head, mut extent))) => match extent.take(&self.buf[head..]) {
                                 Err(why) => Next::Refused(Refusal::bad(why)),
-                                Ok(_) => Next::Other,
+                                Ok(body) => Next::Lend(head + body, extent),
                             },
-                            Ok(None) => Next::Other,
+                            Ok(None) => Next::HandOver,
                             Err(refusal) => Next::Refused(refusal),
                         }
                     }
@@ -307,15 +311,10 @@ impl Conn {
         }
     }
 
-    /// Lends the connection to pingora's session for the request at the start of the buffer
-    /// ([`Lent`]), or hands it over for good if its end cannot be known ([`delimit`]).
-    fn lend(mut self) -> Ended {
-        let Ok(Some((head, mut extent))) = delimit(&self.buf) else {
-            return Ended::HandOver(self.stream, self.buf, self.served);
-        };
-        // The body's framing was checked when the head was read ([`Next::Refused`]).
-        let body = extent.take(&self.buf[head..]).unwrap_or_default();
-        let request = self.buf.split_to(head + body);
+    /// Lends the connection to pingora's session for the request whose first `len` bytes
+    /// (head, and what of its body came with it) start the buffer ([`Lent`]).
+    fn lend(mut self, len: usize, extent: Extent) -> Ended {
+        let request = self.buf.split_to(len);
         Ended::Lend(Lent {
             stream: self.stream,
             request,

@@ -58,7 +58,8 @@ impl PerClient {
     }
 
     /// The connections `ip` holds open now.
-    pub fn open(&self, ip: IpAddr) -> u32 {
+    #[cfg(test)]
+    fn open(&self, ip: IpAddr) -> u32 {
         let ip = ip.to_canonical();
         let shard = self.shard(ip).lock().unwrap_or_else(|e| e.into_inner());
         shard.get(&ip).copied().unwrap_or(0)
