@@ -10,6 +10,7 @@ pub mod classify;
 pub mod cli;
 pub mod config;
 pub mod evidence;
+pub mod fingerprint;
 pub mod forwarded;
 pub mod h1;
 pub mod identity;

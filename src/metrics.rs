@@ -14,6 +14,7 @@ use prometheus::{
     TextEncoder,
 };
 
+use crate::classify::disguise::{Claimed, Disguise, Observed};
 use crate::classify::{Category, Class};
 use crate::identity::{Identity, Method, Unverified, IDENTITY_LABELS};
 use crate::keyword::keyword_enum;
@@ -75,6 +76,9 @@ keyword_enum! {
         /// A robots.txt preference (`Content-Usage`, `Content-Signal`) denies the robot's one
         /// use on this path (the `robots_line` is the preference line).
         Preference = "preference",
+        /// The client's fingerprints contradict the browser its User-Agent claims: a robot in
+        /// disguise, refused what robots.txt disallows to a robot no group names.
+        Fingerprint = "fingerprint",
     }
 }
 
@@ -131,6 +135,7 @@ pub struct Metrics {
     by_class_action: Vec<(IntCounter, prometheus::Histogram)>,
     upstream_errors: IntCounterVec,
     connections_closed: IntCounterVec,
+    fingerprint_mismatches: IntCounterVec,
     pub tarpit_active: IntGauge,
     pub tarpit_bytes: IntCounter,
     pub tarpit_seconds: prometheus::Counter,
@@ -247,6 +252,12 @@ impl Metrics {
             "robogate_connections_closed_total",
             "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept; bad_framing: a request's framing refused: a chunked body's (400), transfer codings other than one chunked (501), Transfer-Encoding beside Content-Length (400)).",
             &["reason"],
+        );
+        let fingerprint_mismatches = counter_vec(
+            &r,
+            "robogate_fingerprint_mismatches_total",
+            "Requests whose User-Agent claims a browser that their TLS handshake, HTTP/2 preface or request head contradicts (disguised robots; counted in shadow mode too), by the family claimed (chrome: Chromium-based; safari: Apple WebKit; firefox; other) and the family observed (a browser's, or the library whose head or handshake it is, or other).",
+            &["claimed", "observed"],
         );
         let tarpit_active = register(
             &r,
@@ -440,6 +451,7 @@ impl Metrics {
             by_class_action,
             upstream_errors,
             connections_closed,
+            fingerprint_mismatches,
             tarpit_active,
             tarpit_bytes,
             tarpit_seconds,
@@ -502,18 +514,30 @@ impl Metrics {
         for result in EvidenceResult::ALL {
             self.evidence_lines.with_label_values(&[result.as_str()]);
         }
-        let other = [OTHER_AGENT, Category::Other.as_str()];
-        for identity in &IDENTITY_LABELS[1..] {
-            for verdict in Verdict::WORDS.iter().chain(&["grace"]) {
-                self.robot_requests
-                    .with_label_values(&[other[0], other[1], identity, verdict]);
+        for claimed in Claimed::ALL {
+            for observed in Observed::ALL {
+                self.fingerprint_mismatches
+                    .with_label_values(&[claimed.as_str(), observed.as_str()]);
             }
-            for action in ActionLabel::ALL
-                .into_iter()
-                .filter(|a| a.is_taken_on_a_robot())
-            {
-                self.actions
-                    .with_label_values(&[other[0], other[1], identity, action.as_str()]);
+        }
+        for category in [Category::Other, Category::Disguised] {
+            let other = [OTHER_AGENT, category.as_str()];
+            for identity in &IDENTITY_LABELS[1..] {
+                for verdict in Verdict::WORDS.iter().chain(&["grace"]) {
+                    self.robot_requests
+                        .with_label_values(&[other[0], other[1], identity, verdict]);
+                }
+                for action in ActionLabel::ALL
+                    .into_iter()
+                    .filter(|a| a.is_taken_on_a_robot())
+                {
+                    self.actions.with_label_values(&[
+                        other[0],
+                        other[1],
+                        identity,
+                        action.as_str(),
+                    ]);
+                }
             }
         }
         for method in Method::ALL {
@@ -619,6 +643,13 @@ impl Metrics {
     }
 
     /// Counts one client connection closed before a request on it was judged.
+    /// A browser claim its fingerprints contradict.
+    pub fn count_mismatch(&self, disguise: Disguise) {
+        self.fingerprint_mismatches
+            .with_label_values(&[disguise.claimed.as_str(), disguise.observed.as_str()])
+            .inc();
+    }
+
     pub fn count_closed(&self, reason: Closed) {
         self.connections_closed
             .with_label_values(&[reason.as_str()])

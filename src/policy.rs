@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
+use crate::classify::disguise::{Disguise, Seen};
 use crate::classify::{Category, Class, Classification, Classifier};
 use crate::identity::ranges::{ListSet, RangeTable};
 use crate::identity::{Identity, SignatureAgent, SpoofedAction};
@@ -357,6 +358,8 @@ pub struct Policy {
     pub rapid_fire: RapidFire,
     /// Judging each robot by the robots.txt it read (`[fairness]`).
     pub fairness: Fairness,
+    /// Checking browser claims against fingerprints (`[fingerprint]`).
+    pub fingerprint: Fingerprint,
 }
 
 impl Policy {
@@ -385,6 +388,7 @@ impl Policy {
             trap: Trap::default(),
             rapid_fire: RapidFire::default(),
             fairness: Fairness::default(),
+            fingerprint: Fingerprint::default(),
         }
     }
 }
@@ -422,6 +426,9 @@ pub struct RequestFacts<'a> {
     /// fetched so is refused but catches nobody: any site could otherwise get its visitors
     /// banned with `<img src=".../trap/">`.
     pub embedded: bool,
+    /// What was seen of the client besides its User-Agent (its TLS, HTTP/2 and head
+    /// fingerprints), for checking a browser claim (`[fingerprint]`); `None`: nothing to check.
+    pub seen: Option<Seen<'a>>,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -498,6 +505,28 @@ impl Default for Fairness {
     }
 }
 
+/// `[fingerprint]` (reloadable).
+#[derive(Debug, Clone)]
+pub struct Fingerprint {
+    /// Off: a browser User-Agent is believed, as before fingerprints.
+    pub enabled: bool,
+    /// The field a trusted proxy passes the client's JA4 in.
+    pub ja4_header: Option<http::HeaderName>,
+    /// How long a browser-UA client that read robots.txt other than as a navigation is treated
+    /// as a robot (zero: never).
+    pub reader_for: Duration,
+}
+
+impl Default for Fingerprint {
+    fn default() -> Self {
+        Fingerprint {
+            enabled: true,
+            ja4_header: None,
+            reader_for: Duration::from_secs(600),
+        }
+    }
+}
+
 /// What live state holds against a client: nothing, a trap ban (the client fetched a trap
 /// path), or sustained rapid fire. A caught client gets `trap.then`; a rapid-fire robot is
 /// enforced as a robot that no group names.
@@ -509,6 +538,9 @@ pub enum Suspicion {
     Caught,
     /// Treated as a robot for `rapid_fire.robot_for`, after `sustain` over the rate.
     RapidFireRobot,
+    /// Treated as a robot for `fingerprint.reader_for`, after fetching robots.txt with a
+    /// browser User-Agent and a program's head (not a navigation).
+    RobotsReader,
 }
 
 /// Which of robogate's own tells (beyond a robot's robots.txt group) decided a refusal: the
@@ -527,6 +559,9 @@ pub enum Tell {
     /// A robots.txt preference (`Content-Usage`, `Content-Signal`) denies the robot's one use
     /// on this path; the decision's `robots_line` is the preference line.
     Preference { purpose: robots::Purpose },
+    /// The client's fingerprints contradict the browser its User-Agent claims
+    /// ([`Decision::disguise`]): judged as a robot that no group names.
+    Fingerprint,
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -602,6 +637,12 @@ pub struct Decision {
     /// The AI usage preferences (`Content-Usage`, `Content-Signal`) robots.txt states for this
     /// request: the robot's group's on an allowed path, the `*` group's for other clients.
     pub preferences: robots::Preferences,
+    /// A browser User-Agent its fingerprints contradict: the client is a robot in disguise
+    /// (class robot, category `disguised`, reason `fingerprint` when refused).
+    pub disguise: Option<Disguise>,
+    /// A `/robots.txt` fetch by a browser User-Agent with a program's head (not a navigation):
+    /// the client is treated as a robot for `fingerprint.reader_for` afterwards.
+    pub reader: bool,
 }
 
 impl Decision {
@@ -632,6 +673,8 @@ impl Decision {
             repeat: false,
             outcome: Outcome::Pass,
             preferences: robots::Preferences::default(),
+            disguise: None,
+            reader: false,
         }
     }
 
@@ -708,6 +751,18 @@ impl Policy {
         }
     }
 
+    /// The robot a browser User-Agent hides, if its fingerprints contradict it: only a client
+    /// classified a browser is checked, with `[fingerprint]` on and enforcement not off.
+    fn disguise(&self, facts: &RequestFacts<'_>, class: Class) -> Option<Disguise> {
+        if class != Class::Browser || !self.fingerprint.enabled || self.enforce.mode == Mode::Off {
+            return None;
+        }
+        let (ua, seen) = (facts.user_agent?, facts.seen.as_ref()?);
+        crate::classify::disguise::judge(ua, seen).or_else(|| {
+            (facts.standing == Suspicion::RobotsReader).then(|| Disguise::reader(ua, &seen.head))
+        })
+    }
+
     /// The earlier robots.txt a robot is judged by as well as the live one: the version it
     /// fetched within `fairness.cache_window`, when that is not the live one and is still kept.
     fn earlier<'f>(&self, facts: &RequestFacts<'f>) -> Option<&'f RobotsFile> {
@@ -724,6 +779,16 @@ impl Policy {
     ) -> (Decision, Option<robots::Decision<'_>>) {
         let identity = facts.identity;
         let (class, agent) = self.who(facts);
+        let disguise = self.disguise(facts, class);
+        let class = if disguise.is_some() {
+            Class::Robot
+        } else {
+            class
+        };
+        // A browser-UA client reading robots.txt as a program does: marked by admit.
+        let reader = class == Class::Browser
+            && self.fingerprint.enabled
+            && facts.seen.as_ref().is_some_and(|s| !s.head.is_navigation());
         let target = robots::Canonical::new(facts.target);
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
@@ -732,25 +797,29 @@ impl Policy {
                 agent,
                 identity,
                 outcome: Outcome::RobotsTxt,
+                disguise,
+                reader,
                 ..Decision::pass(class)
             };
             return (d, None);
         }
         if self.enforce.mode != Mode::Off {
-            if let Some(d) = self.trapped(facts, &target, class, agent, reading) {
-                return d;
+            if let Some((mut d, verdict)) = self.trapped(facts, &target, class, agent, reading) {
+                d.disguise = disguise;
+                return (d, verdict);
             }
         }
         // A caught client under `trap.then = "robot"`, and a rapid-fire robot, are judged as a
         // robot that no group names: whatever their User-Agent, and without a catalog robot's
         // own allowances.
         let unnamed = self.enforce.mode != Mode::Off
-            && match facts.standing {
-                Suspicion::None => false,
-                // Under `trap.then = "block"` a caught client was refused by `trapped`.
-                Suspicion::Caught => self.trap.then == TrapThen::Robot,
-                Suspicion::RapidFireRobot => true,
-            };
+            && (disguise.is_some()
+                || match facts.standing {
+                    Suspicion::None => false,
+                    // Under `trap.then = "block"` a caught client was refused by `trapped`.
+                    Suspicion::Caught => self.trap.then == TrapThen::Robot,
+                    Suspicion::RapidFireRobot | Suspicion::RobotsReader => true,
+                });
         let enforced = as_robot
             || unnamed
             || match class {
@@ -769,6 +838,7 @@ impl Policy {
                     x_robots_tags,
                     identity,
                     preferences: self.announced_preferences(&target),
+                    disguise,
                     ..Decision::pass(class)
                 },
                 None,
@@ -818,10 +888,12 @@ impl Policy {
             x_robots_tags,
             identity,
             tell: match facts.standing {
-                Suspicion::None => None,
+                Suspicion::None => disguise.map(|_| Tell::Fingerprint),
                 Suspicion::Caught => Some(Tell::Caught),
                 Suspicion::RapidFireRobot => Some(Tell::RapidFire),
+                Suspicion::RobotsReader => Some(Tell::Fingerprint),
             },
+            disguise,
             grace,
             preferences: self.preferences_of(&selection, &target, verdict.verdict),
             ..Decision::pass(class)
@@ -1045,6 +1117,9 @@ impl Policy {
 
     /// The catalog category of the decision's agent.
     pub fn agent_category(&self, decision: &Decision) -> Option<Category> {
+        if decision.disguise.is_some() {
+            return Some(Category::Disguised);
+        }
         decision
             .agent
             .and_then(|i| self.classifier.agents().get(i))
@@ -1079,7 +1154,19 @@ keyword_enum! {
     /// What a ban is keyed by (`trap.key`): the client `address`, or `address+agent` (the
     /// address and the exact User-Agent), which spares the other people behind a shared
     /// address (NAT) whose browsers send another User-Agent.
-    pub enum BanKey("trap.key") { Address = "address", AddressAgent = "address+agent" }
+    pub enum BanKey("trap.key") {
+        Address = "address", AddressAgent = "address+agent", Network = "network",
+        Fingerprint = "fingerprint",
+    }
+}
+
+keyword_enum! {
+    /// What rapid fire counts a client by (`rapid_fire.key`): its address (an IPv6 one by its
+    /// /64), its network (IPv4 /24, IPv6 /48), or its fingerprint (TLS and head fingerprints
+    /// plus User-Agent, wherever it comes from).
+    pub enum RapidKey("rapid_fire.key") {
+        Address = "address", Network = "network", Fingerprint = "fingerprint",
+    }
 }
 
 /// One `trap.paths` entry: a robots.txt pattern that robots.txt disallows to every robot.
@@ -1155,6 +1242,8 @@ pub struct RapidFire {
     pub robot_for: Duration,
     /// Networks never paced (a big NAT, an office, a monitoring service).
     pub exempt: Vec<ipnet::IpNet>,
+    /// What a client is counted by.
+    pub key: RapidKey,
 }
 
 impl Default for RapidFire {
@@ -1166,6 +1255,7 @@ impl Default for RapidFire {
             sustain: Duration::from_secs(30),
             robot_for: Duration::from_secs(600),
             exempt: Vec::new(),
+            key: RapidKey::Address,
         }
     }
 }

@@ -360,6 +360,12 @@ fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
             format!("agent {name:?} matches no User-Agent and names no robots.txt token; give it `match` or `tokens`"),
         ));
     }
+    if raw.category == Category::Disguised {
+        problems.push(Problem::new(
+            "agent.category",
+            format!("agent {name:?}: category \"disguised\" is robogate's own, for a browser User-Agent its fingerprints contradict; choose another (\"other\" if none fits)"),
+        ));
+    }
     let ranges = compile_range_names(&name, &raw.ranges, &mut problems);
     let rdns = compile_rdns_suffixes(&name, &raw.rdns, &mut problems);
     if let Some(url) = &raw.signature_agent {

@@ -16,13 +16,14 @@ keyword_enum! {
     /// train AI models; indexing for AI-powered search; fetching for a user of an AI assistant or
     /// agent; SEO and marketing tools; uptime and performance monitoring; web archives; feed
     /// readers; link previews of social networks and chat apps; HTTP libraries and command-line
-    /// tools; security scanners; anything else (advertising, research, automation, ...).
+    /// tools; security scanners; anything else (advertising, research, automation, ...); and, never
+    /// in the catalog, a robot whose browser User-Agent its fingerprints contradict.
     #[derive(Deserialize)]
     #[serde(rename_all = "kebab-case")]
     pub enum Category("category") {
         Search = "search", AiTraining = "ai-training", AiSearch = "ai-search",
         AiAssistant = "ai-assistant", Seo = "seo", Monitoring = "monitoring", Archiver = "archiver",
         FeedReader = "feed-reader", SocialPreview = "social-preview", HttpLibrary = "http-library",
-        Scanner = "scanner", Other = "other",
+        Scanner = "scanner", Other = "other", Disguised = "disguised",
     }
 }

@@ -37,6 +37,7 @@
 
 mod browser;
 mod catalog;
+pub mod disguise;
 mod kind;
 mod known;
 mod markers;

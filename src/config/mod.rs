@@ -8,6 +8,7 @@ mod enforcement;
 mod errors;
 mod evidence;
 mod fairness;
+mod fingerprint;
 mod memo;
 pub mod origin;
 pub mod raw;
@@ -141,6 +142,7 @@ pub fn load_after(
                     trap: parts.trap,
                     rapid_fire: parts.rapid_fire,
                     fairness: parts.fairness,
+                    fingerprint: parts.fingerprint,
                 },
                 memo: Memo {
                     catalog: Some(parts.classifier),
@@ -215,6 +217,7 @@ struct Parts {
     trap: crate::policy::Trap,
     rapid_fire: crate::policy::RapidFire,
     fairness: crate::policy::Fairness,
+    fingerprint: crate::policy::Fingerprint,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
@@ -315,6 +318,10 @@ fn compile(
         .read("fairness")
         .then(|| fairness::compile_fairness(&raw.fairness, errors))
         .flatten();
+    let fingerprint = raw
+        .read("fingerprint")
+        .then(|| fingerprint::compile_fingerprint(&raw.fingerprint, &raw.server, errors))
+        .flatten();
     let trap_paths: Vec<String> = trap
         .iter()
         .flat_map(|t| t.paths.iter().map(|p| p.written.clone()))
@@ -391,6 +398,7 @@ fn compile(
             trap: trap?,
             rapid_fire: rapid_fire?,
             fairness: fairness?,
+            fingerprint: fingerprint?,
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,

@@ -477,7 +477,7 @@ pub struct RawTrap {
     pub ban: SpannedDuration,
     /// What a caught client's further requests get: `block` or `robot`.
     pub then: Spanned<String>,
-    /// What a ban is keyed by: `address` or `address+agent`.
+    /// What a ban is keyed by: `address`, `address+agent`, `network` or `fingerprint`.
     pub key: Spanned<String>,
     /// Hard bound on caught clients held. Needs a restart.
     pub max_entries: Spanned<usize>,
@@ -512,6 +512,8 @@ pub struct RawRapidFire {
     pub robot_for: SpannedDuration,
     /// Networks never paced (addresses or CIDR networks).
     pub exempt: Vec<Spanned<String>>,
+    /// What a client is counted by: `address`, `network` or `fingerprint`.
+    pub key: Spanned<String>,
     /// Hard bound on client addresses tracked. Needs a restart.
     pub max_entries: Spanned<usize>,
 }
@@ -525,6 +527,7 @@ impl Default for RawRapidFire {
             sustain: unwritten(Duration::from_secs(30)),
             robot_for: unwritten(Duration::from_secs(600)),
             exempt: Vec::new(),
+            key: Spanned::new(0..0, "address".into()),
             max_entries: Spanned::new(0..0, 100_000),
         }
     }
@@ -551,6 +554,31 @@ impl Default for RawFairness {
             cache_window: unwritten(Duration::from_secs(24 * 3600)),
             versions: Spanned::new(0..0, 16),
             max_entries: Spanned::new(0..0, 100_000),
+        }
+    }
+}
+
+/// `[fingerprint]`: telling a library from the browser its User-Agent claims (TLS, HTTP/2 and
+/// head fingerprints). Reloads live.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawFingerprint {
+    /// Whether a browser claim is checked against the fingerprints at all.
+    pub enabled: bool,
+    /// A field carrying the client's JA4 from a TLS-terminating proxy in
+    /// `server.trusted_proxies` (`cf-ja4`), read from those proxies only.
+    pub ja4_header: Option<Spanned<String>>,
+    /// How long a browser-UA client that fetched `/robots.txt` other than as a navigation is
+    /// treated as a robot afterwards (`"0s"`: never).
+    pub reader_for: SpannedDuration,
+}
+
+impl Default for RawFingerprint {
+    fn default() -> Self {
+        RawFingerprint {
+            enabled: true,
+            ja4_header: None,
+            reader_for: unwritten(Duration::from_secs(600)),
         }
     }
 }
@@ -601,6 +629,7 @@ pub struct RawConfig {
     pub trap: RawTrap,
     pub rapid_fire: RawRapidFire,
     pub fairness: RawFairness,
+    pub fingerprint: RawFingerprint,
     pub state: RawState,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
@@ -692,6 +721,7 @@ const SECTIONS: &[&str] = &[
     "trap",
     "rapid_fire",
     "fairness",
+    "fingerprint",
     "state",
 ];
 
@@ -915,6 +945,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let trap = read_section!(text, &doc, e, trap: RawTrap);
     let rapid_fire = read_section!(text, &doc, e, rapid_fire: RawRapidFire);
     let fairness = read_section!(text, &doc, e, fairness: RawFairness);
+    let fingerprint = read_section!(text, &doc, e, fingerprint: RawFingerprint);
     let state = read_section!(text, &doc, e, state: RawState);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
@@ -941,6 +972,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let trap = take(&mut unread, "trap", trap).unwrap_or_default();
     let rapid_fire = take(&mut unread, "rapid_fire", rapid_fire).unwrap_or_default();
     let fairness = take(&mut unread, "fairness", fairness).unwrap_or_default();
+    let fingerprint = take(&mut unread, "fingerprint", fingerprint).unwrap_or_default();
     let state = take(&mut unread, "state", state).unwrap_or_default();
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
@@ -965,6 +997,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             trap,
             rapid_fire,
             fairness,
+            fingerprint,
             state,
             unread,
         },

@@ -11,7 +11,9 @@ use ipnet::IpNet;
 
 use super::errors::{first_space_or_control, Errors};
 use super::raw::{RawRapidFire, RawTrap};
-use crate::policy::{BanKey, RapidFire, Trap, TrapAction, TrapPath, TrapThen, MAX_TRAP_PATHS};
+use crate::policy::{
+    BanKey, RapidFire, RapidKey, Trap, TrapAction, TrapPath, TrapThen, MAX_TRAP_PATHS,
+};
 use crate::robots::PathPattern;
 
 /// Longest ban, and longest time an address is treated as a robot: a year. Past it a typo
@@ -170,11 +172,13 @@ pub(super) fn compile_rapid_fire(raw: &RawRapidFire, errors: &mut Errors<'_>) ->
             ),
         }
     }
+    let key = errors.parse::<RapidKey>(&raw.key, "rapid_fire.key");
     positive(errors, &raw.max_entries, "rapid_fire.max_entries");
     if errors.list.len() != before {
         return None;
     }
     Some(RapidFire {
+        key: key?,
         enabled: raw.enabled,
         rate,
         burst,

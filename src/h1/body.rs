@@ -16,11 +16,8 @@ use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use bytes::BytesMut;
-use pingora_core::protocols::{
-    GetProxyDigest, GetSocketDigest, GetTimingDigest, Peek, Shutdown, Ssl, Stream, UniqueID,
-    UniqueIDType,
-};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use pingora_core::protocols::{Peek, Stream};
+use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::metrics::{Closed, METRICS};
 
@@ -343,90 +340,7 @@ impl AsyncRead for Bounded {
     }
 }
 
-impl AsyncWrite for Bounded {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
-    }
-}
-
-#[async_trait]
-impl Shutdown for Bounded {
-    async fn shutdown(&mut self) {
-        self.inner.shutdown().await
-    }
-}
-
-impl UniqueID for Bounded {
-    fn id(&self) -> UniqueIDType {
-        self.inner.id()
-    }
-}
-
-impl Ssl for Bounded {
-    fn get_ssl(&self) -> Option<&pingora_core::protocols::tls::TlsRef> {
-        self.inner.get_ssl()
-    }
-
-    fn get_ssl_digest(&self) -> Option<std::sync::Arc<pingora_core::protocols::tls::SslDigest>> {
-        self.inner.get_ssl_digest()
-    }
-
-    fn selected_alpn_proto(&self) -> Option<pingora_core::protocols::ALPN> {
-        self.inner.selected_alpn_proto()
-    }
-}
-
-impl GetTimingDigest for Bounded {
-    fn get_timing_digest(&self) -> Vec<Option<pingora_core::protocols::TimingDigest>> {
-        self.inner.get_timing_digest()
-    }
-
-    fn get_read_pending_time(&self) -> std::time::Duration {
-        self.inner.get_read_pending_time()
-    }
-
-    fn get_write_pending_time(&self) -> std::time::Duration {
-        self.inner.get_write_pending_time()
-    }
-}
-
-impl GetProxyDigest for Bounded {
-    fn get_proxy_digest(
-        &self,
-    ) -> Option<std::sync::Arc<pingora_core::protocols::raw_connect::ProxyDigest>> {
-        self.inner.get_proxy_digest()
-    }
-}
-
-impl GetSocketDigest for Bounded {
-    fn get_socket_digest(&self) -> Option<std::sync::Arc<pingora_core::protocols::SocketDigest>> {
-        self.inner.get_socket_digest()
-    }
-}
+crate::wrapped_stream!(Bounded, inner);
 
 /// No peeking: nothing past the request is pingora's to see.
 #[async_trait]

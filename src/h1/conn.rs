@@ -18,11 +18,13 @@
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http::{header, Method, StatusCode};
 use pingora_core::protocols::http::date::get_cached_date;
+use pingora_core::protocols::tls::SslDigest;
 use pingora_core::protocols::Stream;
 use pingora_core::server::ShutdownWatch;
 use pingora_error::{Error, ErrorType, Result};
@@ -114,7 +116,9 @@ pub struct Conn {
     /// Requests answered on this connection.
     served: u32,
     peer: Option<IpAddr>,
-    scheme: &'static str,
+    /// The connection's TLS digest (`None` in plain HTTP): what the service keeps for the
+    /// connection rides in its extension.
+    tls: Option<Arc<SslDigest>>,
 }
 
 /// What the next request on a connection is.
@@ -158,11 +162,7 @@ impl Conn {
         let peer = stream
             .get_socket_digest()
             .and_then(|d| d.peer_addr().and_then(|a| a.as_inet()).map(|a| a.ip()));
-        let scheme = if stream.get_ssl_digest().is_some() {
-            "https"
-        } else {
-            "http"
-        };
+        let tls = stream.get_ssl_digest();
         Conn {
             stream,
             buf: BytesMut::with_capacity(READ_SIZE),
@@ -170,7 +170,7 @@ impl Conn {
             deadline: Deadline::default(),
             served: 0,
             peer,
-            scheme,
+            tls,
         }
     }
 
@@ -495,7 +495,15 @@ impl Reply<'_> {
 
     /// `https` on a TLS connection, else `http`.
     pub fn scheme(&self) -> &'static str {
-        self.conn.scheme
+        match self.conn.tls {
+            Some(_) => "https",
+            None => "http",
+        }
+    }
+
+    /// The connection's TLS digest (`None` in plain HTTP).
+    pub fn tls(&self) -> Option<&SslDigest> {
+        self.conn.tls.as_deref()
     }
 
     /// The status written or queued (0: no head yet).

@@ -20,6 +20,7 @@ pub mod fields;
 pub mod head;
 pub mod origin;
 pub mod pool;
+mod wrap;
 
 pub use conn::{not_taken, After, Conn, Ended, Lent, Limits, Reply, Service};
 pub use downstream::Downstream;

@@ -26,10 +26,12 @@ use pingora_core::protocols::{Stream, ALPN};
 use pingora_core::server::ShutdownWatch;
 use pingora_proxy::HttpProxy;
 
+use crate::fingerprint::{ConnPrint, HANDSHAKES};
 use crate::h1;
 use crate::h1::body::Bounded;
 use crate::metrics::{Closed, METRICS};
 use crate::proxy::per_client::{Counted, PerClient};
+use crate::proxy::preface::Watched;
 use crate::proxy::{tarpit, Gate};
 
 /// The proxy service's app: robogate's own HTTP/1 lane ([`h1::conn`]), then pingora's HTTP proxy
@@ -80,9 +82,13 @@ impl ServerApp for App {
     ) -> Option<Stream> {
         // Held until the connection ends here (a tarpit it becomes is capped on its own).
         let _counted = self.admit(&stream)?;
+        take_hello(&stream);
         // robogate never enables h2c, so HTTP/2 is what TLS negotiated.
         if matches!(stream.selected_alpn_proto(), Some(ALPN::H2)) {
-            return self.proxy.process_new(stream, shutdown).await;
+            return self
+                .proxy
+                .process_new(Watched::wrap(stream), shutdown)
+                .await;
         }
         let mut conn = h1::Conn::new(stream);
         loop {
@@ -174,6 +180,27 @@ impl App {
             result = self.proxy.process_new_http(session, shutdown).await;
         }
         None
+    }
+}
+
+/// Moves the connection's ClientHello, read before its handshake ([`HANDSHAKES`]), into its
+/// [`ConnPrint`].
+fn take_hello(stream: &Stream) {
+    let Some(digest) = stream.get_ssl_digest() else {
+        return;
+    };
+    let (Some(conn), Some(socket)) = (
+        digest.extension.get::<ConnPrint>(),
+        stream.get_socket_digest(),
+    ) else {
+        return;
+    };
+    let local = socket.local_addr().and_then(|a| a.as_inet()).copied();
+    let peer = socket.peer_addr().and_then(|a| a.as_inet()).copied();
+    if let (Some(local), Some(peer)) = (local, peer) {
+        if let Some(hello) = HANDSHAKES.take(local, peer) {
+            conn.set_hello(hello);
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use pingora_error::Error;
 use pingora_proxy::ProxyHttp;
 
 use super::respond::{self, forwards};
-use super::{decorate_origin_head, endpoint, tarpit, Asked, End, Gate, RequestCtx};
+use super::{decorate_origin_head, endpoint, tarpit, Asked, End, Gate, RequestCtx, Via};
 use crate::h1::{self, After, Downstream, Limits, OriginHead, Reply, Service};
 use crate::metrics::METRICS;
 use crate::policy::Outcome;
@@ -47,7 +47,11 @@ impl Service for Gate {
         ctx.asked = Some(Asked::of(header));
         let policy = gate.live.load_full();
         // A plain head passed the field rules as it was parsed (`h1::fields::plain_fields`).
-        let (decision, place) = gate.decide(&policy, header, true, ctx.client).await;
+        let via = Via {
+            peer: reply.peer(),
+            tls: reply.tls(),
+        };
+        let (decision, place) = gate.decide(&policy, header, true, ctx.client, via).await;
         ctx.policy = Some(policy.clone());
         let (peer, scheme) = (reply.peer(), reply.scheme());
         let decision = &*ctx.decision.insert(decision);

@@ -11,6 +11,7 @@ pub mod in_flight;
 pub mod lane;
 pub mod origin_tls;
 pub mod per_client;
+pub mod preface;
 pub mod problem;
 pub mod respond;
 pub mod tarpit;
@@ -25,13 +26,16 @@ use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use bytes::{BufMut, Bytes, BytesMut};
 use http::{header, HeaderName, HeaderValue};
+use pingora_core::protocols::tls::SslDigest;
 use pingora_core::upstreams::peer::HttpPeer;
 use pingora_error::{Error, OrErr, Result};
 use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
+use crate::classify::disguise::Seen;
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
+use crate::fingerprint::{ConnPrint, Head};
 use crate::forwarded::{X_FORWARDED_FOR, X_FORWARDED_PROTO};
 use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
@@ -147,6 +151,7 @@ impl Gate {
         req: &RequestHeader,
         checked: bool,
         client: Option<IpAddr>,
+        via: Via<'_>,
     ) -> (Decision, Option<TarpitGuard>) {
         let host = req.headers.get(header::HOST);
         let (decision, tarpit) = match well_formed(req, host, checked) {
@@ -174,6 +179,7 @@ impl Gate {
                     // Read for a trap path only: the fields it looks at are looked up for
                     // those requests alone.
                     embedded: policy.trap.matches(&canonical).is_some() && embedded(req),
+                    seen: self.seen(policy, req, via),
                     ..RequestFacts::default()
                 };
                 let asker = Client {
@@ -182,6 +188,7 @@ impl Gate {
                     trusted_proxy: client
                         .is_some_and(|ip| self.settings.trusted_proxies.contains(ip)),
                     reader: Reader::of(policy, &facts),
+                    print: self.print(policy, req, via, ua.as_deref()),
                 };
                 let standing = self.state.standing(policy, &asker).await;
                 facts.standing = standing.suspicion();
@@ -210,6 +217,73 @@ impl Gate {
             }
         }
         (decision, tarpit)
+    }
+
+    /// What was seen of the client besides its User-Agent, with `[fingerprint]` on: its head's
+    /// shape, and its connection's ClientHello and HTTP/2 preface when the connection is the
+    /// client's own. Behind a trusted proxy the connection is the proxy's: its JA4 then comes
+    /// from `[fingerprint] ja4_header`, if set, and from nobody else.
+    fn seen<'r>(&self, policy: &Policy, req: &'r RequestHeader, via: Via<'r>) -> Option<Seen<'r>> {
+        if !policy.fingerprint.enabled {
+            return None;
+        }
+        let fields = req.headers.iter();
+        let head = Head::of(fields.map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())));
+        let proxied = via
+            .peer
+            .is_some_and(|ip| self.settings.trusted_proxies.contains(ip));
+        let conn = via
+            .tls
+            .and_then(|d| d.extension.get::<ConnPrint>())
+            .filter(|_| !proxied);
+        let ja4 = policy
+            .fingerprint
+            .ja4_header
+            .as_ref()
+            .filter(|_| proxied)
+            .and_then(|name| req.headers.get(name))
+            .and_then(|v| v.to_str().ok());
+        Some(Seen {
+            hello: conn.and_then(ConnPrint::hello),
+            ja4,
+            h2: conn.and_then(ConnPrint::h2),
+            head,
+        })
+    }
+
+    /// The client's fingerprint for a `"fingerprint"` key (`trap.key`, `rapid_fire.key`): its
+    /// connection's JA4 (a trusted proxy's `ja4_header` behind one) and HTTP/2 pseudo-header
+    /// order, its head's field names in order, and its User-Agent, hashed. 0 when no key needs
+    /// it.
+    fn print(&self, policy: &Policy, req: &RequestHeader, via: Via<'_>, ua: Option<&str>) -> u64 {
+        use crate::policy::{BanKey, RapidKey};
+        let wanted = policy.trap.key == BanKey::Fingerprint
+            || policy.rapid_fire.key == RapidKey::Fingerprint;
+        if !wanted {
+            return 0;
+        }
+        let proxied = via
+            .peer
+            .is_some_and(|ip| self.settings.trusted_proxies.contains(ip));
+        let conn = via
+            .tls
+            .and_then(|d| d.extension.get::<ConnPrint>())
+            .filter(|_| !proxied);
+        let ja4 = conn.and_then(ConnPrint::hello).map(|h| h.ja4());
+        let forwarded = policy
+            .fingerprint
+            .ja4_header
+            .as_ref()
+            .filter(|_| proxied)
+            .and_then(|name| req.headers.get(name))
+            .map_or(&b"-"[..], |v| v.as_bytes());
+        let tls = ja4.as_ref().map_or(forwarded, |j| j.as_str().as_bytes());
+        let pseudo = conn
+            .and_then(ConnPrint::h2)
+            .map_or(&b"-"[..], |p| p.pseudo.as_slice());
+        let mut parts: Vec<&[u8]> = vec![tls, pseudo, ua.unwrap_or("").as_bytes()];
+        parts.extend(req.headers.keys().map(|n| n.as_str().as_bytes()));
+        crate::policy::fingerprint(&parts)
     }
 
     /// Writes the request head the origin gets for a request of pingora's session that the
@@ -409,6 +483,23 @@ fn target(req: &RequestHeader) -> &str {
 }
 
 /// The TCP peer's IP address (`None` for a Unix-socket client).
+/// The connection a request came on: its TCP peer, and its TLS digest (the connection's
+/// fingerprints ride in its extension).
+#[derive(Clone, Copy, Default)]
+pub struct Via<'a> {
+    pub peer: Option<IpAddr>,
+    pub tls: Option<&'a SslDigest>,
+}
+
+impl<'a> Via<'a> {
+    fn of(session: &'a Session) -> Via<'a> {
+        Via {
+            peer: peer_ip(session),
+            tls: session.digest().and_then(|d| d.ssl_digest.as_deref()),
+        }
+    }
+}
+
 fn peer_ip(session: &Session) -> Option<IpAddr> {
     session
         .client_addr()
@@ -651,7 +742,13 @@ impl ProxyHttp for Gate {
         self.take_in(session, ctx);
         let policy = self.live.load_full();
         let (decision, tarpit) = self
-            .decide(&policy, session.req_header(), false, ctx.client)
+            .decide(
+                &policy,
+                session.req_header(),
+                false,
+                ctx.client,
+                Via::of(session),
+            )
             .await;
         ctx.policy = Some(policy.clone());
         let decision = &*ctx.decision.insert(decision);
@@ -814,6 +911,7 @@ pub fn reason_of(d: &Decision) -> Reason {
         (Some(Tell::TrapPath { .. } | Tell::Caught), _) => Reason::Trap,
         (Some(Tell::RapidFire), _) => Reason::RapidFire,
         (Some(Tell::Preference { .. }), _) => Reason::Preference,
+        (Some(Tell::Fingerprint), _) => Reason::Fingerprint,
         (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
         (None, _) if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
         (None, _) => Reason::Disallow,
@@ -967,6 +1065,9 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         METRICS.count_robots_txt_fetch(agent_label);
     }
     let category = policy.agent_category(d);
+    if let Some(disguise) = d.disguise {
+        METRICS.count_mismatch(disguise);
+    }
     if let Some(verdict) = d.verdict_label() {
         METRICS.count_robot_request(agent_label, category, d.identity, verdict);
     }
@@ -991,6 +1092,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         verdict: d.verdict_label().unwrap_or("-"),
         action: action.as_str(),
         reason: refused.map_or("-", Reason::as_str),
+        fingerprint: d.disguise.map_or("-", |g| g.observed.as_str()),
         robots_line: d.robots_line.unwrap_or(0),
         robots_version: d.judged_by.unwrap_or_else(|| policy.robots.version()),
         robots_read: d.read,

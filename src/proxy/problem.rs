@@ -25,6 +25,7 @@ pub fn type_uri(reason: Reason) -> &'static str {
         Reason::CrawlDelay => "tag:robogate,2025:problem:crawl-delay",
         Reason::Spoofed => "tag:robogate,2025:problem:spoofed",
         Reason::Preference => "tag:robogate,2025:problem:preference",
+        Reason::Fingerprint => "tag:robogate,2025:problem:fingerprint",
     }
 }
 
@@ -37,6 +38,7 @@ fn title(reason: Reason) -> &'static str {
         Reason::CrawlDelay => "Faster than robots.txt's Crawl-delay",
         Reason::Spoofed => "Claimed robot identity failed its operator's proof",
         Reason::Preference => "robots.txt states a preference against this robot's use",
+        Reason::Fingerprint => "A robot in a browser's User-Agent, disallowed by robots.txt",
     }
 }
 

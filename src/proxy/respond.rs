@@ -292,6 +292,13 @@ pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> Str
             "this client kept sending requests faster than people do and is treated as a \
              robot: it may not fetch {target}{line}"
         ),
+        Some(Tell::Fingerprint) => format!(
+            "this client's User-Agent names a browser, but its connection and request are {}'s, \
+             not a browser's: it is treated as a robot and may not fetch {target}{line}",
+            decision
+                .disguise
+                .map_or("a program", |d| d.observed.as_str())
+        ),
         Some(Tell::Preference { purpose }) => format!(
             "{who} gathers content for {} and robots.txt states a preference against that use \
              for {target}{line}",

@@ -283,7 +283,9 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
         );
         proxy
             .endpoints()
-            .set_pre_tls_callback(Arc::new(tls::HandshakeStarted));
+            .set_pre_tls_callback(Arc::new(tls::HandshakeStarted {
+                timeout: settings.head_timeout,
+            }));
         proxy_listeners.push(secure);
     }
 

@@ -9,8 +9,12 @@ use pingora_core::listeners::tls::TlsSettings;
 use pingora_core::listeners::{PreTlsProcess, TlsAccept};
 use pingora_core::protocols::l4::stream::Stream as L4Stream;
 use pingora_core::protocols::tls::TlsRef;
+use pingora_core::protocols::GetSocketDigest;
 
-use crate::metrics::METRICS;
+use std::time::Duration;
+
+use crate::fingerprint::{self, tls::Need, ConnPrint, HANDSHAKES};
+use crate::metrics::{Closed, METRICS};
 use crate::tls::{CertSet, MinVersion, ServerCerts};
 
 /// The live certificates for a listener with `min` as its lowest TLS version. Handshakes refused
@@ -33,7 +37,9 @@ pub fn settings(certs: Arc<ServerCerts>) -> TlsSettings {
     settings
 }
 
-/// Counts completed handshakes by protocol version (pingora calls it after each one).
+/// Counts completed handshakes by protocol version (pingora calls it after each one), and gives
+/// each connection the slot its fingerprints are kept in (a [`ConnPrint`] in the TLS digest's
+/// extension: see [`crate::fingerprint`]).
 pub struct HandshakeCounter;
 
 #[async_trait]
@@ -45,18 +51,77 @@ impl TlsAccept for HandshakeCounter {
         METRICS
             .tls
             .count_handshake(tls.version().unwrap_or("unknown"));
-        None
+        Some(Arc::new(ConnPrint::default()))
     }
 }
 
-/// Counts handshakes begun (pingora calls it before each one): begun minus completed is the
-/// handshakes that failed (a client that gave up, a version or certificate refused).
-pub struct HandshakeStarted;
+/// Before each handshake (pingora calls it first): counts it (begun minus completed is the
+/// handshakes that failed: a client that gave up, a version or certificate refused), and reads
+/// the client's ClientHello for its fingerprint, putting every byte back for rustls. A client
+/// that does not send its whole ClientHello within `timeout` is dropped.
+pub struct HandshakeStarted {
+    pub timeout: Duration,
+}
 
 #[async_trait]
 impl PreTlsProcess for HandshakeStarted {
-    async fn process(&self, _stream: &mut L4Stream) -> pingora_error::Result<()> {
+    async fn process(&self, stream: &mut L4Stream) -> pingora_error::Result<()> {
         METRICS.tls.handshakes_started.inc();
+        let addrs = stream.get_socket_digest().and_then(|d| {
+            let local = d.local_addr()?.as_inet()?;
+            let peer = d.peer_addr()?.as_inet()?;
+            Some((*local, *peer))
+        });
+        let mut read = Vec::with_capacity(2048);
+        let hello = tokio::time::timeout(self.timeout, read_hello(stream, &mut read)).await;
+        // Whatever was read goes back: rustls reads the same bytes (and refuses what is no TLS).
+        stream.rewind(&read);
+        let Some((local, peer)) = addrs else {
+            return Ok(());
+        };
+        match hello {
+            Ok(Ok(Some(hello))) => HANDSHAKES.put(local, peer, hello),
+            Ok(Ok(None)) => HANDSHAKES.forget(local, peer),
+            Ok(Err(e)) => {
+                HANDSHAKES.forget(local, peer);
+                return pingora_error::Error::e_because(
+                    pingora_error::ErrorType::ReadError,
+                    "reading the ClientHello",
+                    e,
+                );
+            }
+            Err(_) => {
+                HANDSHAKES.forget(local, peer);
+                METRICS.count_closed(Closed::HeadTimeout);
+                return pingora_error::Error::e_explain(
+                    pingora_error::ErrorType::ReadTimedout,
+                    "no whole ClientHello within server.head_timeout",
+                );
+            }
+        }
         Ok(())
+    }
+}
+
+/// Reads the records of the client's ClientHello into `read`: the hello, or `None` when the
+/// first bytes are not one (rustls will say why).
+async fn read_hello(
+    stream: &mut L4Stream,
+    read: &mut Vec<u8>,
+) -> std::io::Result<Option<fingerprint::tls::Hello>> {
+    use tokio::io::AsyncReadExt;
+    loop {
+        let wanted = match fingerprint::tls::need(read) {
+            Need::Hello(end) => return Ok(fingerprint::tls::parse(&read[..end])),
+            Need::NotHello => return Ok(None),
+            Need::More(total) => total,
+        };
+        let start = read.len();
+        read.resize(wanted.max(start + 1), 0);
+        let n = stream.read(&mut read[start..]).await?;
+        read.truncate(start + n);
+        if n == 0 {
+            return Ok(None);
+        }
     }
 }

@@ -28,20 +28,46 @@ pub struct CatchKey {
 }
 
 impl CatchKey {
-    /// The key of a request from `ip` with `user_agent` under `key`. A request without a
-    /// User-Agent and one with an empty header are the same client.
+    /// The key of a request from `ip` with `user_agent` under `key` (`"fingerprint"` keys are
+    /// made by [`CatchKey::keyed`]). A request without a User-Agent and one with an empty
+    /// header are the same client.
     pub fn new(ip: IpAddr, user_agent: Option<&str>, key: BanKey) -> CatchKey {
-        let agent = match key {
-            BanKey::Address => 0,
-            BanKey::AddressAgent => {
-                crate::policy::fingerprint(&[user_agent.unwrap_or("").as_bytes()])
-            }
-        };
-        CatchKey {
-            ip: client_prefix(ip),
-            agent,
-        }
+        CatchKey::keyed(ip, user_agent, 0, key)
     }
+
+    /// The key of a request from `ip` with `user_agent` and fingerprint `print` (see
+    /// [`by_print`]) under `key`.
+    pub fn keyed(ip: IpAddr, user_agent: Option<&str>, print: u64, key: BanKey) -> CatchKey {
+        let (ip, agent) = match key {
+            BanKey::Address => (client_prefix(ip), 0),
+            BanKey::AddressAgent => (
+                client_prefix(ip),
+                crate::policy::fingerprint(&[user_agent.unwrap_or("").as_bytes()]),
+            ),
+            BanKey::Network => (network(ip), 0),
+            BanKey::Fingerprint => (by_print(print), 0),
+        };
+        CatchKey { ip, agent }
+    }
+}
+
+/// A client's network: an IPv4 address's /24, an IPv6 address's /48 (a site's allocation).
+/// Wider than the /64 a crawler's neighbours are judged by (`[fairness]`): one client here is
+/// every subscriber of a residential /24, which is why `"network"` is never a default.
+pub fn network(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 80) - 1)).into()),
+        IpAddr::V4(v4) => IpAddr::V4((u32::from(v4) & !0xff).into()),
+    }
+}
+
+/// A fingerprint as the address tables and the shared backend key clients by: an IPv6 address
+/// in `f1::/16` (inside `::/8`, which IANA reserves: no client comes from there), its next 48
+/// bits the fingerprint's, the rest zero (so the /64 a table keeps of an IPv6 address is all
+/// of it).
+pub fn by_print(print: u64) -> IpAddr {
+    let bits = (0xf1u128 << 112) | (u128::from(print & 0xffff_ffff_ffff) << 64);
+    IpAddr::V6(bits.into())
 }
 
 /// The address a client is known by: an IPv4 address (also written IPv4-mapped) as it is, an

@@ -16,6 +16,7 @@ pub mod compliance;
 pub mod ledger;
 pub mod pacer;
 pub mod rapid;
+pub mod readers;
 pub mod shared;
 pub mod tarpits;
 pub mod versions;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use crate::metrics::METRICS;
-use crate::policy::{Decision, Mode, Outcome, Policy, Read, RobotsFile, Suspicion, Tell};
+use crate::policy::{Decision, Mode, Outcome, Policy, RapidKey, Read, RobotsFile, Suspicion, Tell};
 use catches::{Ban, CatchKey, Catches};
 use compliance::Compliance;
 use ledger::{Fetch, Ledger, LedgerKey, Reader};
@@ -59,6 +60,9 @@ pub struct Client<'a> {
     /// Who it is to the robots.txt fetch ledger (`None`: a browser, whose reading is not
     /// tracked; see [`Policy::reader`]).
     pub reader: Option<Reader>,
+    /// Its fingerprint (TLS and head fingerprints with the User-Agent, hashed), when a key is
+    /// `"fingerprint"` (else 0).
+    pub print: u64,
 }
 
 /// What live state knows of a client before its request is decided.
@@ -68,6 +72,9 @@ pub struct Standing {
     pub caught: Option<Ban>,
     /// Treated as a robot until then, for sustained rapid fire.
     pub robot_until: Option<Instant>,
+    /// Treated as a robot for having read robots.txt as a program does (`[fingerprint]
+    /// reader_for`).
+    pub reader: bool,
     /// The robots.txt it fetched last, within `fairness.cache_window`.
     pub read: Read,
     /// That version compiled, when it is an earlier one than the live file and still kept.
@@ -77,10 +84,11 @@ pub struct Standing {
 impl Standing {
     /// The fact `decide` reads (a ban outranks rapid fire: its `trap.then` may be `block`).
     pub fn suspicion(&self) -> Suspicion {
-        match (self.caught, self.robot_until) {
-            (Some(_), _) => Suspicion::Caught,
-            (None, Some(_)) => Suspicion::RapidFireRobot,
-            (None, None) => Suspicion::None,
+        match (self.caught, self.reader, self.robot_until) {
+            (Some(_), _, _) => Suspicion::Caught,
+            (None, true, _) => Suspicion::RobotsReader,
+            (None, false, Some(_)) => Suspicion::RapidFireRobot,
+            (None, false, None) => Suspicion::None,
         }
     }
 }
@@ -91,6 +99,8 @@ pub struct LiveState {
     tarpits: std::sync::Arc<TarpitGate>,
     catches: Catches,
     rapid: RapidFire,
+    /// Browser-UA clients that read robots.txt as programs do.
+    readers: readers::Readers,
     /// robots.txt fetches of catalog agents, and of everyone else (apart, so that a flood of
     /// invented names cannot push the catalog's robots out).
     ledger: Ledger,
@@ -109,6 +119,7 @@ impl LiveState {
             tarpits: Default::default(),
             catches: Catches::new(bounds.caught),
             rapid: RapidFire::new(bounds.rapid),
+            readers: readers::Readers::new(bounds.caught),
             ledger: Ledger::new(bounds.fetches),
             others: Ledger::new(bounds.fetches),
             versions: Default::default(),
@@ -228,19 +239,27 @@ impl LiveState {
         let caught = if self.catches.is_empty() || policy.trap.paths.is_empty() {
             None
         } else {
-            let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
+            let key = CatchKey::keyed(ip, client.user_agent, client.print, policy.trap.key);
             self.catches
                 .caught(&key, now)
                 .filter(|ban| now < ban.at + policy.trap.ban)
         };
         let robot_until = if self.rapid_fire_applies(policy, client) {
-            self.rapid.robot_until(ip, now)
+            self.rapid.robot_until(rapid_key(policy, client, ip), now)
         } else {
             None
         };
+        let reader_for = policy.fingerprint.reader_for;
+        let reader = policy.fingerprint.enabled
+            && !reader_for.is_zero()
+            && !self.readers.is_empty()
+            && self
+                .readers
+                .marked(&reader_key(ip, client), now, reader_for);
         let (read, read_robots) = self.read(policy, client, now).await;
         Standing {
             caught,
+            reader,
             robot_until,
             read,
             read_robots,
@@ -300,6 +319,10 @@ impl LiveState {
         self.rapid_fire(decision, policy, client, now);
         if decision.outcome == Outcome::RobotsTxt {
             self.fetched_robots_txt(policy, client, now);
+            let reader_for = policy.fingerprint.reader_for;
+            if let (true, false, Some(ip)) = (decision.reader, reader_for.is_zero(), client.ip) {
+                self.readers.mark(reader_key(ip, client), now, reader_for);
+            }
         }
         match decision.outcome {
             Outcome::Pass => {
@@ -370,7 +393,7 @@ impl LiveState {
             return;
         }
         if let Some(ip) = client.ip {
-            let key = CatchKey::new(ip, client.user_agent, policy.trap.key);
+            let key = CatchKey::keyed(ip, client.user_agent, client.print, policy.trap.key);
             let reason = catches::Reason::Trap { path };
             self.catches.catch(key, now, policy.trap.ban, reason);
             if let Some(shared) = self.shared_up() {
@@ -439,7 +462,9 @@ impl LiveState {
         if decision.outcome == Outcome::RobotsTxt || !self.rapid_fire_applies(policy, client) {
             return;
         }
-        let check = self.rapid.check(ip, now, &policy.rapid_fire);
+        let check = self
+            .rapid
+            .check(rapid_key(policy, client, ip), now, &policy.rapid_fire);
         if check.turned_robot {
             METRICS.rapid_fire_robots.inc();
         }
@@ -507,6 +532,20 @@ impl LiveState {
                 };
             }
         }
+    }
+}
+
+/// What a robots.txt reader is marked by: its address and User-Agent.
+fn reader_key(ip: IpAddr, client: &Client<'_>) -> CatchKey {
+    CatchKey::new(ip, client.user_agent, crate::policy::BanKey::AddressAgent)
+}
+
+/// The address rapid fire counts `client` (from `ip`) by, under `rapid_fire.key`.
+fn rapid_key(policy: &Policy, client: &Client<'_>, ip: IpAddr) -> IpAddr {
+    match policy.rapid_fire.key {
+        RapidKey::Address => ip,
+        RapidKey::Network => catches::network(ip),
+        RapidKey::Fingerprint => catches::by_print(client.print),
     }
 }
 

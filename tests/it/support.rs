@@ -633,7 +633,11 @@ impl Conn {
 
     /// `GET path` on this connection; the response must be complete and length-delimited.
     pub fn get(&mut self, path: &str, ua: &str) -> std::io::Result<Response> {
-        let req = format!("GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n\r\n");
+        let mut req = format!("GET {path} HTTP/1.1\r\nHost: robogate.test\r\nUser-Agent: {ua}\r\n");
+        for (k, v) in browser_fields(ua, &[]) {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
         self.stream.write_all(req.as_bytes())?;
         let mut raw = Vec::new();
         let mut buf = [0u8; 16384];
@@ -768,6 +772,9 @@ pub fn request(
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if let Some(ua) = ua {
         req.push_str(&format!("User-Agent: {ua}\r\n"));
+        for (k, v) in browser_fields(ua, headers) {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
     }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
@@ -782,6 +789,38 @@ pub fn request(
     } else {
         resp
     })
+}
+
+/// The fields every browser sends with each request, which a request with a browser's
+/// User-Agent gets too (a bare one is a library's head: a disguised robot), but for those in
+/// `given`.
+pub fn browser_fields(ua: &str, given: &[(&str, &str)]) -> Vec<(&'static str, &'static str)> {
+    let browser = ["Firefox/", "Chrome/", "Safari/"]
+        .iter()
+        .any(|t| ua.contains(t));
+    if !browser {
+        return Vec::new();
+    }
+    BROWSER_FIELDS
+        .iter()
+        .filter(|(k, _)| !given.iter().any(|(g, _)| g.eq_ignore_ascii_case(k)))
+        .copied()
+        .collect()
+}
+
+/// What a browser's network stack adds to every request (see `fingerprint::head`).
+pub const BROWSER_FIELDS: [(&str, &str); 3] = [
+    ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+    ("Accept-Language", "en-US,en;q=0.5"),
+    ("Accept-Encoding", "gzip, deflate"),
+];
+
+/// [`BROWSER_FIELDS`] as curl arguments (`-H`, `Name: value`, ...).
+pub fn browser_curl_args() -> Vec<String> {
+    BROWSER_FIELDS
+        .iter()
+        .flat_map(|(k, v)| ["-H".to_string(), format!("{k}: {v}")])
+        .collect()
 }
 
 pub const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";

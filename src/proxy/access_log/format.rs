@@ -43,6 +43,8 @@ pub struct Line<'a> {
     pub verdict: &'a str,
     pub action: &'a str,
     pub reason: &'a str,
+    /// The family a disguised robot's fingerprints point to (`curl`, `python`, ...), or `-`.
+    pub fingerprint: &'a str,
     pub robots_line: u32,
     pub robots_version: Version,
     pub robots_read: Read,
@@ -89,6 +91,7 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
         (b" verdict=", l.verdict),
         (b" action=", l.action),
         (b" reason=", l.reason),
+        (b" fingerprint=", l.fingerprint),
     ] {
         out.extend_from_slice(key);
         debug_str(out, value);
@@ -138,6 +141,7 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
         (b",\"verdict\":", l.verdict),
         (b",\"action\":", l.action),
         (b",\"reason\":", l.reason),
+        (b",\"fingerprint\":", l.fingerprint),
     ] {
         out.extend_from_slice(key);
         json_str(out, value);
@@ -348,6 +352,7 @@ mod tests {
             verdict: "disallow",
             action: "block",
             reason: "disallow",
+            fingerprint: "-",
             robots_line: 3,
             robots_version: Version(0xab12cd34ef56),
             robots_read: read,
@@ -421,6 +426,7 @@ mod tests {
                         verdict = l.verdict,
                         action = l.action,
                         reason = l.reason,
+                        fingerprint = l.fingerprint,
                         robots_line = l.robots_line,
                         robots_version = %l.robots_version,
                         robots_read = %l.robots_read.label(),
@@ -494,7 +500,7 @@ mod tests {
         let text = line(&sample(PATH, Read::Nothing, Some(b"Wget/1.21")), false);
         assert_eq!(
             untimed(&text),
-            "Z  INFO access: client=192.0.2.10 method=GET path=/private/x?q=1&b=%22 status=403 class=\"robot\" agent=\"GPTBot\" verdict=\"disallow\" action=\"block\" reason=\"disallow\" robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=\"unverified\" proof=\"no-method\" generation=2 duration_ms=1.25 user_agent=\"Wget/1.21\"\n"
+            "Z  INFO access: client=192.0.2.10 method=GET path=/private/x?q=1&b=%22 status=403 class=\"robot\" agent=\"GPTBot\" verdict=\"disallow\" action=\"block\" reason=\"disallow\" fingerprint=\"-\" robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=\"unverified\" proof=\"no-method\" generation=2 duration_ms=1.25 user_agent=\"Wget/1.21\"\n"
         );
     }
 
@@ -526,6 +532,7 @@ mod tests {
                 "verdict",
                 "action",
                 "reason",
+                "fingerprint",
                 "robots_line",
                 "robots_version",
                 "robots_read",
@@ -605,13 +612,13 @@ mod tests {
         /// the line is the old tracing line byte for byte, `duration_ms` aside.
         #[test]
         fn any_fields_are_written_as_tracing_wrote_them(
-            strings in proptest::array::uniform7(any::<String>()),
+            strings in proptest::array::uniform8(any::<String>()),
             client in any::<Option<IpAddr>>(),
             (status, robots_line, generation) in (any::<u16>(), any::<u32>(), any::<u64>()),
             ua in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
             (json, cut) in (any::<bool>(), any::<bool>()),
         ) {
-            let [class, agent, verdict, action, reason, identity, proof] = &strings;
+            let [class, agent, verdict, action, reason, fingerprint, identity, proof] = &strings;
             let l = Line {
                 cut,
                 client,
@@ -621,6 +628,7 @@ mod tests {
                 verdict,
                 action,
                 reason,
+                fingerprint,
                 robots_line,
                 identity,
                 proof,

@@ -25,7 +25,16 @@ const USER_AGENT: u8 = 8;
 /// Appends `line`'s record, stamped `now`, to `out`.
 pub fn encode(out: &mut Vec<u8>, f: &Line<'_>, now: SystemTime) {
     let strings = [
-        f.method, f.path, f.class, f.agent, f.verdict, f.action, f.reason, f.identity, f.proof,
+        f.method,
+        f.path,
+        f.class,
+        f.agent,
+        f.verdict,
+        f.action,
+        f.reason,
+        f.fingerprint,
+        f.identity,
+        f.proof,
     ];
     let ua_len = f.user_agent.map_or(0, |ua| ua.len() + 4);
     out.reserve(80 + ua_len + strings.iter().map(|s| s.len() + 4).sum::<usize>());
@@ -144,6 +153,7 @@ impl<'a> Cursor<'a> {
             verdict: self.str()?,
             action: self.str()?,
             reason: self.str()?,
+            fingerprint: self.str()?,
             robots_line,
             robots_version,
             robots_read,
@@ -197,6 +207,7 @@ mod tests {
                 verdict: &strings[2],
                 action: &strings[3],
                 reason: &strings[4],
+                fingerprint: "-",
                 robots_line,
                 robots_version: Version(version),
                 robots_read: read,
@@ -229,6 +240,7 @@ mod tests {
             verdict: "-",
             action: "pass",
             reason: "-",
+            fingerprint: "-",
             robots_line: 0,
             robots_version: Version(1),
             robots_read: Read::Unknown,
