@@ -33,6 +33,7 @@ fn line<'a>(uri: &'a str, read: Read) -> Line<'a> {
         verdict: "-",
         action: "pass",
         reason: "-",
+        fingerprint: "-",
         robots_line: 0,
         robots_version: Version(0xab12cd34ef56),
         robots_read: read,

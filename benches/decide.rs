@@ -103,6 +103,7 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
             user_agent: f.user_agent,
             trusted_proxy: false,
             reader: Reader::of(&policy, &f),
+            print: 0,
         };
         let standing = now(state.standing(&policy, &client));
         f.standing = standing.suspicion();
@@ -137,6 +138,7 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
             user_agent: f.user_agent,
             trusted_proxy: false,
             reader: Reader::of(&earlier, &f),
+            print: 0,
         };
         let mut d = earlier.decide(&f);
         now(read.admit(&mut d, &earlier, &client));

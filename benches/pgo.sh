@@ -14,7 +14,7 @@
 # is laid out and inlined for the paths the training took, which cuts the instructions and the
 # instruction-cache misses of a request (BENCHMARKS.md, stop 21).
 # Needs: rustup's llvm-tools component (an llvm-profdata of rustc's LLVM version; this script
-#        adds it), nginx, wrk, h2load, openssl and python3 (.ci/deps installs them); about
+#        adds it), nginx, wrk, h2load, openssl and python3 (.ci/test-deps installs them); about
 #        3 GB of memory and 5 GB of disk under target/pgo. One run at a time (a lock).
 # The training's wrk output counts many non-2xx answers: the mix asks for disallowed paths on
 # purpose. Its files (target/pgo/train) are removed when it succeeds and kept when it fails.
@@ -25,12 +25,12 @@ out=$repo/target/pgo
 DUR=${DUR:-20}; CONN=${CONN:-32}
 [[ $DUR =~ ^[0-9]+$ ]] && ((DUR >= 5)) || { echo "DUR: whole seconds, at least 5" >&2; exit 2; }
 missing=()
-# Debian puts nginx in /usr/sbin, off a non-root PATH (as .ci/deps and tlsbench.sh allow)
+# Debian puts nginx in /usr/sbin, off a non-root PATH (as .ci/test-deps and tlsbench.sh allow)
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$nginx" ] || missing+=(nginx)
 for c in wrk h2load openssl python3 curl; do command -v $c >/dev/null || missing+=("$c"); done
 if ((${#missing[@]})); then
-  echo "needs ${missing[*]}: bash $repo/.ci/deps installs them" >&2; exit 2
+  echo "needs ${missing[*]}: bash $repo/.ci/test-deps installs them" >&2; exit 2
 fi
 mkdir -p "$out"
 exec 9>"$out/lock"

@@ -21,6 +21,8 @@ pub struct Head {
     pub accept: bool,
     /// `Accept` names `text/html` (a navigation's, or a library's that copies one).
     pub accept_html: bool,
+    /// `Accept` is exactly `*/*`.
+    pub accept_any: bool,
     /// `Accept-Language` is there with a language (not empty, not `*`).
     pub accept_language: bool,
     /// `Accept-Language` is exactly `*` (node's fetch sends it; no browser does).
@@ -58,7 +60,7 @@ pub struct Head {
 /// head alone names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Library {
-    /// `curl`: `Host`, `User-Agent`, `Accept: */*` and nothing else.
+    /// `curl`: `Host` (HTTP/1), `User-Agent`, `Accept: */*` and nothing else.
     Curl,
     /// GNU Wget: `Accept-Encoding: identity` with `Connection: Keep-Alive`.
     Wget,
@@ -89,6 +91,7 @@ impl Head {
                 6 if name.eq_ignore_ascii_case(b"accept") => {
                     h.accept = true;
                     h.accept_html |= contains(value, b"text/html");
+                    h.accept_any = value == b"*/*";
                     accept_at.get_or_insert(i);
                 }
                 7 if name.eq_ignore_ascii_case(b"upgrade") => {
@@ -155,7 +158,7 @@ impl Head {
                 }
             }
             _ if encoding.eq_ignore_ascii_case(b"gzip") => Library::Go,
-            _ if self.fields == 3 && self.accept && !self.accept_encoding => Library::Curl,
+            _ if self.fields <= 3 && self.accept_any && !self.accept_encoding => Library::Curl,
             _ if self.gzip && connection.eq_ignore_ascii_case(b"keep-alive") => Library::Python,
             _ => return None,
         })
@@ -242,7 +245,8 @@ fn names_chromium(value: &[u8]) -> bool {
     value.split(|&b| b == b',').any(|item| {
         let brand = trim(item.split(|&b| b == b';').next().unwrap_or_default());
         let brand = brand.strip_prefix(b"\"").unwrap_or(brand);
-        !brand.is_empty() && !(brand.len() >= 3 && brand[..3].eq_ignore_ascii_case(b"not"))
+        let grease = brand.len() >= 3 && brand[..3].eq_ignore_ascii_case(b"not");
+        !brand.is_empty() && !grease
     })
 }
 
@@ -295,7 +299,8 @@ mod tests {
 
     #[test]
     fn libraries_default_heads_are_named() {
-        let cases: &[(&[(&str, &str)], Option<Library>)] = &[
+        type Fields<'a> = &'a [(&'a str, &'a str)];
+        let cases: &[(Fields, Option<Library>)] = &[
             (
                 &[("Host", "h"), ("User-Agent", "x"), ("Accept", "*/*")],
                 Some(Library::Curl),

@@ -57,10 +57,12 @@ impl ConnPrint {
 /// when its shard is full; a full shard of fresh entries takes no more (that connection is
 /// then judged without its ClientHello).
 pub struct Handshakes {
-    shards: [Mutex<HashMap<(SocketAddr, SocketAddr), (Instant, tls::Hello)>>; SHARDS],
+    shards: [Shard; SHARDS],
 }
 
 const SHARDS: usize = 16;
+/// One shard: ClientHellos by (local, peer) address, each with when it was read.
+type Shard = Mutex<HashMap<(SocketAddr, SocketAddr), (Instant, tls::Hello)>>;
 /// Entries a shard holds at most.
 const PER_SHARD: usize = 4096;
 
@@ -79,7 +81,7 @@ impl Handshakes {
     fn shard(
         &self,
         key: &(SocketAddr, SocketAddr),
-    ) -> &Mutex<HashMap<(SocketAddr, SocketAddr), (Instant, tls::Hello)>> {
+    ) -> &Shard {
         let port = usize::from(key.1.port());
         &self.shards[port % SHARDS]
     }

@@ -52,9 +52,9 @@ impl AsyncRead for Watched {
         if let (Poll::Ready(Ok(())), Some(observer)) = (&polled, this.observer.as_mut()) {
             if observer.feed(&buf.filled()[before..]) {
                 if let (Some(print), Some(conn)) =
-                    (observer.print(), this.digest.extension.get::<ConnPrint>())
+                    (observer.take(), this.digest.extension.get::<ConnPrint>())
                 {
-                    conn.set_h2(print.clone());
+                    conn.set_h2(print);
                 }
                 this.observer = None;
             }

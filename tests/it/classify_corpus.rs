@@ -460,7 +460,7 @@ fn the_shipped_catalog_is_what_the_generator_writes() {
         .arg(root.join("docs/catalog/generate.py"))
         .arg(&dir)
         .output()
-        .expect("python3 runs (bash .ci/deps installs it)");
+        .expect("python3 runs (bash .ci/test-deps installs it)");
     assert!(
         out.status.success(),
         "{}",

@@ -10,7 +10,7 @@ fn have(tool: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("SKIP: {tool} is not installed (bash .ci/deps installs it)");
+        eprintln!("SKIP: {tool} is not installed (bash .ci/test-deps installs it)");
     }
     ok
 }

@@ -9,6 +9,7 @@ mod classify_corpus;
 mod cli;
 mod clients;
 mod differential;
+mod disguise;
 mod enforce;
 mod evidence;
 mod fairness;

@@ -65,7 +65,7 @@ fn metrics_are_not_served_on_the_public_listener() {
 #[test]
 fn promtool_accepts_a_real_scrape() {
     if Command::new("promtool").arg("--version").output().is_err() {
-        eprintln!("SKIP: promtool is not installed (bash .ci/deps installs it)");
+        eprintln!("SKIP: promtool is not installed (bash .ci/test-deps installs it)");
         return;
     }
     let origin = Origin::start();

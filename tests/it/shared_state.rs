@@ -26,7 +26,7 @@ impl Redis {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server (apt-get install redis-server; .ci/deps does)");
+            .expect("redis-server (apt-get install redis-server; .ci/test-deps does)");
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
         let redis = Redis { addr, child };
         eventually("redis-server to answer PING", || redis.ping().then_some(()));

@@ -572,7 +572,7 @@ fn python_parsers_agree_with_the_generated_example_policy() {
     }
     assert!(seen.contains("robotparser"));
     if !seen.contains("protego") {
-        eprintln!("SKIP: protego is not installed (bash .ci/deps installs it)");
+        eprintln!("SKIP: protego is not installed (bash .ci/test-deps installs it)");
     }
 }
 

@@ -28,7 +28,7 @@ fn chromium(profile: &Path, url: &str, extra: &[&str]) -> String {
         .args(extra)
         .arg(url)
         .output()
-        .expect("run chromium (installed by .ci/deps: apt-get install chromium)");
+        .expect("run chromium (installed by .ci/test-deps: apt-get install chromium)");
     assert!(
         out.status.success(),
         "chromium failed: {}",

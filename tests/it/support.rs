@@ -126,7 +126,10 @@ impl Nginx {
     /// nginx over TLS with `cert_pem` and `key_pem` (written as `cert.pem` and `key.pem`), and
     /// `extra` lines in its server block (`{addr}` in them is replaced by its address).
     pub fn start_tls(cert_pem: &str, key_pem: &str, extra: &str) -> Nginx {
-        let files = [("cert.pem", cert_pem), ("key.pem", key_pem)];
+        let files = [
+            ("cert.pem", cert_pem.as_bytes()),
+            ("key.pem", key_pem.as_bytes()),
+        ];
         Nginx::start_with(&files, |addr, d| {
             format!(
                 "listen {addr} ssl; ssl_certificate {d}/cert.pem; ssl_certificate_key {d}/key.pem; {}",
@@ -135,12 +138,24 @@ impl Nginx {
         })
     }
 
+    /// nginx serving the demo pages and `files` (paths under its root: `private/a.png`).
+    pub fn start_serving(files: &[(&str, &[u8])]) -> Nginx {
+        let files: Vec<(String, &[u8])> = files
+            .iter()
+            .map(|(path, bytes)| (format!("www/{}", path.trim_start_matches('/')), *bytes))
+            .collect();
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        Nginx::start_with(&files, |addr, _| format!("listen {addr};"))
+    }
+
     /// nginx with `files` in its folder and the server block's directives (before `root`) made
     /// by `server` from its address and folder.
-    fn start_with(files: &[(&str, &str)], server: impl Fn(SocketAddr, &str) -> String) -> Nginx {
+    fn start_with(files: &[(&str, &[u8])], server: impl Fn(SocketAddr, &str) -> String) -> Nginx {
         let dir = tempfile::tempdir().expect("nginx temp dir");
-        for (name, text) in files {
-            std::fs::write(dir.path().join(name), text).unwrap();
+        for (name, bytes) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
         }
         let www = dir.path().join("www");
         for (path, title, body) in demo_origin::PAGES {
@@ -183,7 +198,7 @@ impl Nginx {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
-                .expect("nginx is installed (bash .ci/deps installs nginx-light)");
+                .expect("nginx is installed (bash .ci/test-deps installs nginx-light)");
             let started = Instant::now();
             let up = loop {
                 if TcpStream::connect(addr).is_ok() {
@@ -814,14 +829,6 @@ pub const BROWSER_FIELDS: [(&str, &str); 3] = [
     ("Accept-Language", "en-US,en;q=0.5"),
     ("Accept-Encoding", "gzip, deflate"),
 ];
-
-/// [`BROWSER_FIELDS`] as curl arguments (`-H`, `Name: value`, ...).
-pub fn browser_curl_args() -> Vec<String> {
-    BROWSER_FIELDS
-        .iter()
-        .flat_map(|(k, v)| ["-H".to_string(), format!("{k}: {v}")])
-        .collect()
-}
 
 pub const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 pub const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";

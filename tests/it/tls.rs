@@ -16,13 +16,13 @@ use crate::support::{
 const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 /// A certificate authority made for one test.
-struct Ca {
+pub(crate) struct Ca {
     cert: rcgen::Certificate,
     key: KeyPair,
 }
 
 impl Ca {
-    fn new(name: &str) -> Ca {
+    pub(crate) fn new(name: &str) -> Ca {
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params
@@ -33,12 +33,12 @@ impl Ca {
         Ca { cert, key }
     }
 
-    fn pem(&self) -> String {
+    pub(crate) fn pem(&self) -> String {
         self.cert.pem()
     }
 
     /// A leaf for `names` with serial `serial`: (certificate PEM, key PEM).
-    fn issue(&self, names: &[&str], serial: u32) -> (String, String) {
+    pub(crate) fn issue(&self, names: &[&str], serial: u32) -> (String, String) {
         self.issue_for(names, serial, None)
     }
 
@@ -99,7 +99,9 @@ fn start_tls_with(
         [] => String::new(),
         _ => format!("tls_listen = \"{tls}\"\n{server_extra}"),
     };
-    let mut toml = extra.to_string();
+    // curl plays the browser here (a Firefox User-Agent): with fingerprints on it is a
+    // disguised robot, which tests/it/disguise.rs tests. These tests are about TLS.
+    let mut toml = format!("{extra}\n[fingerprint]\nenabled = false\n");
     for e in entries {
         toml.push_str(&format!("\n[[server.tls]]\n{e}\n"));
     }
@@ -134,7 +136,7 @@ fn curl(
         .arg(format!("{name}:{}:127.0.0.1", tls.port()))
         .args(["-A", ua, "-w", "\n%{http_code} %{http_version}", &url])
         .output()
-        .expect("curl is installed (bash .ci/deps)");
+        .expect("curl is installed (bash .ci/test-deps)");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (body, tail) = text.rsplit_once('\n').unwrap_or(("", &text));
     let (code, version) = tail.split_once(' ').unwrap_or((tail, ""));

@@ -256,7 +256,8 @@ cases! {
 fn claims() {
     let none = Head::default();
     let hints = head(SECURE);
-    let cases: &[(&str, &Head, Option<(Engine, u32)>)] = &[
+    type Case<'a> = (&'a str, &'a Head, Option<(Engine, u32)>);
+    let cases: &[Case] = &[
         (CHROME, &none, Some((Engine::Chromium, 131))),
         (FIREFOX, &none, Some((Engine::Gecko, 133))),
         (SAFARI, &none, Some((Engine::AppleWebKit, 18))),

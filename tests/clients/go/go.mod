@@ -1,0 +1,3 @@
+module robogate/testclients/go
+
+go 1.19
