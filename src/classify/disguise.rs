@@ -52,6 +52,25 @@ keyword_enum! {
     }
 }
 
+impl Observed {
+    /// The compliance view's (and the status page's) row of the disguised robots of this
+    /// family: a name no User-Agent product token can take (tokens hold no parentheses).
+    pub fn row(self) -> &'static str {
+        match self {
+            Observed::Chrome => "(disguised:chrome)",
+            Observed::Firefox => "(disguised:firefox)",
+            Observed::Safari => "(disguised:safari)",
+            Observed::Curl => "(disguised:curl)",
+            Observed::Wget => "(disguised:wget)",
+            Observed::Python => "(disguised:python)",
+            Observed::Go => "(disguised:go)",
+            Observed::Node => "(disguised:node)",
+            Observed::Java => "(disguised:java)",
+            Observed::Other => "(disguised:other)",
+        }
+    }
+}
+
 /// A browser-UA client whose fingerprints contradict its claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Disguise {

@@ -78,10 +78,7 @@ impl Handshakes {
     /// A handshake older than this has failed (rustls and every client give up sooner).
     pub const STALE: Duration = Duration::from_secs(60);
 
-    fn shard(
-        &self,
-        key: &(SocketAddr, SocketAddr),
-    ) -> &Shard {
+    fn shard(&self, key: &(SocketAddr, SocketAddr)) -> &Shard {
         let port = usize::from(key.1.port());
         &self.shards[port % SHARDS]
     }

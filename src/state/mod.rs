@@ -359,9 +359,17 @@ impl LiveState {
             decision.outcome,
             Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
         );
+        // Disguised robots are one row per observed family: their User-Agents are browsers'.
+        let (robot, catalog) = match decision.disguise {
+            Some(d) => (d.observed.row(), true),
+            None => (
+                policy.pacing_name(decision, client.user_agent),
+                decision.agent.is_some(),
+            ),
+        };
         self.compliance.count(compliance::Event {
-            robot: policy.pacing_name(decision, client.user_agent),
-            catalog: decision.agent.is_some(),
+            robot,
+            catalog,
             fetched: (decision.outcome == Outcome::RobotsTxt).then(|| policy.robots.version()),
             read: decision.read,
             refused: refused.then_some(reason),

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::{free_port, get, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS};
+use crate::support::{free_port, get, request, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS};
 use crate::tls::Ca;
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -407,6 +407,13 @@ fn libraries_in_browser_user_agents_are_refused_what_robots_may_not_fetch() {
         .collect();
     assert!(mismatch("chrome", "curl") >= 3.0, "{counted:#?}");
     assert!(mismatch("firefox", "python") >= 1.0);
+    // The compliance view (and the status page's top robots) has one row per observed family.
+    let view: serde_json::Value =
+        serde_json::from_str(&get(site.rg.admin, "/compliance", None).unwrap().text()).unwrap();
+    let curl = &view["robots"]["(disguised:curl)"];
+    assert!(curl["refused"]["fingerprint"].as_u64() >= Some(9), "{view}");
+    let status = get(site.rg.admin, "/status.json", None).unwrap().text();
+    assert!(status.contains("(disguised:python)"), "{status}");
     // A library's allowed fetch is served: it is judged by robots.txt, not refused outright.
     let allowed = fetch(
         &site,
@@ -532,6 +539,101 @@ fn headless_chromium_is_refused_nothing_over_any_protocol() {
     assert_eq!(site.total("robogate_refusals_total"), 0.0);
 }
 
+/// A fresh Firefox profile trusting `ca` (NSS takes a CA, never a self-signed leaf), quiet (no
+/// update, telemetry or prefetch traffic), with `prefs` added to its user.js.
+fn firefox_profile(ca: &Path, prefs: &[&str]) -> tempfile::TempDir {
+    let profile = tempfile::tempdir().unwrap();
+    let db = format!("sql:{}", profile.path().display());
+    for args in [
+        vec!["-N", "-d", &db, "--empty-password"],
+        vec![
+            "-A",
+            "-d",
+            &db,
+            "-n",
+            "robogate-test-ca",
+            "-t",
+            "C,,",
+            "-i",
+            ca.to_str().unwrap(),
+        ],
+    ] {
+        let status = Command::new(tool("certutil")).args(&args).status().unwrap();
+        assert!(status.success(), "certutil {args:?}");
+    }
+    let mut user_js: String = [
+        "browser.shell.checkDefaultBrowser\", false",
+        "datareporting.policy.dataSubmissionEnabled\", false",
+        "toolkit.telemetry.enabled\", false",
+        "app.update.enabled\", false",
+        "app.normandy.enabled\", false",
+        "browser.safebrowsing.malware.enabled\", false",
+        "browser.safebrowsing.phishing.enabled\", false",
+        "browser.safebrowsing.update.enabled\", false",
+        "network.captive-portal-service.enabled\", false",
+        "network.connectivity-service.enabled\", false",
+        "extensions.update.enabled\", false",
+        "services.settings.server\", \"http://127.0.0.1:9/\"",
+        "network.dns.disablePrefetch\", true",
+        "network.prefetch-next\", false",
+        "network.http.speculative-parallel-limit\", 0",
+    ]
+    .iter()
+    .chain(prefs)
+    .map(|p| format!("user_pref(\"{p});\n"))
+    .collect();
+    user_js.push('\n');
+    std::fs::write(profile.path().join("user.js"), user_js).unwrap();
+    profile
+}
+
+/// Headless Firefox ESR (its own User-Agent) loads `url` and what it embeds.
+fn firefox(profile: &Path, url: &str) {
+    let shot = profile.join("shot.png");
+    let out = Command::new(tool("firefox-esr"))
+        .args(["--headless", "--no-remote", "--profile"])
+        .arg(profile)
+        .arg("--screenshot")
+        .arg(&shot)
+        .arg(url)
+        .env("MOZ_DISABLE_CONTENT_SANDBOX", "1")
+        .output()
+        .expect("run firefox-esr");
+    assert!(
+        out.status.success(),
+        "firefox: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(shot.exists(), "firefox loaded {url}");
+}
+
+/// Firefox ESR over plain HTTP, HTTPS with HTTP/1.1 and HTTPS with HTTP/2: pages, images,
+/// stylesheets and robots.txt, refused nothing.
+#[test]
+fn firefox_is_refused_nothing_over_any_protocol() {
+    let origin = gallery_origin();
+    let site = Site::start(origin.addr, "");
+    for (protocol, prefs) in [
+        (Protocol::Plain, &[][..]),
+        (Protocol::Tls, &["network.http.http2.enabled\", false"][..]),
+        (Protocol::H2, &[][..]),
+    ] {
+        let profile = firefox_profile(&site.ca, prefs);
+        firefox(profile.path(), &site.url(protocol, "/private/gallery.html"));
+        firefox(profile.path(), &site.url(protocol, "/robots.txt"));
+        firefox(profile.path(), &site.url(protocol, "/private/gallery.html"));
+    }
+    let served = site.total("robogate_requests_total");
+    assert!(served >= 15.0, "firefox fetched {served} requests");
+    assert_eq!(
+        site.total("robogate_refusals_total"),
+        0.0,
+        "{}",
+        site.rg.output()
+    );
+    assert_eq!(site.total("robogate_fingerprint_mismatches_total"), 0.0);
+}
+
 /// Behind an nginx that terminates TLS (a trusted proxy, no `ja4_header`; HTTP/1.1, as Debian
 /// 12's nginx 1.22 has no `http2` directive), the proxy's own
 /// connection is never taken for the browser's: Chromium through it is refused nothing, and a
@@ -579,4 +681,115 @@ fn behind_a_tls_terminating_nginx_browsers_pass_and_libraries_do_not() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "403");
+}
+
+/// A browser-UA client that reads robots.txt as a program does (its head is no navigation) is
+/// served it, and treated as a robot for `[fingerprint] reader_for` afterwards; one that
+/// navigates to it, as a person typing it does, is refused nothing.
+#[test]
+fn a_browser_user_agent_that_reads_robots_txt_as_a_program_is_a_robot_for_a_while() {
+    let origin = Origin::start();
+    let rg = Robogate::start(
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "[fingerprint]\nreader_for = \"10m\"\n",
+    );
+    // A head with a browser's fields but a program's Accept (the fields are not a navigation).
+    let program = [("Accept", "*/*")];
+    let robots = request(rg.addr, "GET", "/robots.txt", Some(CHROME), &program).unwrap();
+    assert_eq!(robots.status, 200);
+    assert!(robots.text().contains("Disallow: /private/"));
+    let page = request(rg.addr, "GET", DISALLOWED, Some(CHROME), &[]).unwrap();
+    assert_eq!(page.status, 403, "{}", page.text());
+    assert!(
+        page.text().contains("treated as a robot"),
+        "{}",
+        page.text()
+    );
+    assert_eq!(
+        request(rg.addr, "GET", "/blog/", Some(CHROME), &[])
+            .unwrap()
+            .status,
+        200
+    );
+    // A person typing /robots.txt into Firefox navigates.
+    let navigation = [
+        ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+        ("Upgrade-Insecure-Requests", "1"),
+    ];
+    let typed = request(rg.addr, "GET", "/robots.txt", Some(FIREFOX), &navigation).unwrap();
+    assert_eq!(typed.status, 200);
+    assert_eq!(
+        request(rg.addr, "GET", DISALLOWED, Some(FIREFOX), &navigation)
+            .unwrap()
+            .status,
+        200
+    );
+    let refused = sum(
+        rg.admin,
+        "robogate_refusals_total",
+        &["reason=\"fingerprint\""],
+    );
+    assert_eq!(refused, 1.0);
+}
+
+/// curl from `from` (a loopback address of its own) with `ua` and a browser's fields: its
+/// status.
+fn curl_from(from: &str, url: &str, ua: &str) -> u16 {
+    let out = Command::new(tool("curl"))
+        .args([
+            "-sS",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "--interface",
+            from,
+        ])
+        .args([
+            "-H",
+            "Accept: text/html,*/*;q=0.8",
+            "-H",
+            "Accept-Language: en-US,en;q=0.5",
+        ])
+        .args(["-H", "Accept-Encoding: gzip, deflate", "-A", ua, url])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).parse().unwrap_or(0)
+}
+
+/// `trap.key = "network"`: a trap catch bans the client's /24, whatever address or
+/// User-Agent its next request comes with; under the default key, the neighbour is not caught.
+#[test]
+fn a_network_keyed_trap_catches_a_crawler_that_rotates_addresses() {
+    let origin = Origin::start();
+    let toml = |key: &str| format!("[trap]\npaths = [\"/private/trap/\"]\nkey = \"{key}\"\n");
+    for (key, neighbour_caught) in [("network", true), ("address+agent", false)] {
+        let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, &toml(key));
+        let url = |path: &str| format!("http://{}{path}", rg.addr);
+        assert_eq!(curl_from("127.0.0.3", &url("/private/trap/x"), CHROME), 403);
+        let neighbour = curl_from("127.0.0.4", &url("/blog/"), FIREFOX);
+        assert_eq!(
+            neighbour == 403,
+            neighbour_caught,
+            "trap.key = {key}: {neighbour}"
+        );
+    }
+}
+
+/// `rapid_fire.key = "fingerprint"`: one head and User-Agent from two addresses fill one
+/// bucket; under the default key each address has its own.
+#[test]
+fn a_fingerprint_keyed_pace_counts_one_client_across_addresses() {
+    let origin = Origin::start();
+    let toml = |key: &str| format!("[rapid_fire]\nrate = 0.01\nburst = 4\nkey = \"{key}\"\n");
+    for (key, shared) in [("fingerprint", true), ("address", false)] {
+        let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, &toml(key));
+        let url = format!("http://{}/blog/", rg.addr);
+        for _ in 0..4 {
+            assert_eq!(curl_from("127.0.0.5", &url, CHROME), 200);
+        }
+        let other = curl_from("127.0.0.6", &url, CHROME);
+        assert_eq!(other == 429, shared, "rapid_fire.key = {key}: {other}");
+    }
 }
