@@ -15,6 +15,8 @@
 #      1s), as nginx's `access_log ... buffer=64k` beside it; 0 runs with RUST_LOG=warn (off).
 #      An explicit RUST_LOG wins over both.
 #      FAST_PATH (true): false sets server.fast_path = false (every request through pingora).
+#      FINGERPRINT (true): false sets [fingerprint] enabled = false (browser User-Agents are
+#      believed; the head shape is not read).
 #      A trap path is set (/private/trap/: loadbench.sh's robots.txt disallows it to every
 #      group, as a trap path must be), so every request pays the trap match.
 set -euo pipefail
@@ -41,6 +43,11 @@ case "${RAPID_FIRE:-exempt}" in
   bucket) printf '[rapid_fire]\nrate = 1000000\nburst = 1000000\n' >> robogate.toml ;;
   off) printf '[rapid_fire]\nenabled = false\n' >> robogate.toml ;;
   *) echo "RAPID_FIRE: exempt, bucket or off" >&2; exit 2 ;;
+esac
+case "${FINGERPRINT:-true}" in
+  true) ;;
+  false) printf '[fingerprint]\nenabled = false\n' >> robogate.toml ;;
+  *) echo "FINGERPRINT: true or false" >&2; exit 2 ;;
 esac
 case "${STATE:-local}" in
   local) ;;

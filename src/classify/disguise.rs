@@ -128,16 +128,10 @@ impl Claim {
     /// engines no rule knows (old Edge, Internet Explorer, Presto, WebKitGTK, feature phones).
     pub fn of(user_agent: &str, head: &Head) -> Option<Claim> {
         let ua = user_agent.as_bytes();
-        // iOS: every browser is Apple's WebKit, whatever it names.
-        if find(ua, b"iPhone")
-            .or(find(ua, b"iPad"))
-            .or(find(ua, b"iPod"))
-            .is_some()
-            || ["CriOS/", "FxiOS/", "EdgiOS/"]
-                .iter()
-                .any(|t| find(ua, t.as_bytes()).is_some())
-        {
-            let version = after(ua, b" OS ").or_else(|| after(ua, b"Version/"));
+        // iOS and iPadOS (`CPU iPhone OS 17_5 like Mac OS X`, also in CriOS, FxiOS, EdgiOS and
+        // in-app browsers): every browser is Apple's WebKit, whatever it names.
+        if find(ua, LIKE_MAC_OS_X).is_some() {
+            let version = after(ua, IOS_VERSION).or_else(|| after(ua, VERSION));
             return Some(Claim {
                 engine: Engine::AppleWebKit,
                 version: version.unwrap_or(0),
@@ -146,21 +140,21 @@ impl Claim {
         if head.chromium_hints {
             return Some(Claim {
                 engine: Engine::Chromium,
-                version: after(ua, b"Chrome/").unwrap_or(0),
+                version: after(ua, CHROME).unwrap_or(0),
             });
         }
         // EdgeHTML (Edge 12–18) names Chrome too, but speaks Windows' TLS.
-        if find(ua, b"Edge/").is_some() {
+        if find(ua, EDGE_HTML).is_some() {
             return None;
         }
-        if let Some(version) = after(ua, b"Chrome/").or_else(|| after(ua, b"Chromium/")) {
+        if let Some(version) = after(ua, CHROME).or_else(|| after(ua, CHROMIUM)) {
             return Some(Claim {
                 engine: Engine::Chromium,
                 version,
             });
         }
-        if find(ua, b"Gecko/").is_some() && find(ua, b"like Gecko").is_none() {
-            let version = after(ua, b"Firefox/").or_else(|| after(ua, b"rv:"));
+        if find(ua, GECKO).is_some() && find(ua, LIKE_GECKO).is_none() {
+            let version = after(ua, FIREFOX).or_else(|| after(ua, RV));
             return Some(Claim {
                 engine: Engine::Gecko,
                 version: version.unwrap_or(0),
@@ -168,10 +162,10 @@ impl Claim {
         }
         // Safari on a Mac (WebKitGTK and other WebKits on Linux send the same Safari tokens
         // over their own TLS: not judged by a stack).
-        if find(ua, b"Macintosh").is_some() && find(ua, b"Safari/").is_some() {
+        if find(ua, MACINTOSH).is_some() && find(ua, SAFARI).is_some() {
             return Some(Claim {
                 engine: Engine::AppleWebKit,
-                version: after(ua, b"Version/").unwrap_or(0),
+                version: after(ua, VERSION).unwrap_or(0),
             });
         }
         None
@@ -309,14 +303,46 @@ fn observed(seen: &Seen<'_>) -> Observed {
     }
 }
 
-/// Where `needle` starts in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
+/// The User-Agent tokens a claim is read from, by index ([`find`]).
+const TOKENS: [&str; 12] = [
+    "like Mac OS X",
+    " OS ",
+    "Version/",
+    "Edge/",
+    "Chrome/",
+    "Chromium/",
+    "Gecko/",
+    "like Gecko",
+    "Firefox/",
+    "rv:",
+    "Macintosh",
+    "Safari/",
+];
+const LIKE_MAC_OS_X: usize = 0;
+const IOS_VERSION: usize = 1;
+const VERSION: usize = 2;
+const EDGE_HTML: usize = 3;
+const CHROME: usize = 4;
+const CHROMIUM: usize = 5;
+const GECKO: usize = 6;
+const LIKE_GECKO: usize = 7;
+const FIREFOX: usize = 8;
+const RV: usize = 9;
+const MACINTOSH: usize = 10;
+const SAFARI: usize = 11;
+
+/// A searcher for each of [`TOKENS`], built once (building one costs more than a search).
+static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+    std::sync::LazyLock::new(|| TOKENS.iter().map(memchr::memmem::Finder::new).collect());
+
+/// Where token `token` (an index into [`TOKENS`]) starts in `ua`.
+fn find(ua: &[u8], token: usize) -> Option<usize> {
+    FINDERS[token].find(ua)
 }
 
 /// The number right after the first `token` (`Chrome/131.0` → 131, ` OS 17_1` → 17).
-fn after(ua: &[u8], token: &[u8]) -> Option<u32> {
-    let at = find(ua, token)? + token.len();
+fn after(ua: &[u8], token: usize) -> Option<u32> {
+    let at = find(ua, token)? + TOKENS[token].len();
     let digits = ua[at..].iter().take_while(|b| b.is_ascii_digit()).take(6);
     let n = digits.fold(None, |n: Option<u32>, b| {
         Some(n.unwrap_or(0) * 10 + u32::from(b - b'0'))

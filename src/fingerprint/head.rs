@@ -11,6 +11,9 @@
 //!
 //! [`Head::ja4h`] is the head's JA4H-style fingerprint for logs and keys (see its doc).
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 use sha2::{Digest, Sha256};
 
 /// The facts of one request head that the consistency rules read. Built by one pass over the
@@ -90,7 +93,7 @@ impl Head {
                 5 if name.eq_ignore_ascii_case(b"range") => h.range = true,
                 6 if name.eq_ignore_ascii_case(b"accept") => {
                     h.accept = true;
-                    h.accept_html |= contains(value, b"text/html");
+                    h.accept_html |= TEXT_HTML.find(value).is_some();
                     h.accept_any = value == b"*/*";
                     accept_at.get_or_insert(i);
                 }
@@ -121,7 +124,7 @@ impl Head {
                 }
                 15 if name.eq_ignore_ascii_case(b"accept-encoding") => {
                     h.accept_encoding = true;
-                    h.gzip = contains(value, b"gzip");
+                    h.gzip = GZIP.find(value).is_some();
                     encoding = value;
                 }
                 25 if name.eq_ignore_ascii_case(b"upgrade-insecure-requests") => {
@@ -254,9 +257,10 @@ fn trim(value: &[u8]) -> &[u8] {
     value.trim_ascii()
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(haystack, needle).is_some()
-}
+/// Searchers for the two words the head's values are searched for, built once (building one
+/// costs more than a search).
+static TEXT_HTML: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("text/html"));
+static GZIP: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("gzip"));
 
 #[cfg(test)]
 mod tests {

@@ -229,20 +229,8 @@ impl Gate {
         }
         let fields = req.headers.iter();
         let head = Head::of(fields.map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())));
-        let proxied = via
-            .peer
-            .is_some_and(|ip| self.settings.trusted_proxies.contains(ip));
-        let conn = via
-            .tls
-            .and_then(|d| d.extension.get::<ConnPrint>())
-            .filter(|_| !proxied);
-        let ja4 = policy
-            .fingerprint
-            .ja4_header
-            .as_ref()
-            .filter(|_| proxied)
-            .and_then(|name| req.headers.get(name))
-            .and_then(|v| v.to_str().ok());
+        let (conn, ja4) = self.connection_print(policy, req, via);
+        let ja4 = ja4.and_then(|v| v.to_str().ok());
         Some(Seen {
             hello: conn.and_then(ConnPrint::hello),
             ja4,
@@ -251,10 +239,28 @@ impl Gate {
         })
     }
 
+    /// What the connection shows of the client: its own connection's [`ConnPrint`], or, behind
+    /// a trusted proxy (whose connection it is), the JA4 the proxy passed on in
+    /// `[fingerprint] ja4_header`, if set. Never both, never the header from anyone else.
+    fn connection_print<'r>(
+        &self,
+        policy: &Policy,
+        req: &'r RequestHeader,
+        via: Via<'r>,
+    ) -> (Option<&'r ConnPrint>, Option<&'r HeaderValue>) {
+        let proxied = via
+            .peer
+            .is_some_and(|ip| self.settings.trusted_proxies.contains(ip));
+        if proxied {
+            let ja4 = policy.fingerprint.ja4_header.as_ref();
+            return (None, ja4.and_then(|name| req.headers.get(name)));
+        }
+        (via.tls.and_then(|d| d.extension.get::<ConnPrint>()), None)
+    }
+
     /// The client's fingerprint for a `"fingerprint"` key (`trap.key`, `rapid_fire.key`): its
     /// connection's JA4 (a trusted proxy's `ja4_header` behind one) and HTTP/2 pseudo-header
-    /// order, its head's field names in order, and its User-Agent, hashed. 0 when no key needs
-    /// it.
+    /// order, its head's JA4H, and its User-Agent, hashed. 0 when no key needs it.
     fn print(&self, policy: &Policy, req: &RequestHeader, via: Via<'_>, ua: Option<&str>) -> u64 {
         use crate::policy::{BanKey, RapidKey};
         let wanted = policy.trap.key == BanKey::Fingerprint
@@ -262,28 +268,17 @@ impl Gate {
         if !wanted {
             return 0;
         }
-        let proxied = via
-            .peer
-            .is_some_and(|ip| self.settings.trusted_proxies.contains(ip));
-        let conn = via
-            .tls
-            .and_then(|d| d.extension.get::<ConnPrint>())
-            .filter(|_| !proxied);
+        let (conn, forwarded) = self.connection_print(policy, req, via);
         let ja4 = conn.and_then(ConnPrint::hello).map(|h| h.ja4());
-        let forwarded = policy
-            .fingerprint
-            .ja4_header
-            .as_ref()
-            .filter(|_| proxied)
-            .and_then(|name| req.headers.get(name))
-            .map_or(&b"-"[..], |v| v.as_bytes());
+        let forwarded = forwarded.map_or(&b"-"[..], |v| v.as_bytes());
         let tls = ja4.as_ref().map_or(forwarded, |j| j.as_str().as_bytes());
         let pseudo = conn
             .and_then(ConnPrint::h2)
             .map_or(&b"-"[..], |p| p.pseudo.as_slice());
-        let mut parts: Vec<&[u8]> = vec![tls, pseudo, ua.unwrap_or("").as_bytes()];
-        parts.extend(req.headers.keys().map(|n| n.as_str().as_bytes()));
-        crate::policy::fingerprint(&parts)
+        let fields = req.headers.iter();
+        let fields = fields.map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
+        let ja4h = Head::ja4h(req.method.as_str(), req.version, fields);
+        crate::policy::fingerprint(&[tls, pseudo, ja4h.as_bytes(), ua.unwrap_or("").as_bytes()])
     }
 
     /// Writes the request head the origin gets for a request of pingora's session that the

@@ -330,3 +330,62 @@ fn a_ja4_from_a_trusted_proxy_stands_in_for_the_hello() {
     assert_eq!(judge_ja4(CHROME, "garbage"), None);
     assert_eq!(judge_ja4(OLD_CHROME, curl), None);
 }
+
+/// A ClientHello captured from a real client (`src/fingerprint/testdata/`, hex of its records).
+fn captured(hex: &str) -> Hello {
+    let bytes: Vec<u8> = (0..hex.trim().len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    match crate::fingerprint::tls::need(&bytes) {
+        crate::fingerprint::tls::Need::Hello(end) => {
+            crate::fingerprint::tls::parse(&bytes[..end]).expect("a ClientHello")
+        }
+        _ => panic!("not a whole ClientHello"),
+    }
+}
+
+const CHROMIUM_156: &str = include_str!("../../fingerprint/testdata/chromium-156.hex");
+const FIREFOX_153: &str = include_str!("../../fingerprint/testdata/firefox-esr-153.hex");
+const CURL_OPENSSL: &str = include_str!("../../fingerprint/testdata/curl-7.88-openssl-3.0.hex");
+const GO_119: &str = include_str!("../../fingerprint/testdata/go-1.19.hex");
+const WGET_GNUTLS: &str = include_str!("../../fingerprint/testdata/wget-1.21-gnutls.hex");
+const SCRAPY_OPENSSL4: &str = include_str!("../../fingerprint/testdata/scrapy-2.19-openssl-4.hex");
+
+/// Real handshakes, captured from the programs themselves, judged under each claim with a
+/// head that gives nothing away (Scrapy's, which has a language and gzip).
+#[test]
+fn captured_handshakes() {
+    let judge_hello = |ua: &str, hex: &str| {
+        let hello = captured(hex);
+        let seen = Seen {
+            hello: Some(&hello),
+            head: head(SCRAPY),
+            ..Seen::default()
+        };
+        judge(ua, &seen).map(|d| d.by)
+    };
+    // The browsers, each under its own claim.
+    assert_eq!(judge_hello(CHROME, CHROMIUM_156), None);
+    assert_eq!(judge_hello(FIREFOX, FIREFOX_153), None);
+    // The libraries under every claim (wget's GnuTLS has Firefox's record_size_limit and no
+    // GREASE: its head gives it away, see the matrix test).
+    for hex in [CURL_OPENSSL, GO_119, SCRAPY_OPENSSL4, WGET_GNUTLS] {
+        assert_eq!(judge_hello(CHROME, hex), Some(Tell::Tls));
+        assert_eq!(judge_hello(SAFARI, hex), Some(Tell::Tls));
+    }
+    for hex in [CURL_OPENSSL, GO_119, SCRAPY_OPENSSL4] {
+        assert_eq!(judge_hello(FIREFOX, hex), Some(Tell::Tls));
+    }
+    assert_eq!(judge_hello(FIREFOX, WGET_GNUTLS), None);
+    // Each browser's stack under the other's claim (no secure-context head to excuse it).
+    assert_eq!(judge_hello(FIREFOX, CHROMIUM_156), Some(Tell::Tls));
+    assert_eq!(judge_hello(CHROME, FIREFOX_153), Some(Tell::Tls));
+    // Chromium's JA4 is BoringSSL's: the cipher part every Chromium shares.
+    let chromium = captured(CHROMIUM_156);
+    assert!(chromium.ja4().as_str().starts_with("t13d"));
+    assert_eq!(&chromium.ja4().as_str()[10..23], "_8daaf6152771");
+    assert!(chromium.grease && chromium.offers_h2());
+    let firefox = captured(FIREFOX_153);
+    assert!(!firefox.grease && firefox.has_extension(0x001c) && firefox.has_extension(0x0022));
+}
