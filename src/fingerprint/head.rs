@@ -44,7 +44,7 @@ pub struct Head {
     pub sec_fetch: bool,
     /// `Sec-Fetch-Mode: navigate`.
     pub navigate: bool,
-    /// `Sec-CH-UA` names Chromium or a Chromium-based browser (its client hints survive a
+    /// `Sec-CH-UA` lists the `"Chromium"` brand, as every Chromium-based browser does (its client hints survive a
     /// changed User-Agent: the engine they name is the one asking).
     pub chromium_hints: bool,
     /// `Connection` is there (browsers send `keep-alive` on every HTTP/1.1 request).
@@ -79,7 +79,9 @@ pub enum Library {
 }
 
 impl Head {
-    /// The shape of the fields `fields` gives, in their order (names in any case).
+    /// The shape of the fields `fields` gives, in their order, names lowercase (as
+    /// `http::HeaderMap` holds them, HTTP/1 and HTTP/2 alike): a switch on each name's length,
+    /// then one exact comparison.
     pub fn of<'a>(fields: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Head {
         let mut h = Head::default();
         let (mut agent_at, mut accept_at) = (None, None);
@@ -89,45 +91,45 @@ impl Head {
             h.fields = h.fields.saturating_add(1);
             let value = trim(value);
             match name.len() {
-                4 if name.eq_ignore_ascii_case(b"host") => h.host_first = i == 0,
-                5 if name.eq_ignore_ascii_case(b"range") => h.range = true,
-                6 if name.eq_ignore_ascii_case(b"accept") => {
+                4 if name == b"host" => h.host_first = i == 0,
+                5 if name == b"range" => h.range = true,
+                6 if name == b"accept" => {
                     h.accept = true;
                     h.accept_html |= TEXT_HTML.find(value).is_some();
                     h.accept_any = value == b"*/*";
                     accept_at.get_or_insert(i);
                 }
-                7 if name.eq_ignore_ascii_case(b"upgrade") => {
+                7 if name == b"upgrade" => {
                     h.upgrade = true;
                     h2c |= value.eq_ignore_ascii_case(b"h2c");
                 }
-                9 if name.eq_ignore_ascii_case(b"sec-ch-ua") => {
+                9 if name == b"sec-ch-ua" => {
                     h.chromium_hints |= names_chromium(value);
                 }
-                10 if name.eq_ignore_ascii_case(b"user-agent") => {
+                10 if name == b"user-agent" => {
                     agent_at.get_or_insert(i);
                 }
-                10 if name.eq_ignore_ascii_case(b"connection") => {
+                10 if name == b"connection" => {
                     h.connection = true;
                     connection = value;
                 }
-                14 if name.eq_ignore_ascii_case(b"sec-fetch-site") => site = true,
-                14 if name.eq_ignore_ascii_case(b"sec-fetch-mode") => {
+                14 if name == b"sec-fetch-site" => site = true,
+                14 if name == b"sec-fetch-mode" => {
                     mode = true;
                     h.navigate = value.eq_ignore_ascii_case(b"navigate");
                 }
-                14 if name.eq_ignore_ascii_case(b"sec-fetch-dest") => dest = true,
-                14 if name.eq_ignore_ascii_case(b"http2-settings") => h2c = true,
-                15 if name.eq_ignore_ascii_case(b"accept-language") => {
+                14 if name == b"sec-fetch-dest" => dest = true,
+                14 if name == b"http2-settings" => h2c = true,
+                15 if name == b"accept-language" => {
                     h.accept_language_any = value == b"*";
                     h.accept_language = !value.is_empty() && value != b"*";
                 }
-                15 if name.eq_ignore_ascii_case(b"accept-encoding") => {
+                15 if name == b"accept-encoding" => {
                     h.accept_encoding = true;
                     h.gzip = GZIP.find(value).is_some();
                     encoding = value;
                 }
-                25 if name.eq_ignore_ascii_case(b"upgrade-insecure-requests") => {
+                25 if name == b"upgrade-insecure-requests" => {
                     h.upgrade_insecure = true;
                 }
                 _ => {}
@@ -241,16 +243,11 @@ pub(crate) fn hex12(digest: &[u8]) -> String {
     })
 }
 
-/// `Sec-CH-UA` names a Chromium-based browser: `"Chromium"`, `"Google Chrome"`, `"Microsoft
-/// Edge"`, `"Opera"`, `"Brave"`, ... — every browser that sends client hints is Chromium-based,
-/// so any brand but the GREASE one (`"Not A(Brand"`, `"Not/A)Brand"`, ...) counts.
+/// `Sec-CH-UA` names a Chromium-based browser: every Chromium-based browser (Chrome, Edge,
+/// Opera, Brave, Samsung Internet, ...) lists the `"Chromium"` brand beside its own, and no
+/// other engine sends client hints.
 fn names_chromium(value: &[u8]) -> bool {
-    value.split(|&b| b == b',').any(|item| {
-        let brand = trim(item.split(|&b| b == b';').next().unwrap_or_default());
-        let brand = brand.strip_prefix(b"\"").unwrap_or(brand);
-        let grease = brand.len() >= 3 && brand[..3].eq_ignore_ascii_case(b"not");
-        !brand.is_empty() && !grease
-    })
+    CHROMIUM.find(value).is_some()
 }
 
 fn trim(value: &[u8]) -> &[u8] {
@@ -261,13 +258,18 @@ fn trim(value: &[u8]) -> &[u8] {
 /// costs more than a search).
 static TEXT_HTML: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("text/html"));
 static GZIP: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("gzip"));
+static CHROMIUM: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\"Chromium\""));
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn head(fields: &[(&str, &str)]) -> Head {
-        Head::of(fields.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes())))
+        let lower: Vec<(String, &str)> = fields
+            .iter()
+            .map(|(n, v)| (n.to_ascii_lowercase(), *v))
+            .collect();
+        Head::of(lower.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes())))
     }
 
     const CHROME_NAV: &[(&str, &str)] = &[
@@ -385,7 +387,8 @@ mod tests {
 
     #[test]
     fn client_hints_name_chromium_unless_only_the_grease_brand() {
-        assert!(head(&[("sec-ch-ua", "\"Brave\";v=\"131\"")]).chromium_hints);
+        let brave = "\"Brave\";v=\"131\", \"Chromium\";v=\"131\", \"Not_A Brand\";v=\"24\"";
+        assert!(head(&[("sec-ch-ua", brave)]).chromium_hints);
         assert!(!head(&[("sec-ch-ua", "\"Not A(Brand\";v=\"99\"")]).chromium_hints);
         assert!(!head(&[("sec-ch-ua", "")]).chromium_hints);
     }
