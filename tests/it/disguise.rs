@@ -32,6 +32,11 @@ struct Site {
 
 impl Site {
     fn start(origin: SocketAddr, extra: &str) -> Site {
+        Site::start_with(origin, extra, "")
+    }
+
+    /// [`Site::start`] with `server_extra` lines in `[server]`.
+    fn start_with(origin: SocketAddr, extra: &str, server_extra: &str) -> Site {
         let ca = Ca::new("disguise test CA");
         let (cert, key) = ca.issue(&["localhost", "127.0.0.1"], 0x4101);
         let dir = tempfile::tempdir().unwrap();
@@ -41,7 +46,7 @@ impl Site {
         let ca = dir.path().join("ca.pem");
         let tls: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let toml = format!("{extra}\n[[server.tls]]\ncert = \"cert.pem\"\nkey = \"key.pem\"\n");
-        let server = format!("tls_listen = \"{tls}\"");
+        let server = format!("tls_listen = \"{tls}\"\n{server_extra}");
         let rg = Robogate::launch(
             dir,
             origin,
@@ -423,6 +428,56 @@ fn libraries_in_browser_user_agents_are_refused_what_robots_may_not_fetch() {
         CHROME,
     );
     assert_eq!(allowed, 200);
+}
+
+/// With `server.fast_path = false` every request goes through pingora's session (lent one at a
+/// time): the connection's fingerprints reach the decision there too.
+#[test]
+fn pingoras_session_judges_the_same_fingerprints() {
+    let origin = gallery_origin();
+    let site = Site::start_with(origin.addr, "", "fast_path = false");
+    for protocol in [Protocol::Plain, Protocol::Tls, Protocol::H2] {
+        let url = site.url(protocol, DISALLOWED);
+        assert_eq!(
+            fetch(&site, "curl", protocol, &url, CHROME),
+            403,
+            "{protocol:?}"
+        );
+        // A browser-like head over curl's own TLS: only the handshake gives it away.
+        let out = Command::new(tool("curl"))
+            .args(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert"])
+            .arg(&site.ca)
+            .args([
+                "-H",
+                "Accept: text/html,*/*;q=0.8",
+                "-H",
+                "Accept-Language: en-US,en;q=0.9",
+            ])
+            .args(["-H", "Accept-Encoding: gzip, deflate", "-A", CHROME, &url])
+            .output()
+            .unwrap();
+        let status = String::from_utf8_lossy(&out.stdout).to_string();
+        let want = if protocol == Protocol::Plain {
+            "200"
+        } else {
+            "403"
+        };
+        assert_eq!(
+            status, want,
+            "{protocol:?}: a browser's head, curl's handshake"
+        );
+    }
+    for (protocol, extra) in [
+        (Protocol::Plain, &[][..]),
+        (Protocol::Tls, &["--disable-http2"][..]),
+    ] {
+        chromium(&site.url(protocol, "/private/gallery.html"), extra);
+    }
+    assert_eq!(
+        site.count("robogate_refusals_total", &["reason=\"fingerprint\""]),
+        5.0,
+        "only curl's five requests are refused"
+    );
 }
 
 /// curl_cffi reproduces Chrome's handshake, HTTP/2 preface and head: to every fingerprint it is
