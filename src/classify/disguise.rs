@@ -15,8 +15,8 @@
 //! connection robogate did not see the TLS of (plain HTTP, or behind a trusted proxy: then a
 //! JA4 the proxy passes on in `[fingerprint] ja4_header` stands in for the ClientHello).
 //!
-//! Which engine is claimed: client hints (`Sec-CH-UA`) listing the `"Chromium"` brand outrank the
-//! User-Agent, which an extension, an enterprise policy or `--user-agent` changes while the
+//! Which engine is claimed: client hints (`Sec-CH-UA`) listing the `"Chromium"` brand outrank
+//! the User-Agent, which an extension, an enterprise policy or `--user-agent` changes while the
 //! hints stay the real browser's. Every browser on iOS is Apple's WebKit whatever it calls
 //! itself (`CriOS`, `FxiOS`, `EdgiOS`). Versions only switch rules on (a frozen or overridden
 //! version number never makes a browser fail a rule it would pass).

@@ -44,8 +44,8 @@ pub struct Head {
     pub sec_fetch: bool,
     /// `Sec-Fetch-Mode: navigate`.
     pub navigate: bool,
-    /// `Sec-CH-UA` lists the `"Chromium"` brand, as every Chromium-based browser does (its client hints survive a
-    /// changed User-Agent: the engine they name is the one asking).
+    /// `Sec-CH-UA` lists the `"Chromium"` brand, as every Chromium-based browser does (its
+    /// client hints survive a changed User-Agent: the engine they name is the one asking).
     pub chromium_hints: bool,
     /// `Connection` is there (browsers send `keep-alive` on every HTTP/1.1 request).
     pub connection: bool,

@@ -28,6 +28,8 @@ pub use head::Head;
 #[derive(Debug, Default)]
 pub struct ConnPrint {
     hello: OnceLock<tls::Hello>,
+    /// The hello's JA4, computed the first time a request asks (3 µs: two SHA-256s).
+    ja4: OnceLock<tls::Ja4>,
     h2: OnceLock<h2::H2Print>,
 }
 
@@ -44,6 +46,12 @@ impl ConnPrint {
 
     pub fn hello(&self) -> Option<&tls::Hello> {
         self.hello.get()
+    }
+
+    /// The connection's JA4, computed once for all its requests.
+    pub fn ja4(&self) -> Option<&tls::Ja4> {
+        let hello = self.hello.get()?;
+        Some(self.ja4.get_or_init(|| hello.ja4()))
     }
 
     pub fn h2(&self) -> Option<&h2::H2Print> {

@@ -269,9 +269,9 @@ impl Gate {
             return 0;
         }
         let (conn, forwarded) = self.connection_print(policy, req, via);
-        let ja4 = conn.and_then(ConnPrint::hello).map(|h| h.ja4());
+        let ja4 = conn.and_then(ConnPrint::ja4);
         let forwarded = forwarded.map_or(&b"-"[..], |v| v.as_bytes());
-        let tls = ja4.as_ref().map_or(forwarded, |j| j.as_str().as_bytes());
+        let tls = ja4.map_or(forwarded, |j| j.as_str().as_bytes());
         let pseudo = conn
             .and_then(ConnPrint::h2)
             .map_or(&b"-"[..], |p| p.pseudo.as_slice());
