@@ -126,6 +126,7 @@ fn fingerprint(c: &mut Criterion) {
                     ja4: None,
                     h2: Some(&print),
                     head: Head::of(fields()),
+                    unreadable: None,
                 };
                 black_box(judge(black_box(CHROME), &seen))
             })

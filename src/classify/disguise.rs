@@ -8,7 +8,7 @@
 //! | claimed engine | TLS ClientHello | HTTP/2 pseudo-headers | request head |
 //! |---|---|---|---|
 //! | Chromium (Chrome, Edge, Opera, Brave, Vivaldi, Samsung Internet, WebView), 60+ | GREASE | `:method :authority :scheme :path` | `Accept`, `Accept-Language`, `Accept-Encoding: gzip` |
-//! | Gecko (Firefox and its forks), 78+ | no GREASE, `record_size_limit` | `:method :path :authority :scheme` | the same |
+//! | Gecko (Firefox and its forks), 78+ | no GREASE, `record_size_limit`, neither `encrypt_then_mac` nor `post_handshake_auth` | `:method :path :authority :scheme` | the same |
 //! | Apple's WebKit (Safari; every browser on iOS), 14+ | GREASE | `:method :scheme` first | the same |
 //!
 //! Older versions than those are judged by their head alone, as is every browser on a
@@ -44,11 +44,13 @@ keyword_enum! {
 
 keyword_enum! {
     /// What the fingerprints say is asking (the `observed` label, and the access log's
-    /// `fingerprint` field): a browser family, or the library whose default head or handshake
-    /// it is, or `other`.
+    /// `fingerprint` field): a browser family, or the library whose default head it is, or the
+    /// TLS library whose handshake it is (`openssl`: curl, Python, Node, Ruby, PHP and most
+    /// others; `gnutls`: wget and GLib programs), or `other`.
     pub enum Observed("observed") {
         Chrome = "chrome", Firefox = "firefox", Safari = "safari", Curl = "curl", Wget = "wget",
-        Python = "python", Go = "go", Node = "node", Java = "java", Other = "other",
+        Python = "python", Go = "go", Node = "node", Java = "java", OpenSsl = "openssl",
+        GnuTls = "gnutls", Other = "other",
     }
 }
 
@@ -66,6 +68,8 @@ impl Observed {
             Observed::Go => "(disguised:go)",
             Observed::Node => "(disguised:node)",
             Observed::Java => "(disguised:java)",
+            Observed::OpenSsl => "(disguised:openssl)",
+            Observed::GnuTls => "(disguised:gnutls)",
             Observed::Other => "(disguised:other)",
         }
     }
@@ -125,7 +129,8 @@ pub struct Claim {
 
 impl Claim {
     /// The engine a browser User-Agent (and the head's client hints) claims; `None` for
-    /// engines no rule knows (old Edge, Internet Explorer, Presto, WebKitGTK, feature phones).
+    /// engines no stack rule knows (EdgeHTML, Internet Explorer, Presto, WebKitGTK, feature
+    /// phones: [`judge`] holds those to the head every browser sends).
     pub fn of(user_agent: &str, head: &Head) -> Option<Claim> {
         let ua = user_agent.as_bytes();
         // iOS and iPadOS (`CPU iPhone OS 17_5 like Mac OS X`, also in CriOS, FxiOS, EdgiOS and
@@ -143,14 +148,17 @@ impl Claim {
                 version: after(ua, CHROME).unwrap_or(0),
             });
         }
-        // EdgeHTML (Edge 12–18) names Chrome too, but speaks Windows' TLS.
-        if find(ua, EDGE_HTML).is_some() {
+        let chrome = after(ua, CHROME).or_else(|| after(ua, CHROMIUM));
+        // EdgeHTML (Edge 12–18) names Chrome too (at most `Chrome/70`), but speaks Windows'
+        // TLS. An `Edge/` token beside a later Chrome is no EdgeHTML: the Chrome is judged.
+        if find(ua, EDGE_HTML).is_some() && chrome.is_none_or(|v| v <= EDGE_HTML_CHROME) {
             return None;
         }
-        if let Some(version) = after(ua, CHROME).or_else(|| after(ua, CHROMIUM)) {
+        let names_chrome = find(ua, CHROME).is_some() || find(ua, CHROMIUM).is_some();
+        if chrome.is_some() || names_chrome {
             return Some(Claim {
                 engine: Engine::Chromium,
-                version,
+                version: chrome.unwrap_or(0),
             });
         }
         if find(ua, GECKO).is_some() && find(ua, LIKE_GECKO).is_none() {
@@ -203,22 +211,30 @@ pub struct Seen<'a> {
     pub h2: Option<&'a H2Print>,
     /// The request head.
     pub head: Head,
+    /// What robogate tried to read of the client's connection and could not: its ClientHello
+    /// ([`Tell::Tls`]: split over more records or longer than any browser's, or malformed in a
+    /// way rustls forgives) or its HTTP/2 preface ([`Tell::H2`]: more frames before its first
+    /// request than any browser sends). No browser's connection is unreadable.
+    pub unreadable: Option<Tell>,
 }
 
 /// Judges a browser claim against what was seen: `None` when nothing contradicts it (or no
 /// rule knows its engine).
+///
+/// Every browser claim is held to the head every browser sends and to a readable connection;
+/// a claim of a known engine ([`Claim::of`]) to that engine's stack as well.
 pub fn judge(user_agent: &str, seen: &Seen<'_>) -> Option<Disguise> {
-    let claim = Claim::of(user_agent, &seen.head)?;
+    let claim = Claim::of(user_agent, &seen.head);
     let by = contradiction(claim, seen)?;
     Some(Disguise {
-        claimed: claim.label(),
+        claimed: claim.map_or(Claimed::Other, Claim::label),
         observed: observed(seen),
         by,
     })
 }
 
-/// The first fact that contradicts `claim`.
-fn contradiction(claim: Claim, seen: &Seen<'_>) -> Option<Tell> {
+/// The first fact that contradicts `claim` (`None`: a browser of an engine no stack rule knows).
+fn contradiction(claim: Option<Claim>, seen: &Seen<'_>) -> Option<Tell> {
     let head = &seen.head;
     // Every request of every engine's browser (but a WebSocket handshake, which carries no
     // `Accept`, and a media range request, which asks for `identity`).
@@ -228,9 +244,12 @@ fn contradiction(claim: Claim, seen: &Seen<'_>) -> Option<Tell> {
     if bare_head {
         return Some(Tell::Head);
     }
-    let stack = stack_contradiction(claim, seen)?;
+    let stack = seen
+        .unreadable
+        .or_else(|| stack_contradiction(claim?, seen))?;
     // A middlebox's handshake in front of a whole secure-context head: the head is believed.
-    let whole_head = head.sec_fetch && (claim.engine != Engine::Chromium || head.chromium_hints);
+    let hints = head.chromium_hints || claim.is_some_and(|c| c.engine != Engine::Chromium);
+    let whole_head = head.sec_fetch && hints;
     (!whole_head).then_some(stack)
 }
 
@@ -241,7 +260,13 @@ fn stack_contradiction(claim: Claim, seen: &Seen<'_>) -> Option<Tell> {
             Engine::Chromium => !claim.since(60, 0, 0) || hello.grease,
             Engine::AppleWebKit => !claim.since(0, 0, 14) || hello.grease,
             Engine::Gecko => {
-                !claim.since(0, 78, 0) || (!hello.grease && hello.has_extension(0x001c))
+                // NSS as Firefox sets it up: never encrypt_then_mac nor post-handshake auth
+                // (which OpenSSL and GnuTLS offer).
+                let nss = !hello.grease
+                    && hello.has_extension(RECORD_SIZE_LIMIT)
+                    && !hello.has_extension(ENCRYPT_THEN_MAC)
+                    && !hello.has_extension(POST_HANDSHAKE);
+                !claim.since(0, 78, 0) || nss
             }
         };
         if !fits {
@@ -298,10 +323,25 @@ fn observed(seen: &Seen<'_>) -> Observed {
         (_, Some(b"masp")) if seen.hello.is_some_and(|h| h.grease) => Observed::Chrome,
         (_, Some(b"mpas")) => Observed::Firefox,
         (Some(h), _) if h.grease => Observed::Chrome,
-        (Some(h), _) if h.has_extension(0x001c) && h.has_extension(0x0022) => Observed::Firefox,
+        (Some(h), _) if h.has_extension(RECORD_SIZE_LIMIT) && h.has_extension(DELEGATED) => {
+            Observed::Firefox
+        }
+        // GnuTLS offers post_handshake_auth with record_size_limit, OpenSSL encrypt_then_mac
+        // without it (no browser offers either).
+        (Some(h), _) if h.has_extension(RECORD_SIZE_LIMIT) && h.has_extension(POST_HANDSHAKE) => {
+            Observed::GnuTls
+        }
+        (Some(h), _) if h.has_extension(ENCRYPT_THEN_MAC) => Observed::OpenSsl,
         _ => Observed::Other,
     }
 }
+
+/// TLS extensions ([IANA](https://www.iana.org/assignments/tls-extensiontype-values)) that
+/// name a stack.
+const ENCRYPT_THEN_MAC: u16 = 0x0016;
+const RECORD_SIZE_LIMIT: u16 = 0x001c;
+const DELEGATED: u16 = 0x0022;
+const POST_HANDSHAKE: u16 = 0x0031;
 
 /// The User-Agent tokens a claim is read from, by index ([`find`]).
 const TOKENS: [&str; 12] = [
@@ -330,6 +370,8 @@ const FIREFOX: usize = 8;
 const RV: usize = 9;
 const MACINTOSH: usize = 10;
 const SAFARI: usize = 11;
+/// The latest Chrome version an EdgeHTML User-Agent names (Edge 18's `Chrome/70`), with room.
+const EDGE_HTML_CHROME: u32 = 79;
 
 /// A searcher for each of [`TOKENS`], built once (building one costs more than a search).
 static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =

@@ -11,6 +11,42 @@ use crate::policy::Fingerprint;
 /// within days).
 const LONGEST_READER: Duration = Duration::from_secs(24 * 3600);
 
+/// Fields a client sends of its own (or a proxy sets for something else): no proxy's JA4.
+fn is_clients_own(name: &http::HeaderName) -> bool {
+    const OWN: &[&str] = &[
+        "host",
+        "user-agent",
+        "accept",
+        "accept-language",
+        "accept-encoding",
+        "cookie",
+        "referer",
+        "connection",
+        "upgrade",
+        "te",
+        "range",
+        "authorization",
+        "content-length",
+        "content-type",
+        "transfer-encoding",
+        "forwarded",
+        "x-forwarded-for",
+        "x-forwarded-proto",
+        "x-forwarded-host",
+        "x-real-ip",
+        "via",
+        "signature",
+        "signature-input",
+        "signature-agent",
+        "upgrade-insecure-requests",
+        "priority",
+        "origin",
+        "dnt",
+    ];
+    let name = name.as_str();
+    OWN.contains(&name) || name.starts_with("sec-") || name.starts_with(':')
+}
+
 pub(super) fn compile_fingerprint(
     raw: &RawFingerprint,
     server: &RawServer,
@@ -20,6 +56,17 @@ pub(super) fn compile_fingerprint(
     let ja4_header = raw.ja4_header.as_ref().and_then(|name| {
         let written = name.get_ref().trim();
         match http::HeaderName::from_bytes(written.as_bytes()) {
+            Ok(header) if is_clients_own(&header) => {
+                errors.push(
+                    Some(name.span()),
+                    "fingerprint.ja4_header",
+                    format!(
+                        "{written:?} is a field clients send themselves: name the one your \
+                         proxy sets with the JA4 it computed (such as \"x-ja4\" or \"cf-ja4\")"
+                    ),
+                );
+                None
+            }
             Ok(header) => {
                 if server.trusted_proxies.is_empty() {
                     errors.push(

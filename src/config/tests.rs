@@ -1246,3 +1246,23 @@ fn transport_keys_are_checked_and_default_as_documented() {
     assert!(!s.fast_path);
     assert_eq!(s.upgrades, crate::config::Upgrades::Off);
 }
+
+#[test]
+fn a_ja4_header_must_be_a_proxys_own_field() {
+    let conf = |name: &str| {
+        format!(
+            "[server]\ntrusted_proxies = [\"127.0.0.1\"]\n[fingerprint]\nja4_header = \"{name}\"\n"
+        )
+    };
+    for own in [
+        "user-agent",
+        "Accept-Language",
+        "sec-ch-ua",
+        "x-forwarded-for",
+    ] {
+        let errors = errors_of(&conf(own));
+        assert_eq!(errors.len(), 1, "{own}: {errors:#?}");
+        assert!(errors[0].contains("fingerprint.ja4_header") && errors[0].contains("clients send"));
+    }
+    assert_eq!(errors_of(&conf("x-ja4")), Vec::<String>::new());
+}

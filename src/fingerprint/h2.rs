@@ -358,7 +358,10 @@ impl Observer {
 
     /// After a header block's frame: if it ends the block, the print is ready.
     fn end_block(&mut self, flags: u8) -> Option<()> {
-        if flags & END_HEADERS == 0 {
+        // The pseudo-header fields lead the block: once a regular field came, the rest (a
+        // browser's cookies may fill CONTINUATION frames) says nothing read here.
+        let stopped = self.block.as_ref().is_some_and(|(_, names)| names.stopped);
+        if flags & END_HEADERS == 0 && !stopped {
             return Some(());
         }
         let (_, names) = self.block.take()?;
@@ -719,6 +722,38 @@ mod tests {
     }
 
     const CHROME: &str = "1:65536;2:0;4:6291456;6:262144|15663105|0|m,a,s,p";
+
+    /// A browser whose header block goes on in CONTINUATION frames (a long cookie) past what
+    /// the observer reads: the pseudo-header fields came first, so the print is ready.
+    #[test]
+    fn a_long_header_block_needs_no_more_than_its_pseudo_header_fields() {
+        let mut observer = Observer::new();
+        let first = [
+            PREFACE.to_vec(),
+            settings(&[(1, 65536)]),
+            frame(HEADERS, 0, 1, &chrome_block()),
+        ]
+        .concat();
+        assert!(observer.feed(&first));
+        assert_eq!(observer.take().map(|p| p.pseudo), Some(b"masp".to_vec()));
+        // Without the pseudo-header fields' end (a block of only pseudo-header fields so far),
+        // it waits for the rest.
+        let mut observer = Observer::new();
+        let pseudo_only = [vec![0x82, 0x41], value(11), vec![0x87, 0x44], value(3)].concat();
+        let start = [
+            PREFACE.to_vec(),
+            settings(&[(1, 65536)]),
+            frame(HEADERS, 0, 1, &pseudo_only),
+        ]
+        .concat();
+        assert!(!observer.feed(&start));
+        let end = frame(CONTINUATION, END_HEADERS, 1, &[0x90]);
+        assert!(observer.feed(&end));
+        assert_eq!(
+            observer.print().map(|p| p.pseudo.as_slice()),
+            Some(&b"masp"[..])
+        );
+    }
 
     /// Firefox before version 90 or so: PRIORITY frames for its dependency tree, its HEADERS
     /// depending on one of them; :method, :path, :authority, :scheme.

@@ -94,7 +94,7 @@ impl Head {
                 4 if name == b"host" => h.host_first = i == 0,
                 5 if name == b"range" => h.range = true,
                 6 if name == b"accept" => {
-                    h.accept = true;
+                    h.accept = !value.is_empty();
                     h.accept_html |= TEXT_HTML.find(value).is_some();
                     h.accept_any = value == b"*/*";
                     accept_at.get_or_insert(i);
@@ -122,11 +122,12 @@ impl Head {
                 14 if name == b"http2-settings" => h2c = true,
                 15 if name == b"accept-language" => {
                     h.accept_language_any = value == b"*";
-                    h.accept_language = !value.is_empty() && value != b"*";
+                    // A language tag starts with a letter (RFC 5646; `*` is no language).
+                    h.accept_language = value.first().is_some_and(u8::is_ascii_alphabetic);
                 }
                 15 if name == b"accept-encoding" => {
                     h.accept_encoding = true;
-                    h.gzip = GZIP.find(value).is_some();
+                    h.gzip = offers_gzip(value);
                     encoding = value;
                 }
                 25 if name == b"upgrade-insecure-requests" => {
@@ -153,6 +154,8 @@ impl Head {
             return None;
         }
         Some(match () {
+            // Java's HttpClient and `curl --http2` both offer h2c; curl says `Accept: */*`.
+            _ if h2c && self.accept_any => Library::Curl,
             _ if h2c => Library::Java,
             _ if self.accept_language_any && mode => Library::Node,
             _ if encoding.eq_ignore_ascii_case(b"identity") => {
@@ -167,6 +170,28 @@ impl Head {
             _ if self.gzip && connection.eq_ignore_ascii_case(b"keep-alive") => Library::Python,
             _ => return None,
         })
+    }
+
+    /// The head's shape as bytes, for a fingerprint key: which browser fields are there and
+    /// in what relative order, and the library it names; not how many fields there are nor
+    /// which others (a client adding one more is still the same program).
+    pub fn shape(&self) -> [u8; 2] {
+        let flags = [
+            self.accept,
+            self.accept_language,
+            self.accept_language_any,
+            self.gzip,
+            self.upgrade_insecure,
+            self.sec_fetch,
+            self.chromium_hints,
+            self.agent_before_accept,
+        ];
+        let bits = flags
+            .iter()
+            .enumerate()
+            .fold(0u8, |bits, (i, &on)| bits | (u8::from(on) << i));
+        let library = self.library.map_or(0, |l| l as u8 + 1);
+        [bits, library]
     }
 
     /// A browser's navigation: it asks for HTML, and says it navigates (`Sec-Fetch-Mode:
@@ -250,6 +275,27 @@ fn names_chromium(value: &[u8]) -> bool {
     CHROMIUM.find(value).is_some()
 }
 
+/// `Accept-Encoding` offers `gzip` (or `x-gzip`) as one of its codings, not refused by `q=0`.
+fn offers_gzip(value: &[u8]) -> bool {
+    value.split(|&b| b == b',').any(|coding| {
+        let mut parts = coding.split(|&b| b == b';');
+        let name = trim(parts.next().unwrap_or_default());
+        let gzip = name.eq_ignore_ascii_case(b"gzip") || name.eq_ignore_ascii_case(b"x-gzip");
+        gzip && !parts.any(|p| refuses(trim(p)))
+    })
+}
+
+/// A `q` parameter of zero (`q=0`, `q=0.0`, `q=0.000`).
+fn refuses(param: &[u8]) -> bool {
+    let Some(q) = param
+        .strip_prefix(b"q=")
+        .or_else(|| param.strip_prefix(b"Q="))
+    else {
+        return false;
+    };
+    q.first() == Some(&b'0') && q[1..].iter().all(|&b| b == b'.' || b == b'0')
+}
+
 fn trim(value: &[u8]) -> &[u8] {
     value.trim_ascii()
 }
@@ -257,7 +303,6 @@ fn trim(value: &[u8]) -> &[u8] {
 /// Searchers for the two words the head's values are searched for, built once (building one
 /// costs more than a search).
 static TEXT_HTML: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("text/html"));
-static GZIP: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("gzip"));
 static CHROMIUM: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\"Chromium\""));
 
 #[cfg(test)]
@@ -370,6 +415,17 @@ mod tests {
                 ],
                 Some(Library::Java),
             ),
+            (
+                &[
+                    ("Host", "h"),
+                    ("User-Agent", "x"),
+                    ("Accept", "*/*"),
+                    ("Connection", "Upgrade, HTTP2-Settings"),
+                    ("Upgrade", "h2c"),
+                    ("HTTP2-Settings", "AAMAAABkAAQAoAAAAAIAAAAA"),
+                ],
+                Some(Library::Curl),
+            ),
         ];
         for (fields, want) in cases {
             assert_eq!(head(fields).library, *want, "{fields:?}");
@@ -383,6 +439,31 @@ mod tests {
         let h = head(&[("accept-language", "*")]);
         assert!(h.accept_language_any && !h.accept_language);
         assert!(!head(&[("accept-language", " ")]).accept_language);
+    }
+
+    #[test]
+    fn a_browser_field_counts_only_with_a_browser_value() {
+        assert!(!head(&[("accept", "")]).accept);
+        assert!(!head(&[("accept-language", "1x")]).accept_language);
+        assert!(head(&[("accept-language", "zz")]).accept_language);
+        for gzip in [
+            "gzip",
+            "gzip, deflate, br, zstd",
+            "br;q=1.0, GZIP;q=0.5",
+            "x-gzip",
+        ] {
+            assert!(head(&[("accept-encoding", gzip)]).gzip, "{gzip}");
+        }
+        for not in [
+            "xgzipx",
+            "identity",
+            "gzip;q=0",
+            "gzip;q=0.000, br",
+            "gzipped",
+            "",
+        ] {
+            assert!(!head(&[("accept-encoding", not)]).gzip, "{not}");
+        }
     }
 
     #[test]

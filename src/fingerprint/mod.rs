@@ -27,35 +27,55 @@ pub use head::Head;
 /// What was seen of one connection's client: set once each, read by every request on it.
 #[derive(Debug, Default)]
 pub struct ConnPrint {
-    hello: OnceLock<tls::Hello>,
+    hello: OnceLock<Read<tls::Hello>>,
     /// The hello's JA4, computed the first time a request asks (3 µs: two SHA-256s).
     ja4: OnceLock<tls::Ja4>,
-    h2: OnceLock<h2::H2Print>,
+    h2: OnceLock<Read<h2::H2Print>>,
 }
+
+/// A fact robogate read of a connection, or tried to and could not: bytes that framed as a
+/// ClientHello (or an HTTP/2 preface) but that no browser sends (see [`tls::need`] and
+/// [`h2::Observer`] for the bounds). A library can be made to send those; a browser cannot.
+pub type Read<T> = Result<T, Unreadable>;
+
+/// A ClientHello or HTTP/2 preface that could not be read within the bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unreadable;
 
 impl ConnPrint {
     /// The connection's ClientHello (set once, after the handshake).
-    pub fn set_hello(&self, hello: tls::Hello) {
+    pub fn set_hello(&self, hello: Read<tls::Hello>) {
         let _ = self.hello.set(hello);
     }
 
-    /// The connection's HTTP/2 preface (set once, when its first HEADERS frame was read).
-    pub fn set_h2(&self, print: h2::H2Print) {
+    /// The connection's HTTP/2 preface (set once, when its first HEADERS frame was read or the
+    /// observer gave up).
+    pub fn set_h2(&self, print: Read<h2::H2Print>) {
         let _ = self.h2.set(print);
     }
 
     pub fn hello(&self) -> Option<&tls::Hello> {
-        self.hello.get()
+        self.hello.get()?.as_ref().ok()
     }
 
     /// The connection's JA4, computed once for all its requests.
     pub fn ja4(&self) -> Option<&tls::Ja4> {
-        let hello = self.hello.get()?;
+        let hello = self.hello()?;
         Some(self.ja4.get_or_init(|| hello.ja4()))
     }
 
     pub fn h2(&self) -> Option<&h2::H2Print> {
-        self.h2.get()
+        self.h2.get()?.as_ref().ok()
+    }
+
+    /// The ClientHello was there but could not be read.
+    pub fn unreadable_hello(&self) -> bool {
+        matches!(self.hello.get(), Some(Err(Unreadable)))
+    }
+
+    /// The HTTP/2 preface was there but could not be read.
+    pub fn unreadable_h2(&self) -> bool {
+        matches!(self.h2.get(), Some(Err(Unreadable)))
     }
 }
 
@@ -70,7 +90,7 @@ pub struct Handshakes {
 
 const SHARDS: usize = 16;
 /// One shard: ClientHellos by (local, peer) address, each with when it was read.
-type Shard = Mutex<HashMap<(SocketAddr, SocketAddr), (Instant, tls::Hello)>>;
+type Shard = Mutex<HashMap<(SocketAddr, SocketAddr), (Instant, Read<tls::Hello>)>>;
 /// Entries a shard holds at most.
 const PER_SHARD: usize = 4096;
 
@@ -92,7 +112,7 @@ impl Handshakes {
     }
 
     /// Keeps `hello` for the connection from `peer` to `local`.
-    pub fn put(&self, local: SocketAddr, peer: SocketAddr, hello: tls::Hello) {
+    pub fn put(&self, local: SocketAddr, peer: SocketAddr, hello: Read<tls::Hello>) {
         let key = (local, peer);
         let mut shard = self.shard(&key).lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
@@ -105,8 +125,8 @@ impl Handshakes {
         shard.insert(key, (now, hello));
     }
 
-    /// Forgets the connection's entry (a hello that could not be read: an older one with the
-    /// same addresses must not be taken for it).
+    /// Forgets the connection's entry (a connection that is no TLS, or that failed: an older
+    /// one with the same addresses must not be taken for it).
     pub fn forget(&self, local: SocketAddr, peer: SocketAddr) {
         let key = (local, peer);
         self.shard(&key)
@@ -116,7 +136,7 @@ impl Handshakes {
     }
 
     /// Takes the ClientHello of the connection from `peer` to `local`.
-    pub fn take(&self, local: SocketAddr, peer: SocketAddr) -> Option<tls::Hello> {
+    pub fn take(&self, local: SocketAddr, peer: SocketAddr) -> Option<Read<tls::Hello>> {
         let key = (local, peer);
         self.shard(&key)
             .lock()

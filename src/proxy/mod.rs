@@ -32,7 +32,7 @@ use pingora_error::{Error, OrErr, Result};
 use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
-use crate::classify::disguise::Seen;
+use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::fingerprint::{ConnPrint, Head};
@@ -231,11 +231,17 @@ impl Gate {
         let head = Head::of(fields.map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())));
         let (conn, ja4) = self.connection_print(policy, req, via);
         let ja4 = ja4.and_then(|v| v.to_str().ok());
+        let unreadable = conn.and_then(|c| match (c.unreadable_hello(), c.unreadable_h2()) {
+            (true, _) => Some(disguise::Tell::Tls),
+            (_, true) => Some(disguise::Tell::H2),
+            _ => None,
+        });
         Some(Seen {
             hello: conn.and_then(ConnPrint::hello),
             ja4,
             h2: conn.and_then(ConnPrint::h2),
             head,
+            unreadable,
         })
     }
 
@@ -252,15 +258,22 @@ impl Gate {
             .peer
             .is_some_and(|ip| self.settings.trusted_proxies.contains(ip));
         if proxied {
+            // Several: the last is the nearest proxy's (one that adds its field after the
+            // client's rather than replacing it).
             let ja4 = policy.fingerprint.ja4_header.as_ref();
-            return (None, ja4.and_then(|name| req.headers.get(name)));
+            return (
+                None,
+                ja4.and_then(|name| req.headers.get_all(name).iter().next_back()),
+            );
         }
         (via.tls.and_then(|d| d.extension.get::<ConnPrint>()), None)
     }
 
-    /// The client's fingerprint for a `"fingerprint"` key (`trap.key`, `rapid_fire.key`): its
-    /// connection's JA4 (a trusted proxy's `ja4_header` behind one) and HTTP/2 pseudo-header
-    /// order, its head's JA4H, and its User-Agent, hashed. 0 when no key needs it.
+    /// The client's fingerprint for a `"fingerprint"` key (`trap.key`, `rapid_fire.key`),
+    /// hashed with its User-Agent: its connection's JA4 (a trusted proxy's `ja4_header` behind
+    /// one) and HTTP/2 pseudo-header order where there is a connection print, else the shape of
+    /// its head ([`Head::shape`]). Never the head's field list (JA4H): one added field would
+    /// make a new client of the same program. 0 when no key needs it.
     fn print(&self, policy: &Policy, req: &RequestHeader, via: Via<'_>, ua: Option<&str>) -> u64 {
         use crate::policy::{BanKey, RapidKey};
         let wanted = policy.trap.key == BanKey::Fingerprint
@@ -268,17 +281,18 @@ impl Gate {
         if !wanted {
             return 0;
         }
+        let ua = ua.unwrap_or("").as_bytes();
         let (conn, forwarded) = self.connection_print(policy, req, via);
-        let ja4 = conn.and_then(ConnPrint::ja4);
-        let forwarded = forwarded.map_or(&b"-"[..], |v| v.as_bytes());
-        let tls = ja4.map_or(forwarded, |j| j.as_str().as_bytes());
-        let pseudo = conn
-            .and_then(ConnPrint::h2)
-            .map_or(&b"-"[..], |p| p.pseudo.as_slice());
+        let ja4 = conn.and_then(ConnPrint::ja4).map(|j| j.as_str().as_bytes());
+        let tls = ja4.or(forwarded.map(HeaderValue::as_bytes));
+        let pseudo = conn.and_then(ConnPrint::h2).map(|p| p.pseudo.as_slice());
+        if tls.is_some() || pseudo.is_some() {
+            let (tls, pseudo) = (tls.unwrap_or(b"-"), pseudo.unwrap_or(b"-"));
+            return crate::policy::fingerprint(&[b"conn", tls, pseudo, ua]);
+        }
         let fields = req.headers.iter();
-        let fields = fields.map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
-        let ja4h = Head::ja4h(req.method.as_str(), req.version, fields);
-        crate::policy::fingerprint(&[tls, pseudo, ja4h.as_bytes(), ua.unwrap_or("").as_bytes()])
+        let head = Head::of(fields.map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())));
+        crate::policy::fingerprint(&[b"head", &head.shape(), ua])
     }
 
     /// Writes the request head the origin gets for a request of pingora's session that the

@@ -12,7 +12,7 @@ use pingora_core::protocols::tls::SslDigest;
 use pingora_core::protocols::{Peek, Stream};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use crate::fingerprint::{h2, ConnPrint};
+use crate::fingerprint::{self, h2, ConnPrint};
 
 /// A client stream whose HTTP/2 preface is being watched.
 pub struct Watched {
@@ -51,10 +51,9 @@ impl AsyncRead for Watched {
         let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let (Poll::Ready(Ok(())), Some(observer)) = (&polled, this.observer.as_mut()) {
             if observer.feed(&buf.filled()[before..]) {
-                if let (Some(print), Some(conn)) =
-                    (observer.take(), this.digest.extension.get::<ConnPrint>())
-                {
-                    conn.set_h2(print);
+                // Done: the print, or given up on a preface no browser sends.
+                if let Some(conn) = this.digest.extension.get::<ConnPrint>() {
+                    conn.set_h2(observer.take().ok_or(fingerprint::Unreadable));
                 }
                 this.observer = None;
             }

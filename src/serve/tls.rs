@@ -103,16 +103,28 @@ impl PreTlsProcess for HandshakeStarted {
     }
 }
 
-/// Reads the records of the client's ClientHello into `read`: the hello, or `None` when the
-/// first bytes are not one (rustls will say why).
+/// A TLS record's first byte when it carries a handshake message.
+const HANDSHAKE_RECORD: u8 = 22;
+
+/// Reads the records of the client's ClientHello into `read`: the hello; `Unreadable` when
+/// the bytes open as a TLS handshake record but carry no ClientHello read within the bounds
+/// of [`fingerprint::tls::need`] (more records, or a longer hello, than any browser sends) or
+/// one that does not parse; `None` when they are no TLS at all (rustls will say why) or the
+/// client left.
 async fn read_hello(
     stream: &mut L4Stream,
     read: &mut Vec<u8>,
-) -> std::io::Result<Option<fingerprint::tls::Hello>> {
+) -> std::io::Result<Option<fingerprint::Read<fingerprint::tls::Hello>>> {
     use tokio::io::AsyncReadExt;
     loop {
         let wanted = match fingerprint::tls::need(read) {
-            Need::Hello(end) => return Ok(fingerprint::tls::parse(&read[..end])),
+            Need::Hello(end) => {
+                let hello = fingerprint::tls::parse(&read[..end]);
+                return Ok(Some(hello.ok_or(fingerprint::Unreadable)));
+            }
+            Need::NotHello if read.starts_with(&[HANDSHAKE_RECORD, 3]) => {
+                return Ok(Some(Err(fingerprint::Unreadable)));
+            }
             Need::NotHello => return Ok(None),
             Need::More(total) => total,
         };

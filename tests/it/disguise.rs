@@ -76,6 +76,17 @@ impl Site {
     fn count(&self, name: &str, labels: &[&str]) -> f64 {
         sum(self.rg.admin, name, labels)
     }
+
+    /// Waits until the samples of `name` with every label of `labels` sum to `want`: a request
+    /// is counted as it ends, which may be just after its client has the answer.
+    fn expect(&self, name: &str, labels: &[&str], want: f64) {
+        let mut last = 0.0;
+        let reached = crate::support::within(|| {
+            last = self.count(name, labels);
+            last == want
+        });
+        assert!(reached, "{name}{labels:?} stayed at {last}, not {want}");
+    }
 }
 
 /// The sum of the samples of the metric family `name` on `admin`'s `/metrics` that carry every
@@ -396,7 +407,7 @@ fn libraries_in_browser_user_agents_are_refused_what_robots_may_not_fetch() {
     // Each refusal is a fingerprint refusal, counted by claimed and observed family.
     let refused = (tls.0 + plain.0) as f64;
     let fingerprint = ["reason=\"fingerprint\"", "action=\"block\""];
-    assert_eq!(site.count("robogate_refusals_total", &fingerprint), refused);
+    site.expect("robogate_refusals_total", &fingerprint, refused);
     let mismatch = |claimed: &str, observed: &str| {
         let labels = [
             format!("claimed=\"{claimed}\""),
@@ -473,11 +484,8 @@ fn pingoras_session_judges_the_same_fingerprints() {
     ] {
         chromium(&site.url(protocol, "/private/gallery.html"), extra);
     }
-    assert_eq!(
-        site.count("robogate_refusals_total", &["reason=\"fingerprint\""]),
-        5.0,
-        "only curl's five requests are refused"
-    );
+    // Only curl's five requests are refused.
+    site.expect("robogate_refusals_total", &["reason=\"fingerprint\""], 5.0);
 }
 
 /// curl_cffi reproduces Chrome's handshake, HTTP/2 preface and head: to every fingerprint it is
@@ -512,12 +520,9 @@ fn shadow_mode_records_a_disguised_robot_without_refusing_it() {
     let url = site.url(Protocol::Tls, DISALLOWED);
     assert_eq!(fetch(&site, "curl", Protocol::Tls, &url, CHROME), 200);
     let shadow = ["reason=\"fingerprint\"", "action=\"shadow_block\""];
-    assert_eq!(site.count("robogate_refusals_total", &shadow), 1.0);
+    site.expect("robogate_refusals_total", &shadow, 1.0);
     let curl = ["claimed=\"chrome\"", "observed=\"curl\""];
-    assert_eq!(
-        site.count("robogate_fingerprint_mismatches_total", &curl),
-        1.0
-    );
+    site.expect("robogate_fingerprint_mismatches_total", &curl, 1.0);
 }
 
 /// A page of the demo site with an image and a stylesheet, all under the disallowed /private/.
@@ -790,26 +795,25 @@ fn a_browser_user_agent_that_reads_robots_txt_as_a_program_is_a_robot_for_a_whil
 
 /// curl from `from` (a loopback address of its own) with `ua` and a browser's fields: its
 /// status.
-fn curl_from(from: &str, url: &str, ua: &str) -> u16 {
-    let out = Command::new(tool("curl"))
-        .args([
-            "-sS",
-            "-o",
-            "/dev/null",
-            "-w",
-            "%{http_code}",
-            "--interface",
-            from,
-        ])
-        .args([
-            "-H",
-            "Accept: text/html,*/*;q=0.8",
-            "-H",
-            "Accept-Language: en-US,en;q=0.5",
-        ])
-        .args(["-H", "Accept-Encoding: gzip, deflate", "-A", ua, url])
-        .output()
-        .unwrap();
+fn curl_from(from: &str, url: &str, ua: &str, extra: &[&str]) -> u16 {
+    let mut c = Command::new(tool("curl"));
+    c.args([
+        "-sS",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "--max-time",
+        "20",
+    ])
+    .args(["--interface", from, "-A", ua])
+    .args(["-H", "Accept: text/html,*/*;q=0.8"])
+    .args(["-H", "Accept-Language: en-US,en;q=0.5"])
+    .args(["-H", "Accept-Encoding: gzip, deflate"]);
+    for field in extra {
+        c.args(["-H", field]);
+    }
+    let out = c.arg(url).output().unwrap();
     String::from_utf8_lossy(&out.stdout).parse().unwrap_or(0)
 }
 
@@ -822,8 +826,11 @@ fn a_network_keyed_trap_catches_a_crawler_that_rotates_addresses() {
     for (key, neighbour_caught) in [("network", true), ("address+agent", false)] {
         let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, &toml(key));
         let url = |path: &str| format!("http://{}{path}", rg.addr);
-        assert_eq!(curl_from("127.0.0.3", &url("/private/trap/x"), CHROME), 403);
-        let neighbour = curl_from("127.0.0.4", &url("/blog/"), FIREFOX);
+        assert_eq!(
+            curl_from("127.0.0.3", &url("/private/trap/x"), CHROME, &[]),
+            403
+        );
+        let neighbour = curl_from("127.0.0.4", &url("/blog/"), FIREFOX, &[]);
         assert_eq!(
             neighbour == 403,
             neighbour_caught,
@@ -842,9 +849,87 @@ fn a_fingerprint_keyed_pace_counts_one_client_across_addresses() {
         let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, &toml(key));
         let url = format!("http://{}/blog/", rg.addr);
         for _ in 0..4 {
-            assert_eq!(curl_from("127.0.0.5", &url, CHROME), 200);
+            assert_eq!(curl_from("127.0.0.5", &url, CHROME, &[]), 200);
         }
-        let other = curl_from("127.0.0.6", &url, CHROME);
+        // Another address, and fields of its own: the same program all the same.
+        let extra = ["X-Request-Id: 7", "Referer: http://example.com/", "DNT: 1"];
+        let other = curl_from("127.0.0.6", &url, CHROME, &extra);
         assert_eq!(other == 429, shared, "rapid_fire.key = {key}: {other}");
     }
+}
+
+/// Behind a trusted proxy that passes the client's JA4 on (`[fingerprint] ja4_header`), that
+/// JA4 stands in for the ClientHello; the same field from anyone else is the client's own word
+/// and is ignored; when it comes several times, the last (the nearest proxy's) counts.
+#[test]
+fn a_trusted_proxys_ja4_header_stands_in_for_the_handshake() {
+    const CURL_JA4: &str = "t13d3112h2_e8f1e7e78f70_6bebaf5329ec";
+    const CHROME_JA4: &str = "t13d1516h2_8daaf6152771_d8a2da3f94cd";
+    let origin = Origin::start();
+    let site = Site::start_with(
+        origin.addr,
+        "[fingerprint]\nja4_header = \"x-ja4\"\n",
+        "trusted_proxies = [\"127.0.0.2\"]",
+    );
+    let url = site.url(Protocol::Plain, DISALLOWED);
+    // curl with a browser's whole plain-HTTP head: only the JA4 can tell.
+    let status = |from: &str, ja4s: &[&str]| -> u16 {
+        let fields: Vec<String> = ja4s.iter().map(|j| format!("X-JA4: {j}")).collect();
+        let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+        curl_from(from, &url, CHROME, &fields)
+    };
+    assert_eq!(
+        status("127.0.0.2", &[CURL_JA4]),
+        403,
+        "{}",
+        site.rg.output()
+    );
+    assert_eq!(status("127.0.0.2", &[CHROME_JA4]), 200);
+    assert_eq!(status("127.0.0.2", &[CHROME_JA4, CURL_JA4]), 403);
+    assert_eq!(status("127.0.0.2", &[CURL_JA4, CHROME_JA4]), 200);
+    // From a peer that is no trusted proxy the field is ignored: the head alone decides.
+    assert_eq!(status("127.0.0.1", &[CURL_JA4]), 200);
+    site.expect("robogate_refusals_total", &["reason=\"fingerprint\""], 2.0);
+}
+
+/// A connection no browser opens — its ClientHello cut into more records than robogate reads,
+/// or more frames before its first request than robogate reads of an HTTP/2 preface — is held
+/// against a browser claim, even under a browser's whole head; the same client opening its
+/// connection as usual passes. (The claim is Internet Explorer's, which no stack rule knows:
+/// Python's OpenSSL handshake would contradict a Chrome claim by itself.)
+#[test]
+fn a_connection_robogate_cannot_read_is_no_browsers() {
+    let origin = Origin::start();
+    let site = Site::start(origin.addr, "");
+    let port = site.tls.port().to_string();
+    let run = |args: &[&str]| -> String {
+        let out = Command::new(tool("python3"))
+            .arg(clients().join("python/odd_connection.py"))
+            .args(args)
+            .output()
+            .expect("python3");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let status = stdout.lines().last().unwrap_or("").to_string();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            site.rg.output()
+        );
+        status
+    };
+    const IE11: &str = "Mozilla/5.0 (Windows NT 10.0; Trident/7.0; rv:11.0) like Gecko";
+    let h2 = |pings: &str| run(&["h2-pings", "127.0.0.1", &port, IE11, DISALLOWED, pings]);
+    // The same client with a browser-sized preface: its HTTP/2 is not held against it here.
+    assert_eq!(h2("2"), "200");
+    assert_eq!(h2("40"), "403");
+    assert_eq!(
+        run(&["split-hello", "127.0.0.1", &port, IE11, DISALLOWED]),
+        "403"
+    );
+    site.expect(
+        "robogate_fingerprint_mismatches_total",
+        &["claimed=\"other\""],
+        2.0,
+    );
 }

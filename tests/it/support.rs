@@ -30,6 +30,19 @@ pub fn eventually<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// Polls `check` until it holds (true) or `DEADLINE` passes (false), for a failure message
+/// that can say what was last seen.
+pub fn within(mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while !check() {
+        if start.elapsed() >= DEADLINE {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
 /// A port that was free a moment ago (for listeners that must be given an address up front).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")

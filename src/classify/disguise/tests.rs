@@ -127,7 +127,9 @@ fn hello(stack: Stack) -> Hello {
         ),
         Stack::GnuTls => (
             false,
-            &[0, 0x5, 0xa, 0xb, 0xd, 0x16, 0x17, 0x1c, 0x2b, 0x2d, 0x33],
+            &[
+                0x5, 0xa, 0xb, 0xd, 0x23, 0x33, 0x2b, 0x31, 0xff01, 0, 0x2d, 0x1c, 0x15,
+            ],
         ),
     };
     Hello {
@@ -173,6 +175,7 @@ fn tell(
         ja4: None,
         h2: h2.as_ref(),
         head: head(fields),
+        unreadable: None,
     };
     judge(ua, &seen).map(|d| d.by)
 }
@@ -221,7 +224,14 @@ cases! {
     // Engines no stack rule knows: head only.
     edge_html: EDGE_HTML, PLAIN, Some(OpenSsl), None => None;
     epiphany_gnutls: EPIPHANY, PLAIN, Some(GnuTls), None => None;
-    ie11_not_judged: IE11, CURL, Some(OpenSsl), None => None;
+    ie11_head_only: IE11, PLAIN, Some(OpenSsl), None => None;
+    ie11_with_a_library_head: IE11, CURL, Some(OpenSsl), None => Some(Tell::Head);
+    edge_html_with_a_library_head: EDGE_HTML, REQUESTS, None, None => Some(Tell::Head);
+    presto_with_a_library_head: "Opera/9.80 (Windows NT 6.1) Presto/2.12.388 Version/12.18", CURL, None, None => Some(Tell::Head);
+    // An `Edge/` token does not shield a current Chrome claim from its stack's rules.
+    edge_token_on_a_current_chrome: "Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edge/18.1", SCRAPY, Some(OpenSsl), None => Some(Tell::Tls);
+    // A Chrome whose version is not legible is still Chrome.
+    chrome_without_a_version: "Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/x Safari/537.36", SCRAPY, Some(OpenSsl), None => Some(Tell::Tls);
     // A TLS-intercepting middlebox: its handshake, the browser's whole secure head.
     middlebox_chrome: CHROME, SECURE, Some(OpenSsl), MPSA => None;
     middlebox_firefox: FIREFOX, SECURE_NO_HINTS, Some(OpenSsl), None => None;
@@ -235,7 +245,7 @@ cases! {
     scrapy_as_chrome_tls: CHROME, SCRAPY, Some(OpenSsl), None => Some(Tell::Tls);
     scrapy_as_firefox_tls: FIREFOX, SCRAPY, Some(OpenSsl), None => Some(Tell::Tls);
     scrapy_as_safari_tls: SAFARI, SCRAPY, Some(OpenSsl), None => Some(Tell::Tls);
-    gnutls_as_firefox: FIREFOX, SCRAPY, Some(GnuTls), None => None;
+    gnutls_as_firefox: FIREFOX, SCRAPY, Some(GnuTls), None => Some(Tell::Tls);
     chrome_stack_as_firefox_without_hints: FIREFOX, SECURE_NO_HINTS, Some(BoringSsl), None => None;
     boring_as_firefox_partial_head: FIREFOX, SCRAPY, Some(BoringSsl), None => Some(Tell::Tls);
     // HTTP/2: the pseudo-header order of another stack.
@@ -250,6 +260,43 @@ cases! {
     node_star_language: CHROME, &[("accept", "*/*"), ("accept-language", "*"), ("sec-fetch-mode", "cors"), ("accept-encoding", "gzip, deflate")], None, None => Some(Tell::Head);
     no_accept: CHROME, &[("accept-language", "en"), ("accept-encoding", "gzip")], None, None => Some(Tell::Head);
     identity_without_range: CHROME, &[("accept", "*/*"), ("accept-language", "en"), ("accept-encoding", "identity")], None, None => Some(Tell::Head);
+    // Fields that are there without a browser's value.
+    empty_accept: CHROME, &[("accept", ""), ("accept-language", "en"), ("accept-encoding", "gzip")], None, None => Some(Tell::Head);
+    gzip_inside_a_word: CHROME, &[("accept", "*/*"), ("accept-language", "en"), ("accept-encoding", "xgzipx")], None, None => Some(Tell::Head);
+}
+
+/// A connection robogate could not read is no browser's, whatever engine is claimed (but a
+/// whole secure-context head still outranks it, as a middlebox's handshake does).
+#[test]
+fn an_unreadable_connection_contradicts_any_browser_claim() {
+    let judged = |ua, fields, unreadable| {
+        let seen = Seen {
+            head: head(fields),
+            unreadable: Some(unreadable),
+            ..Seen::default()
+        };
+        judge(ua, &seen).map(|d| (d.claimed, d.by))
+    };
+    let cases = [
+        (
+            CHROME,
+            SCRAPY,
+            Tell::Tls,
+            Some((Claimed::Chrome, Tell::Tls)),
+        ),
+        (
+            FIREFOX,
+            SCRAPY,
+            Tell::H2,
+            Some((Claimed::Firefox, Tell::H2)),
+        ),
+        (IE11, PLAIN, Tell::Tls, Some((Claimed::Other, Tell::Tls))),
+        (CHROME, SECURE, Tell::Tls, None),
+        (FIREFOX, SECURE_NO_HINTS, Tell::H2, None),
+    ];
+    for (ua, fields, unreadable, want) in cases {
+        assert_eq!(judged(ua, fields, unreadable), want, "{ua} {unreadable:?}");
+    }
 }
 
 #[test]
@@ -302,7 +349,11 @@ fn observed_names_the_library_or_the_stack() {
     );
     assert_eq!(
         seen(SCRAPY, Some(OpenSsl)),
-        Some((Claimed::Chrome, Observed::Other))
+        Some((Claimed::Chrome, Observed::OpenSsl))
+    );
+    assert_eq!(
+        seen(SCRAPY, Some(GnuTls)),
+        Some((Claimed::Chrome, Observed::GnuTls))
     );
 }
 
@@ -368,16 +419,28 @@ fn captured_handshakes() {
     // The browsers, each under its own claim.
     assert_eq!(judge_hello(CHROME, CHROMIUM_156), None);
     assert_eq!(judge_hello(FIREFOX, FIREFOX_153), None);
-    // The libraries under every claim (wget's GnuTLS has Firefox's record_size_limit and no
-    // GREASE: its head gives it away, see the matrix test).
+    // The libraries under every claim.
     for hex in [CURL_OPENSSL, GO_119, SCRAPY_OPENSSL4, WGET_GNUTLS] {
         assert_eq!(judge_hello(CHROME, hex), Some(Tell::Tls));
         assert_eq!(judge_hello(SAFARI, hex), Some(Tell::Tls));
     }
-    for hex in [CURL_OPENSSL, GO_119, SCRAPY_OPENSSL4] {
+    for hex in [CURL_OPENSSL, GO_119, SCRAPY_OPENSSL4, WGET_GNUTLS] {
         assert_eq!(judge_hello(FIREFOX, hex), Some(Tell::Tls));
     }
-    assert_eq!(judge_hello(FIREFOX, WGET_GNUTLS), None);
+    // The TLS library is named where the head names nobody.
+    let observed = |hex: &str| {
+        let hello = captured(hex);
+        let seen = Seen {
+            hello: Some(&hello),
+            head: head(SCRAPY),
+            ..Seen::default()
+        };
+        judge(CHROME, &seen).map(|d| d.observed)
+    };
+    assert_eq!(observed(CURL_OPENSSL), Some(Observed::OpenSsl));
+    assert_eq!(observed(SCRAPY_OPENSSL4), Some(Observed::OpenSsl));
+    assert_eq!(observed(WGET_GNUTLS), Some(Observed::GnuTls));
+    assert_eq!(observed(GO_119), Some(Observed::Other));
     // Each browser's stack under the other's claim (no secure-context head to excuse it).
     assert_eq!(judge_hello(FIREFOX, CHROMIUM_156), Some(Tell::Tls));
     assert_eq!(judge_hello(CHROME, FIREFOX_153), Some(Tell::Tls));
