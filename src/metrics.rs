@@ -217,7 +217,7 @@ impl Metrics {
         let refusals = counter_vec(
             &r,
             "robogate_refusals_total",
-            "Robots refused (block, tarpit, limit) or, in shadow mode or for a preference robogate does not enforce, counted (shadow_block, shadow_tarpit), by reason (disallow, trap, rapid-fire, crawl-delay, spoofed, preference).",
+            "Robots refused (block, tarpit, limit) or, in shadow mode or for a preference robogate does not enforce, counted (shadow_block, shadow_tarpit), by reason (disallow, trap, rapid-fire, crawl-delay, spoofed, preference, fingerprint).",
             &["reason", "action"],
         );
         let identity_checks = counter_vec(
@@ -256,7 +256,7 @@ impl Metrics {
         let fingerprint_mismatches = counter_vec(
             &r,
             "robogate_fingerprint_mismatches_total",
-            "Requests whose User-Agent claims a browser that their TLS handshake, HTTP/2 preface or request head contradicts (disguised robots; counted in shadow mode too), by the family claimed (chrome: Chromium-based; safari: Apple WebKit; firefox; other) and the family observed (a browser's, or the library whose head or handshake it is, or other).",
+            "Requests whose User-Agent claims a browser that their TLS handshake, HTTP/2 preface or request head contradicts (disguised robots; counted in shadow mode too), by the family claimed (chrome: Chromium-based; safari: Apple WebKit; firefox; other) and the family observed (a browser's: chrome, firefox, safari; the library whose head it is: curl, wget, python, go, node, java; the TLS library whose handshake it is: openssl, gnutls; or other).",
             &["claimed", "observed"],
         );
         let tarpit_active = register(
@@ -834,6 +834,29 @@ mod tests {
                 let duration = m.request_duration.with_label_values(&labels);
                 assert_eq!(duration.get_sample_count(), want, "{labels:?}");
             }
+        }
+    }
+
+    /// A label's values are listed in its family's HELP, so that `/metrics` explains itself.
+    #[test]
+    fn help_names_every_reason_and_observed_family() {
+        let text = String::from_utf8(Metrics::new().render()).unwrap();
+        let help = |family: &str| -> String {
+            let start = format!("# HELP {family} ");
+            let line = text.lines().find(|l| l.starts_with(&start));
+            line.unwrap_or_else(|| panic!("no HELP for {family}"))
+                .to_owned()
+        };
+        let refusals = help("robogate_refusals_total");
+        for reason in Reason::ALL {
+            assert!(refusals.contains(reason.as_str()), "{reason:?}: {refusals}");
+        }
+        let mismatches = help("robogate_fingerprint_mismatches_total");
+        for observed in crate::classify::disguise::Observed::ALL {
+            assert!(
+                mismatches.contains(observed.as_str()),
+                "{observed:?}: {mismatches}"
+            );
         }
     }
 }

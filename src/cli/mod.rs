@@ -166,6 +166,7 @@ fn config_check(path: &Path) -> ExitCode {
                 v.timeout,
                 v.spoofed,
             );
+            println!("{}", fingerprint_line(p, &loaded.settings));
             println!(
                 "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, enforce mode {})",
                 path.display(),
@@ -184,6 +185,30 @@ fn config_check(path: &Path) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `config check`'s line on `[fingerprint]`: what browser claims are checked against here.
+fn fingerprint_line(p: &crate::policy::Policy, settings: &crate::config::Settings) -> String {
+    let f = &p.fingerprint;
+    if !f.enabled {
+        return "fingerprint: off (a browser User-Agent is believed)".to_owned();
+    }
+    let stack = match settings.tls_listen {
+        Some(tls) => format!("ClientHello and HTTP/2 preface on the TLS listener {tls}"),
+        None => "no TLS listener: request heads only".to_owned(),
+    };
+    let proxied = match (&f.ja4_header, settings.trusted_proxies.is_empty()) {
+        (Some(name), false) => format!("behind server.trusted_proxies: the JA4 in {name}"),
+        (None, false) => "behind server.trusted_proxies: heads only (no ja4_header)".to_owned(),
+        (_, true) => "no trusted proxies".to_owned(),
+    };
+    let readers = if f.reader_for.is_zero() {
+        "robots.txt readers: not held".to_owned()
+    } else {
+        let held = humantime::format_duration(f.reader_for);
+        format!("robots.txt readers: robots for {held}")
+    };
+    format!("fingerprint: on ({stack}; {proxied}; {readers})")
 }
 
 fn lint(path: &Path) -> ExitCode {

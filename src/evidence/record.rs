@@ -14,6 +14,7 @@ use serde::de::Error as _;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::classify::disguise::Observed;
 use crate::classify::Class;
 use crate::identity::{Identity, Method, Unverified};
 use crate::metrics::ActionLabel;
@@ -68,6 +69,8 @@ pub struct Evidence {
     pub robots_version: Option<Version>,
     /// Generation of the live policy: `generation`.
     pub generation: u64,
+    /// A disguised robot's observed family (`curl`, `openssl`, …): `fingerprint`, or `null`.
+    pub fingerprint: Option<Observed>,
 }
 
 impl Evidence {
@@ -91,6 +94,7 @@ impl Evidence {
             robots_read: None,
             robots_version: None,
             generation: 0,
+            fingerprint: None,
         }
     }
 
@@ -190,7 +194,7 @@ fn proof(identity: Identity) -> Option<&'static str> {
 
 impl Serialize for Evidence {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Evidence", 17)?;
+        let mut st = s.serialize_struct("Evidence", 18)?;
         st.serialize_field("time", &Rfc3339(self.time))?;
         st.serialize_field("client", &self.client)?;
         st.serialize_field("user_agent", &self.user_agent)?;
@@ -200,6 +204,7 @@ impl Serialize for Evidence {
         st.serialize_field("proof", &proof(self.identity))?;
         st.serialize_field("path", &self.path)?;
         st.serialize_field("reason", self.reason.as_str())?;
+        st.serialize_field("fingerprint", &self.fingerprint.map(Observed::as_str))?;
         st.serialize_field("action", self.action.as_str())?;
         st.serialize_field("robots_line", &self.robots_line)?;
         st.serialize_field("robots_text", &self.robots_text)?;
@@ -232,6 +237,8 @@ struct Wire {
     proof: Option<String>,
     path: String,
     reason: String,
+    #[serde(default)]
+    fingerprint: Option<String>,
     action: String,
     #[serde(default)]
     robots_line: Option<u32>,
@@ -282,6 +289,9 @@ impl<'de> Deserialize<'de> for Evidence {
                 .transpose()
                 .map_err(D::Error::custom)?,
             generation: w.generation,
+            fingerprint: (w.fingerprint.as_deref())
+                .map(|f| word("fingerprint", f))
+                .transpose()?,
         })
     }
 }

@@ -7,6 +7,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::*;
+use crate::classify::disguise::Observed;
 use crate::classify::Class;
 use crate::identity::{Identity, Method, Unverified};
 use crate::metrics::ActionLabel;
@@ -76,6 +77,7 @@ fn full() -> Evidence {
         robots_read: Some("ba7816bf8f01".parse().unwrap()),
         robots_version: Some("ba7816bf8f01".parse().unwrap()),
         generation: 3,
+        fingerprint: None,
     }
 }
 
@@ -112,7 +114,7 @@ fn golden_line() {
             r#"{"time":"2025-01-04T14:13:20.123Z","client":"203.0.113.7","#,
             r#""user_agent":"Mozilla/5.0 (compatible; GPTBot/1.2; \"q\")","class":"robot","#,
             r#""agent":"GPTBot","identity":"spoofed","proof":"ip-ranges","path":"/private/a?b=1","#,
-            r#""reason":"spoofed","action":"block","robots_line":4,"#,
+            r#""reason":"spoofed","fingerprint":null,"action":"block","robots_line":4,"#,
             r#""robots_text":"Disallow: /private","#,
             r#""robots_sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","#,
             r#""robots_fetched":"2025-01-04T14:13:10.000Z","robots_read":"ba7816bf8f01","#,
@@ -134,10 +136,26 @@ fn unknown_facts_are_null_and_every_key_is_written() {
         concat!(
             r#"{"time":"1970-01-01T00:00:00.000Z","client":null,"user_agent":null,"#,
             r#""class":"unknown","agent":null,"identity":"none","proof":null,"path":"/","#,
-            r#""reason":"rapid-fire","action":"limit","robots_line":null,"robots_text":null,"#,
+            r#""reason":"rapid-fire","fingerprint":null,"action":"limit","robots_line":null,"#,
+            r#""robots_text":null,"#,
             r#""robots_sha256":null,"robots_fetched":null,"robots_read":null,"#,
             r#""robots_version":null,"generation":0}"#
         )
+    );
+    assert_eq!(serde_json::from_str::<Evidence>(&json).unwrap(), e);
+}
+
+#[test]
+fn a_disguised_robots_line_names_the_family_observed() {
+    let e = Evidence {
+        time: at(0),
+        fingerprint: Some(Observed::Curl),
+        ..Evidence::now(Reason::Fingerprint, ActionLabel::Block, "/p".into())
+    };
+    let json = serde_json::to_string(&e).unwrap();
+    assert!(
+        json.contains(r#""reason":"fingerprint","fingerprint":"curl","#),
+        "{json}"
     );
     assert_eq!(serde_json::from_str::<Evidence>(&json).unwrap(), e);
 }

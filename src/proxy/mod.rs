@@ -470,9 +470,15 @@ struct Asked {
 
 impl Asked {
     fn of(req: &RequestHeader) -> Asked {
+        // HTTP/2's pseudo-header fields make an absolute URI; the log shows `:path`, as an
+        // HTTP/1.1 request's origin-form target.
+        let uri = match (req.version, req.uri.path_and_query()) {
+            (http::Version::HTTP_2, Some(pq)) => http::Uri::from(pq.clone()),
+            _ => req.uri.clone(),
+        };
         Asked {
             method: req.method.clone(),
-            uri: req.uri.clone(),
+            uri,
             user_agent: req.headers.get(header::USER_AGENT).cloned(),
         }
     }
@@ -491,7 +497,6 @@ fn target(req: &RequestHeader) -> &str {
     req.uri.path_and_query().map_or("/", |pq| pq.as_str())
 }
 
-/// The TCP peer's IP address (`None` for a Unix-socket client).
 /// The connection a request came on: its TCP peer, and its TLS digest (the connection's
 /// fingerprints ride in its extension).
 #[derive(Clone, Copy, Default)]
@@ -910,6 +915,7 @@ fn evidence_of(
         },
         robots_version: Some(d.judged_by.unwrap_or_else(|| policy.robots.version())),
         generation: policy.generation,
+        fingerprint: d.disguise.map(|g| g.observed),
         ..Evidence::now(reason, action, target(req).to_owned())
     })
 }

@@ -293,11 +293,11 @@ pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> Str
              robot: it may not fetch {target}{line}"
         ),
         Some(Tell::Fingerprint) => format!(
-            "this client's User-Agent names a browser, but its connection and request are {}'s, \
-             not a browser's: it is treated as a robot and may not fetch {target}{line}",
+            "this client's User-Agent names a browser, but {}: it is treated as a robot and may \
+             not fetch {target}{line}",
             decision
                 .disguise
-                .map_or("a program", |d| d.observed.as_str())
+                .map_or_else(|| "it is not one".to_owned(), |d| disguise_words(&d))
         ),
         Some(Tell::Preference { purpose }) => format!(
             "{who} gathers content for {} and robots.txt states a preference against that use \
@@ -490,9 +490,48 @@ pub async fn proxy_failure(session: &mut impl Downstream, e: &Error) -> u16 {
     status
 }
 
+/// What gave a disguised robot away, in words (the refusal's detail).
+fn disguise_words(d: &crate::classify::disguise::Disguise) -> String {
+    use crate::classify::disguise::{Observed, Tell as By};
+    let whose = match d.observed {
+        Observed::Other => String::new(),
+        named => format!(" ({}'s)", named.as_str()),
+    };
+    match d.by {
+        By::Head => format!("its request lacks what every browser sends{whose}"),
+        By::Tls => format!("its TLS handshake is no such browser's{whose}"),
+        By::H2 => format!("its HTTP/2 connection is no such browser's{whose}"),
+        By::Reader => "it read /robots.txt as a program does, not as a browser navigates, a \
+                       short while ago"
+            .to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disguised_robot_is_told_what_gave_it_away() {
+        use crate::classify::disguise::{Claimed, Disguise, Observed, Tell as By};
+        let words = |by, observed| {
+            disguise_words(&Disguise {
+                claimed: Claimed::Chrome,
+                observed,
+                by,
+            })
+        };
+        assert_eq!(
+            words(By::Head, Observed::Curl),
+            "its request lacks what every browser sends (curl's)"
+        );
+        assert_eq!(
+            words(By::Tls, Observed::Other),
+            "its TLS handshake is no such browser's"
+        );
+        assert!(words(By::H2, Observed::Go).starts_with("its HTTP/2 connection"));
+        assert!(words(By::Reader, Observed::Other).contains("/robots.txt"));
+    }
 
     /// `(error type, source) => status (0: nothing written), upstream_errors kind`
     macro_rules! failures {

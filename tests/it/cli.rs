@@ -22,6 +22,8 @@ fn shipped_conf_passes_config_check() {
     let o = run(&["config", "check", "--config", conf.to_str().unwrap()]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains(": ok"), "{}", stdout(&o));
+    // What browser claims are checked against, on a line of its own.
+    assert!(stdout(&o).contains("fingerprint: on ("), "{}", stdout(&o));
 }
 
 #[test]

@@ -37,6 +37,11 @@ impl Site {
 
     /// [`Site::start`] with `server_extra` lines in `[server]`.
     fn start_with(origin: SocketAddr, extra: &str, server_extra: &str) -> Site {
+        Site::launch(origin, extra, server_extra, &[])
+    }
+
+    /// [`Site::start_with`] with `env` for robogate (`RUST_LOG`).
+    fn launch(origin: SocketAddr, extra: &str, server_extra: &str, env: &[(&str, &str)]) -> Site {
         let ca = Ca::new("disguise test CA");
         let (cert, key) = ca.issue(&["localhost", "127.0.0.1"], 0x4101);
         let dir = tempfile::tempdir().unwrap();
@@ -54,6 +59,7 @@ impl Site {
             &toml,
             Launch {
                 server: &server,
+                env,
                 ..Launch::default()
             },
         );
@@ -429,7 +435,14 @@ fn libraries_in_browser_user_agents_are_refused_what_robots_may_not_fetch() {
     let curl = &view["robots"]["(disguised:curl)"];
     assert!(curl["refused"]["fingerprint"].as_u64() >= Some(9), "{view}");
     let status = get(site.rg.admin, "/status.json", None).unwrap().text();
-    assert!(status.contains("(disguised:python)"), "{status}");
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    let top = status["top_robots"].as_array().unwrap();
+    let python = top.iter().find(|r| r["agent"] == "(disguised:python)");
+    assert_eq!(
+        python.map(|r| &r["category"]),
+        Some(&"disguised".into()),
+        "{status}"
+    );
     // A library's allowed fetch is served: it is judged by robots.txt, not refused outright.
     let allowed = fetch(
         &site,
@@ -546,27 +559,13 @@ fn gallery_origin() -> Nginx {
 /// Headless Chromium with a current Chrome User-Agent loads `url` (and what it embeds).
 fn chromium(url: &str, extra: &[&str]) {
     let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(tool("chromium"))
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--ignore-certificate-errors",
-            "--virtual-time-budget=5000",
-            &format!("--user-agent={CHROME}"),
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let user_agent = format!("--user-agent={CHROME}");
+    let args = [
+        &["--ignore-certificate-errors", &user_agent, "--dump-dom"],
+        extra,
+    ]
+    .concat();
+    crate::support::chromium(profile.path(), url, &args);
 }
 
 /// Real browsers fetching pages, images, stylesheets and robots.txt under a disallowed path,
@@ -762,7 +761,7 @@ fn a_browser_user_agent_that_reads_robots_txt_as_a_program_is_a_robot_for_a_whil
     let page = request(rg.addr, "GET", DISALLOWED, Some(CHROME), &[]).unwrap();
     assert_eq!(page.status, 403, "{}", page.text());
     assert!(
-        page.text().contains("treated as a robot"),
+        page.text().contains("read /robots.txt as a program does"),
         "{}",
         page.text()
     );
@@ -932,4 +931,37 @@ fn a_connection_robogate_cannot_read_is_no_browsers() {
         &["claimed=\"other\""],
         2.0,
     );
+}
+
+/// An HTTP/2 request's access line shows its `:path` (the pseudo-header fields make pingora's
+/// URI absolute) and, refused as a disguised robot, the family observed; its evidence line too.
+#[test]
+fn an_http2_requests_lines_show_its_path_and_the_observed_family() {
+    let origin = Origin::start();
+    let site = Site::launch(
+        origin.addr,
+        "[evidence]\nfile = \"evidence.jsonl\"\n[access_log]\nflush = \"50ms\"\n",
+        "",
+        &[("RUST_LOG", "info")],
+    );
+    let url = site.url(Protocol::H2, "/private/report.html?x=1");
+    assert_eq!(fetch(&site, "curl", Protocol::H2, &url, CHROME), 403);
+    let line = crate::support::eventually("the access line", || {
+        let out = site.rg.output();
+        out.lines()
+            .find(|l| l.contains(" INFO access: ") && l.contains("report.html"))
+            .map(str::to_owned)
+    });
+    assert!(line.contains(" path=/private/report.html?x=1 "), "{line}");
+    assert!(
+        line.contains("reason=\"fingerprint\" fingerprint=\"curl\""),
+        "{line}"
+    );
+    let evidence = crate::support::eventually("the evidence line", || {
+        let text = std::fs::read_to_string(site.rg.path("evidence.jsonl")).ok()?;
+        text.lines().next().map(str::to_owned)
+    });
+    let evidence: serde_json::Value = serde_json::from_str(&evidence).unwrap();
+    assert_eq!(evidence["path"], "/private/report.html?x=1");
+    assert_eq!(evidence["fingerprint"], "curl");
 }

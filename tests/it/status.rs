@@ -2,8 +2,7 @@
 //! traffic through robogate, runs the page's script, and the DOM it renders is checked; a
 //! screenshot is kept at `target/status-page.png`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use crate::support::*;
 
@@ -13,29 +12,6 @@ const HOSTILE: &str = "GPTBot/1.2 <script>document.title='pwned'</script>\u{202E
 /// The robots.txt served: line 6 misspells `Disallow`, which lint reports.
 const ROBOTS: &str =
     "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nDissallow: /typo/\n";
-
-/// Runs headless Chromium on `url` with `extra` arguments; its stdout.
-fn chromium(profile: &Path, url: &str, extra: &[&str]) -> String {
-    let out = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--virtual-time-budget=5000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("run chromium (installed by .ci/test-deps: apt-get install chromium)");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// The text of the table row whose first cell is `first`, cells joined by `|`.
 fn row_text(dom: &str, first: &str) -> Option<String> {

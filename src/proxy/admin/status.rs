@@ -13,6 +13,7 @@ use std::time::Instant;
 use base64::Engine as _;
 use serde::Serialize;
 
+use crate::classify::Category;
 use crate::evidence::{Evidence, RECENT};
 use crate::metrics::METRICS;
 use crate::policy::Policy;
@@ -203,6 +204,10 @@ pub fn robots_view(policy: &Policy, lints: &[LintWarning]) -> RobotsView {
 /// The top robots of the last hour by requests, with their catalog category.
 fn top_robots(policy: Option<&Policy>, rows: BTreeMap<String, Row>) -> Vec<TopRobot> {
     let category = |name: &str| {
+        // The disguised robots' rows, by family (`Observed::row`): no catalog agent's.
+        if name.starts_with("(disguised:") {
+            return Some(Category::Disguised.as_str());
+        }
         let agents = policy?.classifier.agents();
         let agent = agents.iter().find(|a| a.name.eq_ignore_ascii_case(name))?;
         Some(agent.category.as_str())
