@@ -164,8 +164,18 @@ impl Handoff {
     }
 }
 
-/// The head of a tarpit's answer: a page of unknown length, then the connection closes.
-const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+/// The head of a tarpit's answer, dated now (RFC 9110 §6.6.1: a server with a clock dates its
+/// answers, as pingora does the ones it writes): a page of unknown length, then the connection
+/// closes.
+fn head() -> Vec<u8> {
+    let date = pingora_core::protocols::http::date::get_cached_date();
+    [
+        &b"HTTP/1.1 200 OK\r\nDate: "[..],
+        date.as_bytes(),
+        b"\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+    ]
+    .concat()
+}
 
 /// Serves a handed-off tarpit on the connection pingora gave back, as a task of its own: on the
 /// tarpit thread ([`drip_thread`]) when the connection is a bare TCP socket.
@@ -285,7 +295,7 @@ where
     // not at each tick.
     let stopped = *shutdown.borrow();
     let mut stopping = std::pin::pin!(shutdown.changed());
-    if send(&mut s, HEAD, stall).await && handoff.body && !stopped {
+    if send(&mut s, &head(), stall).await && handoff.body && !stopped {
         while started.elapsed() < limits.duration && sent < limits.max_bytes {
             let chunk = maze.take(limits.chunk_bytes.min(limits.max_bytes - sent));
             if !send(&mut s, &chunk, stall).await {

@@ -25,6 +25,9 @@ pub const NAME_MAX: usize = 64;
 /// catalog could call itself that, while no shown name holds a space.
 pub const OTHER: &str = "(other robots)";
 
+/// The row of the `/robots.txt` fetches of clients with a browser's User-Agent.
+pub const BROWSERS: &str = "(browser user-agents)";
+
 /// One request of a robot, as the compliance view counts it.
 #[derive(Clone, Copy, Debug)]
 pub struct Event<'a> {
@@ -38,6 +41,9 @@ pub struct Event<'a> {
     pub read: Read,
     /// Why it was refused (the evidence `reason`), if it was.
     pub refused: Option<&'static str>,
+    /// Why it would have been refused, in shadow mode (or for a preference robogate does not
+    /// enforce): counted, served.
+    pub would_refuse: Option<&'static str>,
     /// Served only because the robots.txt it read allows what the live one disallows.
     pub grace: bool,
     /// Its identity's label (`verified`, `spoofed`, `unverified`; `none`: nothing claimed).
@@ -59,6 +65,9 @@ pub struct Row {
     pub without_robots_txt: u64,
     /// Refusals by reason.
     pub refused: BTreeMap<&'static str, u64>,
+    /// Requests that would have been refused, by reason: in shadow mode (`shadow_block`,
+    /// `shadow_tarpit`), or for a preference while `enforce.preferences` is off. Served.
+    pub would_refuse: BTreeMap<&'static str, u64>,
     /// Requests served as grace.
     pub grace: u64,
     /// Requests by identity outcome (those that claimed an identity that can be checked).
@@ -92,6 +101,8 @@ pub struct HourCounts {
     /// Requests other than `/robots.txt`.
     pub requests: u64,
     pub refusals: u64,
+    /// Requests that would have been refused (shadow mode).
+    pub would_refuse: u64,
     pub robots_txt_fetches: u64,
     /// Requests (robots.txt fetches included) whose claimed identity was verified, spoofed or
     /// could not be checked.
@@ -131,6 +142,7 @@ impl Hour {
             .fold(HourCounts::default(), |mut t, s| {
                 t.requests += s.counts.requests;
                 t.refusals += s.counts.refusals;
+                t.would_refuse += s.counts.would_refuse;
                 t.robots_txt_fetches += s.counts.robots_txt_fetches;
                 t.verified += s.counts.verified;
                 t.spoofed += s.counts.spoofed;
@@ -153,17 +165,26 @@ struct Rows {
     uncatalogued: usize,
 }
 
-/// A name as shown: printable ASCII only (anything else as `?`), at most [`NAME_MAX`]
-/// characters; `(no name)` for none.
-fn shown(name: &str) -> std::borrow::Cow<'_, str> {
-    let clean = name.len() <= NAME_MAX && name.bytes().all(|b| b.is_ascii_graphic());
+/// A name as shown: printable ASCII and spaces only (`Tiny Tiny RSS`, `Yahoo! Slurp`; anything
+/// else as `?`), at most [`NAME_MAX`] characters; `(no name)` for none. A name from a
+/// User-Agent (`catalog` false) cannot begin with `(`, which robogate's own rows do
+/// (`(other robots)`, `(disguised:curl)`).
+fn shown(name: &str, catalog: bool) -> std::borrow::Cow<'_, str> {
+    let printable = |b: u8| b.is_ascii_graphic() || b == b' ';
+    let reserved = !catalog && name.starts_with('(');
+    let clean = name.len() <= NAME_MAX && name.bytes().all(printable) && !reserved;
     match name {
         "" => "(no name)".into(),
         _ if clean => name.into(),
         _ => name
             .chars()
             .take(NAME_MAX)
-            .map(|c| if c.is_ascii_graphic() { c } else { '?' })
+            .enumerate()
+            .map(|(i, c)| match c {
+                '(' if i == 0 && reserved => '?',
+                c if c.is_ascii() && printable(c as u8) => c,
+                _ => '?',
+            })
             .collect::<String>()
             .into(),
     }
@@ -177,7 +198,7 @@ impl Compliance {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let rows = &mut *rows;
-        let name = shown(e.robot);
+        let name = shown(e.robot, e.catalog);
         let name: &str = if e.catalog || rows.by_name.contains_key(&*name) {
             &name
         } else if rows.uncatalogued < MOST_ROBOTS {
@@ -208,6 +229,10 @@ impl Compliance {
         if let Some(reason) = e.refused {
             *row.refused.entry(reason).or_default() += 1;
             hour.refusals += 1;
+        }
+        if let Some(reason) = e.would_refuse {
+            *row.would_refuse.entry(reason).or_default() += 1;
+            hour.would_refuse += 1;
         }
         row.grace += u64::from(e.grace);
         match e.identity {
@@ -279,6 +304,7 @@ mod tests {
             fetched: None,
             read: Read::Nothing,
             refused: None,
+            would_refuse: None,
             grace: false,
             identity: "none",
         }
@@ -365,12 +391,14 @@ mod tests {
         c.count(event("Caf\u{e9}<b>\u{7}"));
         c.count(event(""));
         c.count(event("(other robots)"));
+        c.count(event("Tiny Tiny RSS"));
         let rows = c.rows();
         assert!(
-            rows.contains_key("(other?robots)"),
+            rows.contains_key("?other robots)"),
             "a robot cannot pass for the overflow row: {:?}",
             rows.keys()
         );
+        assert!(rows.contains_key("Tiny Tiny RSS"), "{:?}", rows.keys());
         assert!(rows.contains_key(&"z".repeat(NAME_MAX)));
         assert!(rows.contains_key("Caf?<b>?"), "{:?}", rows.keys());
         assert!(rows.contains_key("(no name)"));

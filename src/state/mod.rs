@@ -352,16 +352,27 @@ impl LiveState {
         client: &Client<'_>,
         reason: &'static str,
     ) {
-        if decision.class != crate::classify::Class::Robot && decision.verdict.is_none() {
+        use crate::classify::Class;
+        let fetched = (decision.outcome == Outcome::RobotsTxt).then(|| policy.robots.version());
+        let browser = decision.class == Class::Browser;
+        // A browser User-Agent's robots.txt fetches are counted, in a row of their own: people
+        // rarely read robots.txt, programs in browser clothing do.
+        let browser_fetch = browser && fetched.is_some();
+        if decision.class != Class::Robot && decision.verdict.is_none() && !browser_fetch {
             return;
         }
         let refused = matches!(
             decision.outcome,
             Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
         );
+        let would = matches!(
+            decision.outcome,
+            Outcome::ShadowBlock | Outcome::ShadowTarpit
+        );
         // Disguised robots are one row per observed family: their User-Agents are browsers'.
         let (robot, catalog) = match decision.disguise {
             Some(d) => (d.observed.row(), true),
+            None if browser_fetch => (compliance::BROWSERS, true),
             None => (
                 policy.pacing_name(decision, client.user_agent),
                 decision.agent.is_some(),
@@ -370,9 +381,10 @@ impl LiveState {
         self.compliance.count(compliance::Event {
             robot,
             catalog,
-            fetched: (decision.outcome == Outcome::RobotsTxt).then(|| policy.robots.version()),
+            fetched,
             read: decision.read,
             refused: refused.then_some(reason),
+            would_refuse: would.then_some(reason),
             grace: decision.grace,
             identity: decision.identity.label(),
         });

@@ -11,11 +11,16 @@ const TARPIT: &str = "[enforce]\naction = \"tarpit\"\n\n[tarpit]\nduration = \"6
 
 /// Opens a connection, sends a GPTBot request and reads the response head.
 fn enter_tarpit(rg: &Robogate) -> (TcpStream, String) {
+    enter_tarpit_with(rg, "GET")
+}
+
+/// [`enter_tarpit`] with a `method` request.
+fn enter_tarpit_with(rg: &Robogate, method: &str) -> (TcpStream, String) {
     let mut s = TcpStream::connect(rg.addr).unwrap();
     s.set_read_timeout(Some(DEADLINE)).unwrap();
     write!(
         s,
-        "GET /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
+        "{method} /blog/ HTTP/1.1\r\nHost: x\r\nUser-Agent: {GPTBOT}\r\n\r\n"
     )
     .unwrap();
     let mut head = Vec::new();
@@ -73,6 +78,22 @@ fn tarpit_drips_a_close_delimited_page() {
         "{text}"
     );
     assert_eq!(active(&rg), 1.0);
+}
+
+/// A tarpit's answer is dated, as every answer of a server with a clock (RFC 9110 §6.6.1;
+/// REDbot flagged its absence), for GET and HEAD.
+#[test]
+fn a_tarpit_answer_has_a_date() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, TARPIT);
+    for method in ["GET", "HEAD"] {
+        let (_s, head) = enter_tarpit_with(&rg, method);
+        let date = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Date: "))
+            .unwrap_or_else(|| panic!("{method}: no Date in {head}"));
+        assert!(date.ends_with(" GMT") && date.len() == 29, "{date}");
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod fairness;
 mod forward;
 mod generate_props;
 mod metrics;
+mod operator;
 mod preferences;
 mod proxy;
 mod ranges;

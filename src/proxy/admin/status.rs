@@ -123,6 +123,8 @@ pub struct TopRobot {
     pub category: Option<&'static str>,
     pub requests: u64,
     pub refusals: u64,
+    /// Requests it would have refused (shadow mode), served.
+    pub would_refuse: u64,
     pub robots_txt_fetches: u64,
     /// Requests by identity outcome (verified, spoofed, unverified), robots.txt fetches included.
     pub identity: BTreeMap<&'static str, u64>,
@@ -208,6 +210,9 @@ fn top_robots(policy: Option<&Policy>, rows: BTreeMap<String, Row>) -> Vec<TopRo
         if name.starts_with("(disguised:") {
             return Some(Category::Disguised.as_str());
         }
+        if name == crate::state::compliance::BROWSERS {
+            return Some("browser");
+        }
         let agents = policy?.classifier.agents();
         let agent = agents.iter().find(|a| a.name.eq_ignore_ascii_case(name))?;
         Some(agent.category.as_str())
@@ -229,6 +234,7 @@ fn top_robots(policy: Option<&Policy>, rows: BTreeMap<String, Row>) -> Vec<TopRo
                 category: category(&agent),
                 requests: hour.requests,
                 refusals: hour.refusals,
+                would_refuse: hour.would_refuse,
                 robots_txt_fetches: hour.robots_txt_fetches,
                 identity,
                 agent,
