@@ -161,6 +161,8 @@ struct Row {
     last_robots_txt_fetch: Option<String>,
     without_robots_txt: u64,
     refused: BTreeMap<String, u64>,
+    /// Shadow mode's would-be refusals (`shadow_block`, `shadow_tarpit`), by reason.
+    would_refuse: BTreeMap<String, u64>,
     grace: u64,
     identity: BTreeMap<String, u64>,
     clients: u64,
@@ -201,13 +203,19 @@ impl Report {
             row.requests += 1;
             row.without_robots_txt += u64::from(a.robots_read == "none");
         }
-        if matches!(a.action.as_str(), "block" | "tarpit" | "limit") {
-            let reason = if a.reason.is_empty() || a.reason == "-" {
-                "disallow"
-            } else {
-                &a.reason
-            };
-            *row.refused.entry(reason.to_owned()).or_default() += 1;
+        let reason = if a.reason.is_empty() || a.reason == "-" {
+            "disallow"
+        } else {
+            &a.reason
+        };
+        match a.action.as_str() {
+            "block" | "tarpit" | "limit" => {
+                *row.refused.entry(reason.to_owned()).or_default() += 1;
+            }
+            "shadow_block" | "shadow_tarpit" => {
+                *row.would_refuse.entry(reason.to_owned()).or_default() += 1;
+            }
+            _ => {}
         }
         row.grace += u64::from(a.verdict == "grace");
         if !a.identity.is_empty() && a.identity != "none" {
@@ -228,8 +236,8 @@ impl Report {
             "robogate report: {} requests of robots, robots.txt fetches included{span}\n",
             self.lines
         )?;
-        writeln!(out, "| robot | requests | robots.txt fetches | last robots.txt fetch | without robots.txt | refused | grace | identity | clients |")?;
-        writeln!(out, "|---|---:|---:|---|---:|---|---:|---|---:|")?;
+        writeln!(out, "| robot | requests | robots.txt fetches | last robots.txt fetch | without robots.txt | refused | would refuse | grace | identity | clients |")?;
+        writeln!(out, "|---|---:|---:|---|---:|---|---|---:|---|---:|")?;
         let listed = |m: &BTreeMap<String, u64>| {
             if m.is_empty() {
                 return "-".to_owned();
@@ -249,13 +257,14 @@ impl Report {
             };
             writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 name.replace('|', "\\|"),
                 r.requests,
                 r.robots_txt_fetches,
                 r.last_robots_txt_fetch.as_deref().unwrap_or("never"),
                 share(r.without_robots_txt),
                 listed(&r.refused),
+                listed(&r.would_refuse),
                 r.grace,
                 listed(&r.identity),
                 r.clients,
@@ -265,8 +274,21 @@ impl Report {
     }
 }
 
+/// What `report` reads, for its messages.
+const EXPECTED: &str = "it reads robogate's access log, as robogate writes it to standard \
+     output: text lines with ` INFO access: key=value ...`, or JSON lines with \
+     `\"target\":\"access\"` (--log-format json)";
+
+/// How many lines were read as access lines, and how many were not.
+#[derive(Default)]
+struct Lines {
+    access: u64,
+    skipped: u64,
+}
+
 pub fn run(args: &ReportArgs) -> ExitCode {
     let mut report = Report::default();
+    let mut read = Lines::default();
     let stdin = [PathBuf::from("-")];
     let files = if args.files.is_empty() {
         &stdin[..]
@@ -293,10 +315,29 @@ pub fn run(args: &ReportArgs) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            if let Some(a) = Access::parse(&String::from_utf8_lossy(&line)) {
-                report.add(&a, args.robot.as_deref());
+            match Access::parse(&String::from_utf8_lossy(&line)) {
+                Some(a) => {
+                    read.access += 1;
+                    report.add(&a, args.robot.as_deref());
+                }
+                None if line.iter().all(u8::is_ascii_whitespace) => {}
+                None => read.skipped += 1,
             }
         }
+    }
+    if read.skipped > 0 {
+        eprintln!(
+            "robogate report: {} of {} lines skipped: not robogate access lines ({EXPECTED})",
+            read.skipped,
+            read.skipped + read.access
+        );
+    }
+    if read.access == 0 {
+        eprintln!(
+            "robogate report: no robogate access line read, so no report: {EXPECTED}; other \
+             servers' logs (Apache, nginx) are not read here"
+        );
+        return ExitCode::from(1);
     }
     let mut out = io::stdout().lock();
     let written = if args.json {
@@ -377,12 +418,12 @@ mod tests {
         let table = String::from_utf8(out).unwrap();
         assert!(
             table.contains(
-                "| python-requests | 2 | 0 | never | 2 (100%) | disallow 2 | 0 | - | 1 |"
+                "| python-requests | 2 | 0 | never | 2 (100%) | disallow 2 | - | 0 | - | 1 |"
             ),
             "{table}"
         );
         assert!(
-            table.contains("| Wget | 1 | 0 | never | 0 (0%) | - | 1 | unverified 1 | 1 |"),
+            table.contains("| Wget | 1 | 0 | never | 0 (0%) | - | - | 1 | unverified 1 | 1 |"),
             "{table}"
         );
         let mut only = Report::default();

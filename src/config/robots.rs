@@ -188,7 +188,8 @@ pub(super) fn disagreement_warnings(
             _ => lines.push((line, vec![kind])),
         }
     }
-    if lines.is_empty() {
+    let empty = robots.file.robots.groups().is_empty();
+    if lines.is_empty() && !empty {
         return;
     }
     let source = raw.source.get_ref().as_str();
@@ -213,6 +214,18 @@ pub(super) fn disagreement_warnings(
             "`robogate lint` on the served /robots.txt explains".to_string(),
         ),
     };
+    if empty {
+        // Nothing said is everything allowed: robogate then refuses no robot anything.
+        errors.warnings.push(ConfigError {
+            message: format!(
+                "{} has no rules (it is empty, or holds only comments and sitemaps): it allows \
+                 everything to every robot, so robogate refuses nothing; write `User-agent` and \
+                 `Disallow` lines (`Disallow:` with no path to allow all on purpose)",
+                what.unwrap_or("robots.txt")
+            ),
+            ..at.clone()
+        });
+    }
     let mut warnings: Vec<ConfigError> = lines
         .iter()
         .take(DISAGREEMENTS_SHOWN)
@@ -244,7 +257,7 @@ pub(super) fn disagreement_warnings(
             ..at
         });
     }
-    errors.disagreements = warnings;
+    errors.disagreements.extend(warnings);
 }
 
 /// `robogate lint`'s findings on a robots.txt, for the crawlers of the loaded catalog.

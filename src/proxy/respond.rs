@@ -244,7 +244,7 @@ async fn robots_txt(session: &mut impl Downstream, policy: &Policy) -> Result<()
         (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
         (header::ETAG, file.etag.as_str()),
         (header::LAST_MODIFIED, file.last_modified.as_str()),
-        (header::CACHE_CONTROL, "public, max-age=60"),
+        (header::CACHE_CONTROL, "max-age=60"),
     ];
     if not_modified && file.status == 200 {
         return local(session, 304, &headers[1..], Bytes::new()).await;

@@ -87,3 +87,67 @@ fn browser_user_agents_robots_txt_fetches_are_counted() {
         "{status:#}"
     );
 }
+
+/// What `config check` warns about a robots.txt, a reload logs too, in the load-warning form
+/// (`robots.txt:4: …`): lines without a colon that robogate enforces and strict parsers
+/// ignore, and a file with no rules at all (it allows everything).
+#[test]
+fn a_reload_logs_what_config_check_warns_about() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let robots = rg.path("robots.txt");
+    let edited = format!("{DEFAULT_ROBOTS}\nUser-agent GPTBot\nDisallow /\n");
+    std::fs::write(&robots, &edited).unwrap();
+    let line = edited.lines().position(|l| l == "Disallow /").unwrap() + 1;
+    let needle =
+        format!("robots.txt:{line}: robots.file: this line is enforced though it has no colon");
+    eventually("the reload to name the line without a colon", || {
+        rg.output().contains(&needle).then_some(())
+    });
+    std::fs::write(&robots, "# nothing yet\n").unwrap();
+    eventually(
+        "the reload to say an empty robots.txt allows everything",
+        || {
+            let out = rg.output();
+            out.contains("robots.txt: robots.file: robots.txt has no rules")
+                .then_some(())
+        },
+    );
+    assert_eq!(rg.metric("robogate_config_generation"), 3.0);
+}
+
+/// `robogate report` on a log that is not robogate's (an nginx combined log) says what it
+/// reads and exits non-zero, instead of an empty table and success; on robogate's own output
+/// it says how many lines were not access lines.
+#[test]
+fn report_says_when_it_cannot_read_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let combined = dir.path().join("access.log");
+    std::fs::write(
+        &combined,
+        "203.0.113.7 - - [04/Jan/2025:14:13:20 +0000] \"GET /private/x HTTP/1.1\" 200 512 \"-\" \"Mozilla/5.0 (compatible; GPTBot/1.2)\"\n",
+    )
+    .unwrap();
+    let out = robogate_cmd()
+        .arg("report")
+        .arg(&combined)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("1 of 1 lines skipped"), "{stderr}");
+    assert!(stderr.contains("INFO access: "), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).is_empty());
+    // robogate's own output: other lines are skipped and counted, the access lines reported.
+    let mixed = dir.path().join("robogate.out");
+    std::fs::write(
+        &mixed,
+        "2026-11-24T22:23:31Z  INFO reload: new policy live\n2026-11-24T22:23:31.118620Z  INFO access: client=192.0.2.10 method=GET path=/x status=403 class=robot agent=GPTBot verdict=disallow action=block reason=disallow robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=none proof=- generation=2 duration_ms=1.2 user_agent=\"GPTBot/1.2\"\n",
+    )
+    .unwrap();
+    let out = robogate_cmd().arg("report").arg(&mixed).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("1 of 2 lines skipped"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| GPTBot | 1 |"));
+}

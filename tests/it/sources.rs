@@ -609,6 +609,6 @@ fn complete_disallow_for_an_unreachable_origin_is_not_cacheable() {
             .filter(|r| r.status == 200)
     });
     assert_eq!(back.text(), demo_origin::ORIGIN_ROBOTS);
-    assert_eq!(back.header("cache-control"), Some("public, max-age=60"));
+    assert_eq!(back.header("cache-control"), Some("max-age=60"));
     assert!(back.header("etag").is_some());
 }

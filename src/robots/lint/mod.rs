@@ -88,6 +88,9 @@ pub enum Disagreement {
     /// A `Disallow` or `User-agent` key spelt otherwise (a typo or a longer word): robogate,
     /// like Google's parser, enforces the line; strict parsers ignore it.
     Spelling,
+    /// A `Disallow` or `User-agent` line without its colon (`Disallow /x`): robogate, like
+    /// Google's parser, enforces it; strict parsers ignore it.
+    NoColon,
 }
 
 impl Disagreement {
@@ -109,6 +112,10 @@ impl Disagreement {
             }
             Disagreement::Spelling => {
                 "is enforced under a misspelt key, and strict parsers (Python's \
+                 urllib.robotparser) ignore the line"
+            }
+            Disagreement::NoColon => {
+                "is enforced though it has no colon, and strict parsers (Python's \
                  urllib.robotparser) ignore the line"
             }
         }
@@ -439,11 +446,15 @@ impl<'c> Linter<'c> {
             } else {
                 field.name().into()
             };
-            self.warn(
-                number,
-                format!("no colon: read as `{name}: {}`", show(directive.value)),
-                format!("write `{name}: {}`", show(directive.value)),
-            );
+            let message = format!("no colon: read as `{name}: {}`", show(directive.value));
+            let fix = format!("write `{name}: {}`", show(directive.value));
+            match field {
+                // Enforced, yet ignored by strict parsers: robogate refuses what they fetch.
+                Field::Disallow | Field::UserAgent => {
+                    self.disagree(number, Disagreement::NoColon, message, fix)
+                }
+                _ => self.warn(number, message, fix),
+            }
         }
     }
 
