@@ -877,14 +877,22 @@ impl Policy {
             );
             (file.version(), s)
         });
-        let grace = verdict.verdict.is_disallowed()
-            && earlier
-                .as_ref()
-                .is_some_and(|(_, s)| !s.decide(&target, reading).verdict.is_disallowed());
+        // The earlier version's own verdict, when it excuses what the live one disallows.
+        let excused = earlier
+            .as_ref()
+            .map(|(_, s)| s.decide(&target, reading))
+            .filter(|e| verdict.verdict.is_disallowed() && !e.verdict.is_disallowed());
+        let grace = excused.is_some();
+        // The line quoted is the deciding version's: the earlier one's for a grace (its Allow,
+        // or none when no rule of it matched), paired with that version in the logs.
+        let robots_line = match &excused {
+            Some(e) => e.rule.as_ref().map(|r| r.line),
+            None => verdict.rule.as_ref().map(|r| r.line),
+        };
         let mut out = Decision {
             agent,
             verdict: Some(verdict.verdict),
-            robots_line: verdict.rule.as_ref().map(|r| r.line),
+            robots_line,
             x_robots_tags,
             identity,
             tell: match facts.standing {
@@ -1732,7 +1740,13 @@ mod tests {
         assert_eq!((d.outcome, d.grace), (Outcome::Pass, true));
         assert_eq!(d.verdict_label(), Some("grace"));
         assert_eq!(d.judged_by, Some(read.version()));
-        assert_eq!(d.robots_line, Some(3), "the live line it is excused from");
+        // The line quoted is the deciding version's (none of its rules matched), paired with
+        // that version, not the live line with the earlier version's hash.
+        assert_eq!(d.robots_line, None);
+        let allowing = file("User-agent: *\nAllow: /old/\nDisallow: /private/\nAllow: /new/\n");
+        let d = live.decide(&having_read("/new/page", Some("Wget/1.21"), &allowing));
+        assert_eq!((d.grace, d.judged_by), (true, Some(allowing.version())));
+        assert_eq!(d.robots_line, Some(4), "its own Allow line");
         // Both disallow /private/: refused.
         let d = live.decide(&having_read("/private/x", Some("Wget/1.21"), &read));
         assert_eq!(

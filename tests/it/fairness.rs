@@ -107,6 +107,8 @@ fn a_robot_is_judged_by_the_robots_txt_it_read_until_it_reads_again() {
         version(OLD),
         "judged by what it read"
     );
+    // The line quoted is that version's (no rule of it matched), not the live file's.
+    assert_eq!(line["robots_line"], 0, "{line}");
     let never = eventually("the unread robot's log line", || {
         log_lines(&rg, "198.51.100.20", "/new/page.html").pop()
     });
@@ -165,8 +167,17 @@ fn a_robot_is_judged_by_the_robots_txt_it_read_until_it_reads_again() {
         .unwrap_or_else(|| panic!("no Wget row:\n{table}"));
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
     assert_eq!(
-        (cells[2], cells[3], cells[5], cells[6], cells[7], cells[8], cells[9]),
-        ("5", "2", "1 (20%)", "disallow 3", "2", "unverified 7", "3"),
+        (cells[2], cells[3], cells[5], cells[6], cells[7], cells[8], cells[9], cells[10]),
+        (
+            "5",
+            "2",
+            "1 (20%)",
+            "disallow 3",
+            "-",
+            "2",
+            "unverified 7",
+            "3"
+        ),
         "{table}"
     );
     let json = robogate_cmd()
