@@ -151,3 +151,18 @@ fn report_says_when_it_cannot_read_a_log() {
     assert!(stderr.contains("1 of 2 lines skipped"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("| GPTBot | 1 |"));
 }
+
+/// The quick start's promise that the next request follows an edit says for whom: a robot that
+/// fetched robots.txt keeps the version it read for `fairness.cache_window`, and shows it as
+/// `grace` in the access log.
+#[test]
+fn the_quick_start_says_who_an_edit_binds_at_once() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let promise = readme
+        .find("watch the next request follow it")
+        .expect("the quick start's promise");
+    let paragraph = &readme[promise..promise + readme[promise..].find("\n\n").unwrap()];
+    for needed in ["fairness.cache_window", "verdict=\"grace\"", "#fair-enforcement"] {
+        assert!(paragraph.contains(needed), "{needed} missing from:\n{paragraph}");
+    }
+}
