@@ -251,6 +251,8 @@ pub struct CrawlDelay {
     pub enforce: bool,
     /// Replaces the file's delay for groups that have a Crawl-delay line.
     pub override_delay: Option<Duration>,
+    /// Paces the catalog robots that ignore Crawl-delay too (`crawl_delay.pace_ignorers`).
+    pub pace_ignorers: bool,
 }
 
 impl Default for CrawlDelay {
@@ -258,6 +260,7 @@ impl Default for CrawlDelay {
         CrawlDelay {
             enforce: true,
             override_delay: None,
+            pace_ignorers: false,
         }
     }
 }
@@ -906,7 +909,17 @@ impl Policy {
             preferences: self.preferences_of(&selection, &target, verdict.verdict),
             ..Decision::pass(class)
         };
-        if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce {
+        // A robot whose operator documents that it ignores Crawl-delay (Googlebot) would only
+        // get 429s it does not expect (Google then slows its crawl of the whole host): not
+        // paced, unless the operator asks. Only a proven claim (or one nobody can prove) gets
+        // that: a spoofed Googlebot has no catalog agent here, an unverified one is paced.
+        let ignores_delay = catalog_agent.is_some_and(|a| {
+            let provable =
+                !a.ranges.is_empty() || !a.rdns.is_empty() || a.signature_agent.is_some();
+            !a.honours_crawl_delay && (proven || !provable)
+        });
+        let paced = !ignores_delay || self.crawl_delay.pace_ignorers;
+        if self.crawl_delay.enforce && self.enforce.mode == Mode::Enforce && paced {
             // With an earlier version, the pace both versions ask for at least.
             let delay = match &earlier {
                 None => selection.crawl_delay(),
@@ -1349,6 +1362,51 @@ mod tests {
             },
             ..policy(GOOGLE_ROBOTS, Enforcement::default())
         }
+    }
+
+    /// A robot whose operator says it ignores Crawl-delay (Googlebot, Scrapy) is not paced for
+    /// one unless `crawl_delay.pace_ignorers`; a Googlebot claim that is not proven is paced, and
+    /// a robot that reads Crawl-delay is paced as ever.
+    #[test]
+    fn crawl_delay_ignorers_are_paced_only_when_asked() {
+        use crate::identity::Method;
+        let robots = "User-agent: *\nCrawl-delay: 5\nDisallow: /private/\n";
+        let paced = |pace_ignorers: bool, ua: &str, identity: Identity| {
+            let p = Policy {
+                crawl_delay: CrawlDelay {
+                    pace_ignorers,
+                    ..CrawlDelay::default()
+                },
+                ..verifying(SpoofedAction::Block)
+            };
+            let p = Policy {
+                robots: Arc::new(RobotsFile::new(
+                    Bytes::from_static(robots.as_bytes()),
+                    SystemTime::UNIX_EPOCH,
+                )),
+                ..p
+            };
+            p.decide(&claimed("/blog/", ua, identity))
+                .crawl_delay
+                .is_some()
+        };
+        let verified = Identity::Verified(Method::IpRanges);
+        let unverified = Identity::Unverified {
+            why: crate::identity::Unverified::Timeout,
+            tried: Some(Method::IpRanges),
+        };
+        assert!(!paced(false, GOOGLEBOT, verified));
+        assert!(paced(true, GOOGLEBOT, verified));
+        assert!(
+            paced(false, GOOGLEBOT, unverified),
+            "a Googlebot claim not proven"
+        );
+        assert!(!paced(
+            false,
+            "Scrapy/2.19 (+https://scrapy.org)",
+            Identity::None
+        ));
+        assert!(paced(false, "Wget/1.21", Identity::None));
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct Agent {
     /// a preference against one use (`train-ai=n`) never refuses it: robogate cannot tell
     /// which use a fetch serves.
     pub mixed_use: bool,
+    /// The crawler reads `Crawl-delay` (false: its operator documents that it ignores it, as
+    /// Google's crawlers do): robogate paces one that ignores it only with
+    /// `crawl_delay.pace_ignorers`.
+    pub honours_crawl_delay: bool,
 }
 
 impl Agent {
@@ -125,6 +129,12 @@ struct RawAgent {
     signature_agent: Option<String>,
     #[serde(default)]
     mixed_use: bool,
+    #[serde(default = "yes")]
+    honours_crawl_delay: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Catalog {
@@ -241,6 +251,7 @@ impl Catalog {
                 signature_agent: Some(url.to_owned()),
                 line: 0,
                 mixed_use: false,
+                honours_crawl_delay: true,
             });
         }
         if problems.is_empty() {
@@ -393,6 +404,7 @@ fn compile_agent(raw: RawAgent, line: u32) -> Result<Agent, Vec<Problem>> {
         signature_agent: raw.signature_agent,
         line,
         mixed_use: raw.mixed_use,
+        honours_crawl_delay: raw.honours_crawl_delay,
     })
 }
 

@@ -357,6 +357,7 @@ fn compile(
     let crawl_delay = CrawlDelay {
         enforce: raw.crawl_delay.enforce,
         override_delay: raw.crawl_delay.r#override,
+        pace_ignorers: raw.crawl_delay.pace_ignorers,
     };
     let robots = robots?;
     if let Some(trap) = &mut trap {

@@ -355,6 +355,8 @@ pub struct RawCrawlDelay {
     pub r#override: Option<Duration>,
     /// Hard bound on tracked (agent, client IP) pairs. Needs a restart.
     pub max_entries: Spanned<usize>,
+    /// Pace the catalog robots that ignore Crawl-delay (`honours_crawl_delay = false`) too.
+    pub pace_ignorers: bool,
 }
 
 impl Default for RawCrawlDelay {
@@ -363,6 +365,7 @@ impl Default for RawCrawlDelay {
             enforce: true,
             r#override: None,
             max_entries: Spanned::new(0..0, 100_000),
+            pace_ignorers: false,
         }
     }
 }

@@ -283,8 +283,60 @@ pub fn lint_catalog(
         })
         .collect();
     warnings.extend(crate::robots::mixed_use_notes(body, &mixed));
+    warnings.extend(crawl_delay_ignorers(body, agents));
     warnings.sort_by_key(|w| w.line);
     warnings
+}
+
+/// Names shown in one note before "and N more".
+const IGNORERS_SHOWN: usize = 5;
+
+/// Each `Crawl-delay` line that applies to catalog crawlers that ignore Crawl-delay
+/// (`honours_crawl_delay = false`): robogate does not pace them for it unless
+/// `crawl_delay.pace_ignorers`, which would answer them with 429s they do not expect.
+fn crawl_delay_ignorers(
+    body: &[u8],
+    agents: &[crate::classify::Agent],
+) -> Vec<crate::robots::LintWarning> {
+    let robots = crate::robots::Robots::parse(body);
+    let mut by_line: std::collections::BTreeMap<u32, Vec<&str>> = Default::default();
+    let ignorers = agents
+        .iter()
+        .filter(|a| !a.honours_crawl_delay && !a.is_token_only());
+    for agent in ignorers {
+        if let Some((_, line)) = robots.crawl_delay(&agent.tokens, agent.ignores_star) {
+            by_line.entry(line).or_default().push(&agent.name);
+        }
+    }
+    by_line
+        .into_iter()
+        .map(|(line, names)| {
+            let shown = names
+                .iter()
+                .take(IGNORERS_SHOWN)
+                .copied()
+                .collect::<Vec<_>>();
+            let more = match names.len().saturating_sub(IGNORERS_SHOWN) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            crate::robots::LintWarning {
+                line: Some(line),
+                message: format!(
+                    "this Crawl-delay applies to {}{more}, whose operators say they ignore \
+                     Crawl-delay: robogate does not pace them for it unless \
+                     crawl_delay.pace_ignorers = true, which answers them with 429s they do not \
+                     expect (Google slows its crawl of the whole host on 429s)",
+                    shown.join(", ")
+                ),
+                fix: "give the site's pace to those crawlers through their operators' own \
+                      settings (Google Search Console's crawl rate); keep the line for the \
+                      robots that read it"
+                    .to_owned(),
+                disagreement: None,
+            }
+        })
+        .collect()
 }
 
 /// Octets looked at for signs of a binary or UTF-16 file.

@@ -1266,3 +1266,23 @@ fn a_ja4_header_must_be_a_proxys_own_field() {
     }
     assert_eq!(errors_of(&conf("x-ja4")), Vec::<String>::new());
 }
+
+/// A `Crawl-delay` that applies to crawlers that ignore it is named by lint, with who they are;
+/// one for crawlers that read it is not.
+#[test]
+fn lint_names_the_crawlers_a_crawl_delay_cannot_pace() {
+    let catalog = crate::classify::Catalog::builtin();
+    let star = crate::config::lint_catalog(b"User-agent: *\nCrawl-delay: 5\n", catalog.agents());
+    let note = star
+        .iter()
+        .find(|w| w.line == Some(2))
+        .expect("a note on line 2");
+    assert!(note.message.contains("Googlebot") && note.message.contains("pace_ignorers"));
+    let bing =
+        crate::config::lint_catalog(b"User-agent: bingbot\nCrawl-delay: 5\n", catalog.agents());
+    assert!(
+        bing.iter()
+            .all(|w| !w.message.contains("ignore Crawl-delay")),
+        "{bing:#?}"
+    );
+}

@@ -162,7 +162,14 @@ fn the_quick_start_says_who_an_edit_binds_at_once() {
         .find("watch the next request follow it")
         .expect("the quick start's promise");
     let paragraph = &readme[promise..promise + readme[promise..].find("\n\n").unwrap()];
-    for needed in ["fairness.cache_window", "verdict=\"grace\"", "#fair-enforcement"] {
-        assert!(paragraph.contains(needed), "{needed} missing from:\n{paragraph}");
+    for needed in [
+        "fairness.cache_window",
+        "verdict=\"grace\"",
+        "#fair-enforcement",
+    ] {
+        assert!(
+            paragraph.contains(needed),
+            "{needed} missing from:\n{paragraph}"
+        );
     }
 }
