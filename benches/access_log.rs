@@ -30,6 +30,7 @@ fn line<'a>(uri: &'a str, read: Read) -> Line<'a> {
         status: 200,
         class: "browser",
         agent: "-",
+        robot: "-",
         verdict: "-",
         action: "pass",
         reason: "-",

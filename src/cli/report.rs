@@ -36,6 +36,7 @@ struct Access {
     path: String,
     class: String,
     agent: String,
+    robot: String,
     verdict: String,
     action: String,
     reason: String,
@@ -87,6 +88,7 @@ impl Access {
             "path" => &mut self.path,
             "class" => &mut self.class,
             "agent" => &mut self.agent,
+            "robot" => &mut self.robot,
             "verdict" => &mut self.verdict,
             "action" => &mut self.action,
             "reason" => &mut self.reason,
@@ -108,18 +110,19 @@ impl Access {
         self.class == "robot" || (!self.verdict.is_empty() && self.verdict != "-")
     }
 
-    /// The robot's name: its catalog agent, else its User-Agent's first product token.
+    /// The robot's name: the line's `robot` field (robogate's own naming, from this release
+    /// on), else its catalog agent, else the name its User-Agent gives it
+    /// ([`crate::robots::robot_name`], the rule the compliance view uses).
     fn robot(&self) -> String {
-        if !self.agent.is_empty() && self.agent != "-" {
-            return self.agent.clone();
+        for named in [&self.robot, &self.agent] {
+            if !named.is_empty() && named != "-" {
+                return named.clone();
+            }
         }
-        let token = self
-            .user_agent
-            .split(|c: char| c == '/' || c.is_whitespace() || c == ';' || c == '(')
-            .find(|t| !t.is_empty());
-        match token {
-            Some(t) if self.user_agent != "-" => t.to_owned(),
-            _ => "(no User-Agent)".to_owned(),
+        match crate::robots::robot_name(&self.user_agent) {
+            _ if self.user_agent.is_empty() || self.user_agent == "-" => "(no User-Agent)".into(),
+            "" => "(no name)".into(),
+            name => name.to_owned(),
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct Evidence {
     pub class: Class,
     /// The catalog agent's name, when the catalog names the client: `agent`.
     pub agent: Option<String>,
+    /// The robot's name whether or not the catalog knows it: `robot` (the compliance view's
+    /// row), or `null`.
+    pub robot: Option<String>,
     /// Who the client proved to be: `identity` (none, verified, spoofed, unverified) and
     /// `proof` (the method tried, or why the claim stayed unverified; `null` for none).
     pub identity: Identity,
@@ -83,6 +86,7 @@ impl Evidence {
             user_agent: None,
             class: Class::Unknown,
             agent: None,
+            robot: None,
             identity: Identity::None,
             path,
             reason,
@@ -194,12 +198,13 @@ fn proof(identity: Identity) -> Option<&'static str> {
 
 impl Serialize for Evidence {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Evidence", 18)?;
+        let mut st = s.serialize_struct("Evidence", 19)?;
         st.serialize_field("time", &Rfc3339(self.time))?;
         st.serialize_field("client", &self.client)?;
         st.serialize_field("user_agent", &self.user_agent)?;
         st.serialize_field("class", self.class.as_str())?;
         st.serialize_field("agent", &self.agent)?;
+        st.serialize_field("robot", &self.robot)?;
         st.serialize_field("identity", self.identity.label())?;
         st.serialize_field("proof", &proof(self.identity))?;
         st.serialize_field("path", &self.path)?;
@@ -231,6 +236,8 @@ struct Wire {
     class: String,
     #[serde(default)]
     agent: Option<String>,
+    #[serde(default)]
+    robot: Option<String>,
     #[serde(default)]
     identity: Option<String>,
     #[serde(default)]
@@ -265,6 +272,7 @@ impl<'de> Deserialize<'de> for Evidence {
             user_agent: w.user_agent,
             class: word("class", &w.class)?,
             agent: w.agent,
+            robot: w.robot,
             identity: identity_of(w.identity.as_deref(), w.proof.as_deref())
                 .map_err(D::Error::custom)?,
             path: w.path,

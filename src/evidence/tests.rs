@@ -66,6 +66,7 @@ fn full() -> Evidence {
         user_agent: Some("Mozilla/5.0 (compatible; GPTBot/1.2; \"q\")".into()),
         class: Class::Robot,
         agent: Some("GPTBot".into()),
+        robot: Some("GPTBot".into()),
         identity: Identity::Spoofed(Method::IpRanges),
         path: "/private/a?b=1".into(),
         reason: Reason::Spoofed,
@@ -113,7 +114,7 @@ fn golden_line() {
         concat!(
             r#"{"time":"2025-01-04T14:13:20.123Z","client":"203.0.113.7","#,
             r#""user_agent":"Mozilla/5.0 (compatible; GPTBot/1.2; \"q\")","class":"robot","#,
-            r#""agent":"GPTBot","identity":"spoofed","proof":"ip-ranges","path":"/private/a?b=1","#,
+            r#""agent":"GPTBot","robot":"GPTBot","identity":"spoofed","proof":"ip-ranges","path":"/private/a?b=1","#,
             r#""reason":"spoofed","fingerprint":null,"action":"block","robots_line":4,"#,
             r#""robots_text":"Disallow: /private","#,
             r#""robots_sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","#,
@@ -135,7 +136,7 @@ fn unknown_facts_are_null_and_every_key_is_written() {
         json,
         concat!(
             r#"{"time":"1970-01-01T00:00:00.000Z","client":null,"user_agent":null,"#,
-            r#""class":"unknown","agent":null,"identity":"none","proof":null,"path":"/","#,
+            r#""class":"unknown","agent":null,"robot":null,"identity":"none","proof":null,"path":"/","#,
             r#""reason":"rapid-fire","fingerprint":null,"action":"limit","robots_line":null,"#,
             r#""robots_text":null,"#,
             r#""robots_sha256":null,"robots_fetched":null,"robots_read":null,"#,

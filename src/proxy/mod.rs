@@ -896,10 +896,18 @@ fn evidence_of(
         .headers
         .get(header::USER_AGENT)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let robot = match d.disguise {
+        Some(g) => g.observed.row().to_owned(),
+        None => match policy.pacing_name(d, user_agent.as_deref()) {
+            "" => "(no name)".to_owned(),
+            name => name.to_owned(),
+        },
+    };
     Some(Evidence {
         client,
         user_agent,
         class: d.class,
+        robot: Some(robot),
         agent: policy.agent_name(d).map(str::to_owned),
         identity: d.identity,
         robots_line: d.robots_line,
@@ -1047,6 +1055,23 @@ enum End<'e> {
     Cut,
 }
 
+/// The robot's name for the logs' `robot` field: a disguised robot's row, the catalog name, or
+/// the name its User-Agent gives it (the compliance view's rule); `-` for a client that is no
+/// robot and was not judged as one.
+fn robot_name<'a>(policy: &'a Policy, d: &Decision, asked: &'a Asked) -> &'a str {
+    if d.class != crate::classify::Class::Robot && d.verdict.is_none() {
+        return "-";
+    }
+    if let Some(g) = d.disguise {
+        return g.observed.row();
+    }
+    let ua = asked.user_agent.as_ref().and_then(|v| v.to_str().ok());
+    match policy.pacing_name(d, ua) {
+        "" => "(no name)",
+        name => name,
+    }
+}
+
 /// Counts the request once and writes its access-log line.
 fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let elapsed = ctx.started.elapsed();
@@ -1104,6 +1129,7 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
         status,
         class,
         agent: agent.unwrap_or("-"),
+        robot: robot_name(policy, d, asked),
         verdict: d.verdict_label().unwrap_or("-"),
         action: action.as_str(),
         reason: refused.map_or("-", Reason::as_str),

@@ -68,13 +68,68 @@ pub fn token_key(token: &str) -> &str {
 /// `compatible` and browser compatibility tokens ([`is_browser_token`], a deliberate deviation
 /// from §5). Candidates are slices of the header; nothing is allocated.
 pub fn for_each_candidate<'u>(user_agent: &'u str, mut visit: impl FnMut(&'u str)) {
+    each_item(user_agent, |item, _| visit_item(item, &mut visit));
+}
+
+/// The name a robot outside the catalog goes by, from its User-Agent alone: its first product
+/// token with a version (`name/version`, not a browser's or platform's token), at the top level
+/// first (`python-requests/2.32`), then inside a comment (`Mozilla/5.0 (compatible;
+/// FooBot/1.0; +https://…)` is `FooBot`); else the first candidate with a robot's word in it
+/// (`bot`, `crawl`, `spider`, `slurp`, `fetch`); else `""`. Versions, comments' other items
+/// (`en-US`, `SV1`, `Windows NT 5.1`) and URLs never name it. The one naming rule of the
+/// compliance view, the status page, `robogate report` and the logs' `robot` field.
+pub fn robot_name(user_agent: &str) -> &str {
+    let mut versioned_top = None;
+    let mut versioned_comment = None;
+    let mut worded = None;
+    each_item(user_agent, |item, in_comment| {
+        let item = item.trim();
+        if item.starts_with('+') || item.contains("://") || item.contains('@') {
+            return;
+        }
+        let name = token_key(item);
+        if name.is_empty() || name.eq_ignore_ascii_case("compatible") || is_browser_token(name) {
+            return;
+        }
+        if item[name.len()..].starts_with('/') {
+            let slot = if in_comment {
+                &mut versioned_comment
+            } else {
+                &mut versioned_top
+            };
+            slot.get_or_insert(name);
+            return;
+        }
+        // Unversioned: a word of the item with a robot's word in it (`Yahoo! Slurp`).
+        let word = item
+            .split_whitespace()
+            .map(token_key)
+            .find(|w| has_robot_word(w) && !is_browser_token(w));
+        if let Some(word) = word {
+            worded.get_or_insert(word);
+        }
+    });
+    versioned_top.or(versioned_comment).or(worded).unwrap_or("")
+}
+
+/// A name with a robot's word in it (`Googlebot`, `SiteCrawler`, `Slurp`, `feedfetcher`).
+fn has_robot_word(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["bot", "crawl", "spider", "slurp", "fetch"]
+        .iter()
+        .any(|word| lower.contains(word))
+}
+
+/// Calls `visit` with each top-level product of a User-Agent (`false`) and each `;`-separated
+/// item inside its parentheses (`true`), as written.
+fn each_item<'u>(user_agent: &'u str, mut visit: impl FnMut(&'u str, bool)) {
     let bytes = user_agent.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'(' {
             let end = closing_paren(bytes, i);
             for item in user_agent[i + 1..end].split(';') {
-                visit_item(item, &mut visit);
+                visit(item, true);
             }
             i = end + 1;
         } else if bytes[i].is_ascii_whitespace() {
@@ -84,7 +139,7 @@ pub fn for_each_candidate<'u>(user_agent: &'u str, mut visit: impl FnMut(&'u str
                 .iter()
                 .position(|&b| b.is_ascii_whitespace() || b == b'(')
                 .map_or(bytes.len(), |len| i + len);
-            visit_item(&user_agent[i..end], &mut visit);
+            visit(&user_agent[i..end], false);
             i = end;
         }
     }
@@ -257,5 +312,22 @@ mod tests {
         let keys = AgentKey::of_value_1994(b"* Rex");
         assert_eq!(keys, vec![AgentKey::Star, AgentKey::Named("rex".into())]);
         assert_eq!(AgentKey::of_value_1994(b""), vec![AgentKey::Empty]);
+    }
+
+    /// One name per robot, from what identifies it, never from a comment's locale or platform.
+    #[test]
+    fn a_robot_is_named_by_its_own_product_token() {
+        for (ua, name) in [
+            ("python-requests/2.32.3", "python-requests"),
+            ("Mozilla/5.0 (compatible; FooBot/1.0; +https://foo.example/bot)", "FooBot"),
+            ("Mozilla/5.0 (Windows; U; Windows NT 5.1; en-US; rv:1.8) Gecko/2008 SiteSucker/2.0", "SiteSucker"),
+            ("Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1; en-US; MegaCrawler)", "MegaCrawler"),
+            ("Tiny Tiny RSS/1.11 (http://tt-rss.org/)", "RSS"),
+            ("Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)", "Slurp"),
+            ("Mozilla/5.0 (Windows NT 5.1; SV1; en-US)", ""),
+            ("", ""),
+        ] {
+            assert_eq!(robot_name(ua), name, "{ua}");
+        }
     }
 }

@@ -16,6 +16,7 @@
 //! disallow.
 
 mod agent;
+pub use agent::robot_name;
 mod canon;
 mod group;
 mod index;
@@ -148,19 +149,12 @@ impl Robots {
     }
 
     /// The name a robot goes by in its User-Agent header (§5 step 2 candidates, versions cut):
-    /// its longest product token that names a group of this file, else its first product token,
-    /// else `""`. A new version or comment does not change it: `FooBot/1.0` and `FooBot/1.1 (x)`
+    /// its longest product token that names a group of this file, else its name by
+    /// [`agent::robot_name`], else `""`. A new version or comment does not change it: `FooBot/1.0` and `FooBot/1.1 (x)`
     /// are both `FooBot`.
     pub fn robot_token<'u>(&self, user_agent: &'u str) -> &'u str {
-        self.group_from_header(user_agent).unwrap_or_else(|| {
-            let mut first = "";
-            agent::for_each_candidate(user_agent, |candidate| {
-                if first.is_empty() {
-                    first = candidate;
-                }
-            });
-            first
-        })
+        self.group_from_header(user_agent)
+            .unwrap_or_else(|| agent::robot_name(user_agent))
     }
 
     /// Whether some group of either reading is named by this token (case-insensitive; the

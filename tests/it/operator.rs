@@ -173,3 +173,77 @@ fn the_quick_start_says_who_an_edit_binds_at_once() {
         );
     }
 }
+
+/// A robot outside the catalog has one name everywhere: the product token that identifies it
+/// (`FooBot` in `Mozilla/5.0 (compatible; FooBot/1.0; +https://…)`), never `Mozilla` nor a
+/// comment's `en-US`, in `/compliance`, the status page, the access and evidence logs' `robot`
+/// field and `robogate report`.
+#[test]
+fn a_robot_outside_the_catalog_has_one_name_everywhere() {
+    let origin = Origin::start();
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "[evidence]\nfile = \"evidence.jsonl\"\n[access_log]\nflush = \"50ms\"\n",
+        Launch {
+            env: &[("RUST_LOG", "info")],
+            ..Launch::default()
+        },
+    );
+    let robots = [
+        (
+            "Mozilla/5.0 (compatible; FooBot/1.0; en-US; +https://foo.example/bot)",
+            "FooBot",
+        ),
+        (
+            "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1; en-US; MegaCrawler)",
+            "MegaCrawler",
+        ),
+    ];
+    for (ua, _) in robots {
+        assert_eq!(
+            get(rg.addr, "/private/x", Some(ua)).unwrap().status,
+            403,
+            "{ua}"
+        );
+    }
+    let view = eventually("both robots counted", || {
+        let view = json(&rg, "/compliance");
+        robots
+            .iter()
+            .all(|(_, name)| view["robots"][name]["refused"]["disallow"] == 1)
+            .then_some(view)
+    });
+    assert_eq!(view["robots"].as_object().unwrap().len(), 2, "{view:#}");
+    let status = json(&rg, "/status.json");
+    for (_, name) in robots {
+        let top = status["top_robots"].as_array().unwrap();
+        assert!(top.iter().any(|r| r["agent"] == name), "{name}: {status:#}");
+        let line = eventually("the access line", || {
+            let out = rg.output();
+            out.lines()
+                .find(|l| l.contains(" INFO access: ") && l.contains(name))
+                .map(str::to_owned)
+        });
+        assert!(line.contains(&format!(" robot=\"{name}\" ")), "{line}");
+    }
+    let evidence = eventually("two evidence lines", || {
+        let text = std::fs::read_to_string(rg.path("evidence.jsonl")).ok()?;
+        (text.lines().count() == 2).then_some(text)
+    });
+    for ((_, name), line) in robots.iter().zip(evidence.lines()) {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(e["robot"], *name);
+    }
+    let log = rg.path("access.log");
+    std::fs::write(&log, rg.output()).unwrap();
+    let out = robogate_cmd()
+        .args(["report", "--json"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&String> = report["robots"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["FooBot", "MegaCrawler"], "{report:#}");
+}

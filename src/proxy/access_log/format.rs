@@ -40,6 +40,8 @@ pub struct Line<'a> {
     pub status: u16,
     pub class: &'a str,
     pub agent: &'a str,
+    /// The robot's name whether or not the catalog knows it (the compliance view's), or `-`.
+    pub robot: &'a str,
     pub verdict: &'a str,
     pub action: &'a str,
     pub reason: &'a str,
@@ -88,6 +90,7 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     for (key, value) in [
         (&b" class="[..], l.class),
         (b" agent=", l.agent),
+        (b" robot=", l.robot),
         (b" verdict=", l.verdict),
         (b" action=", l.action),
         (b" reason=", l.reason),
@@ -138,6 +141,7 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     for (key, value) in [
         (&b",\"class\":"[..], l.class),
         (b",\"agent\":", l.agent),
+        (b",\"robot\":", l.robot),
         (b",\"verdict\":", l.verdict),
         (b",\"action\":", l.action),
         (b",\"reason\":", l.reason),
@@ -349,6 +353,7 @@ mod tests {
             status: 403,
             class: "robot",
             agent: "GPTBot",
+            robot: "GPTBot",
             verdict: "disallow",
             action: "block",
             reason: "disallow",
@@ -423,6 +428,7 @@ mod tests {
                         status = l.status,
                         class = l.class,
                         agent = l.agent,
+                        robot = l.robot,
                         verdict = l.verdict,
                         action = l.action,
                         reason = l.reason,
@@ -500,7 +506,7 @@ mod tests {
         let text = line(&sample(PATH, Read::Nothing, Some(b"Wget/1.21")), false);
         assert_eq!(
             untimed(&text),
-            "Z  INFO access: client=192.0.2.10 method=GET path=/private/x?q=1&b=%22 status=403 class=\"robot\" agent=\"GPTBot\" verdict=\"disallow\" action=\"block\" reason=\"disallow\" fingerprint=\"-\" robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=\"unverified\" proof=\"no-method\" generation=2 duration_ms=1.25 user_agent=\"Wget/1.21\"\n"
+            "Z  INFO access: client=192.0.2.10 method=GET path=/private/x?q=1&b=%22 status=403 class=\"robot\" agent=\"GPTBot\" robot=\"GPTBot\" verdict=\"disallow\" action=\"block\" reason=\"disallow\" fingerprint=\"-\" robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=\"unverified\" proof=\"no-method\" generation=2 duration_ms=1.25 user_agent=\"Wget/1.21\"\n"
         );
     }
 
@@ -529,6 +535,7 @@ mod tests {
                 "status",
                 "class",
                 "agent",
+                "robot",
                 "verdict",
                 "action",
                 "reason",

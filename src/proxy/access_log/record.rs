@@ -7,8 +7,8 @@
 //! Layout, little-endian: flags (u8: cut, IPv4 client, IPv6 client, User-Agent present), the
 //! line's time and its duration (u64 nanoseconds each), status (u16), robots_line (u32),
 //! robots_version (u64), robots_read (u8 tag, u64 version), generation (u64), the client's
-//! address (4 or 16 bytes, or none), then method, path, class, agent, verdict, action, reason,
-//! identity, proof and the User-Agent if present, each as a u32 length and its bytes.
+//! address (4 or 16 bytes, or none), then method, path, class, agent, robot, verdict, action,
+//! reason, fingerprint, identity, proof and the User-Agent if present, each as a u32 length and its bytes.
 //! Records are only ever read in the process that wrote them.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -29,6 +29,7 @@ pub fn encode(out: &mut Vec<u8>, f: &Line<'_>, now: SystemTime) {
         f.path,
         f.class,
         f.agent,
+        f.robot,
         f.verdict,
         f.action,
         f.reason,
@@ -150,6 +151,7 @@ impl<'a> Cursor<'a> {
             status,
             class: self.str()?,
             agent: self.str()?,
+            robot: self.str()?,
             verdict: self.str()?,
             action: self.str()?,
             reason: self.str()?,
@@ -204,6 +206,7 @@ mod tests {
                 status,
                 class: &strings[0],
                 agent: &strings[1],
+                robot: &strings[1],
                 verdict: &strings[2],
                 action: &strings[3],
                 reason: &strings[4],
@@ -237,6 +240,7 @@ mod tests {
             status: 200,
             class: "browser",
             agent: "-",
+            robot: "-",
             verdict: "-",
             action: "pass",
             reason: "-",
