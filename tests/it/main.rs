@@ -20,6 +20,7 @@ mod operator;
 mod preferences;
 mod proxy;
 mod ranges;
+mod redbot;
 mod reload;
 mod request_head;
 mod robots_conformance;
