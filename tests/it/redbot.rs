@@ -45,7 +45,6 @@ fn lint(url: &str, allowed: &[String]) -> (u64, Vec<String>) {
     (entry["response"]["status"].as_u64().unwrap_or(0), notes)
 }
 
-const RED: &str = "RED/2.7.1 (https://redbot.org/)";
 /// `RED` may not fetch /private/, and may fetch once every 30 seconds.
 const ROBOTS: &str =
     "User-agent: *\nDisallow: /private/\n\nUser-agent: RED\nDisallow: /private/\nCrawl-delay: 30\n";
