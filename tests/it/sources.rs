@@ -511,28 +511,19 @@ text = open(sys.argv[1]).read()
 agents, paths = sys.argv[2].split("|"), sys.argv[3].split("|")
 rp = urllib.robotparser.RobotFileParser()
 rp.parse(text.splitlines())
-try:
-    import protego
-    pg = protego.Protego.parse(text)
-except ImportError:
-    pg = None
-    print("SKIP protego", file=sys.stderr)
+import protego  # installed by .ci/test-deps: a missing one fails the test
+pg = protego.Protego.parse(text)
 for a in agents:
     for p in paths:
         v = "allow" if rp.can_fetch(a, "http://x" + p) else "disallow"
         print("robotparser", a, p, v)
-        if pg is not None:
-            print("protego", a, p, "allow" if pg.can_fetch("http://x" + p, a) else "disallow")
+        print("protego", a, p, "allow" if pg.can_fetch("http://x" + p, a) else "disallow")
 "#;
 
 /// The shipped example policy: Python's robotparser and protego, reading the generated file,
 /// agree with what robogate enforces.
 #[test]
 fn python_parsers_agree_with_the_generated_example_policy() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("SKIP: python3 is not installed");
-        return;
-    }
     let example = std::fs::read_to_string(repo().join("examples/generated-policy.toml")).unwrap();
     let policy = &example[example.find("\n[robots]").unwrap()..];
     let origin = Origin::start();
@@ -570,10 +561,7 @@ fn python_parsers_agree_with_the_generated_example_policy() {
         );
         seen.insert(parser.to_string());
     }
-    assert!(seen.contains("robotparser"));
-    if !seen.contains("protego") {
-        eprintln!("SKIP: protego is not installed (bash .ci/test-deps installs it)");
-    }
+    assert!(seen.contains("robotparser") && seen.contains("protego"), "{seen:?}");
 }
 
 /// The complete disallow served (503) while the origin has never answered for its robots.txt is
