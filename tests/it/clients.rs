@@ -4,14 +4,13 @@ use std::process::Command;
 
 use crate::support::*;
 
+/// True: `tool` runs. A missing tool fails the test (`.ci/test-deps` installs every one).
 fn have(tool: &str) -> bool {
     let ok = Command::new(tool)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIP: {tool} is not installed (bash .ci/test-deps installs it)");
-    }
+    assert!(ok, "{tool} is not installed: bash .ci/test-deps installs it");
     ok
 }
 

@@ -64,10 +64,11 @@ fn metrics_are_not_served_on_the_public_listener() {
 
 #[test]
 fn promtool_accepts_a_real_scrape() {
-    if Command::new("promtool").arg("--version").output().is_err() {
-        eprintln!("SKIP: promtool is not installed (bash .ci/test-deps installs it)");
-        return;
-    }
+    let promtool = Command::new("promtool").arg("--version").output();
+    assert!(
+        promtool.is_ok_and(|o| o.status.success()),
+        "promtool is not installed: bash .ci/test-deps installs it"
+    );
     let origin = Origin::start();
     let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
     let _ = get(rg.addr, "/blog/", Some(GPTBOT));
