@@ -75,13 +75,15 @@ pub fn for_each_candidate<'u>(user_agent: &'u str, mut visit: impl FnMut(&'u str
 /// token with a version (`name/version`, not a browser's or platform's token), at the top level
 /// first (`python-requests/2.32`), then inside a comment (`Mozilla/5.0 (compatible;
 /// FooBot/1.0; +https://…)` is `FooBot`); else the first candidate with a robot's word in it
-/// (`bot`, `crawl`, `spider`, `slurp`, `fetch`); else `""`. Versions, comments' other items
+/// (`bot`, `crawl`, `spider`, `slurp`, `fetch`); else its first top-level product without a
+/// version (`probe`); else `""`. Versions, comments' other items
 /// (`en-US`, `SV1`, `Windows NT 5.1`) and URLs never name it. The one naming rule of the
 /// compliance view, the status page, `robogate report` and the logs' `robot` field.
 pub fn robot_name(user_agent: &str) -> &str {
     let mut versioned_top = None;
     let mut versioned_comment = None;
     let mut worded = None;
+    let mut bare_top = None;
     each_item(user_agent, |item, in_comment| {
         let item = item.trim();
         if item.starts_with('+') || item.contains("://") || item.contains('@') {
@@ -100,6 +102,9 @@ pub fn robot_name(user_agent: &str) -> &str {
             slot.get_or_insert(name);
             return;
         }
+        if !in_comment {
+            bare_top.get_or_insert(name);
+        }
         // Unversioned: a word of the item with a robot's word in it (`Yahoo! Slurp`).
         let word = item
             .split_whitespace()
@@ -109,7 +114,7 @@ pub fn robot_name(user_agent: &str) -> &str {
             worded.get_or_insert(word);
         }
     });
-    versioned_top.or(versioned_comment).or(worded).unwrap_or("")
+    (versioned_top.or(versioned_comment).or(worded).or(bare_top)).unwrap_or("")
 }
 
 /// A name with a robot's word in it (`Googlebot`, `SiteCrawler`, `Slurp`, `feedfetcher`).
@@ -325,6 +330,7 @@ mod tests {
             ("Tiny Tiny RSS/1.11 (http://tt-rss.org/)", "RSS"),
             ("Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)", "Slurp"),
             ("Mozilla/5.0 (Windows NT 5.1; SV1; en-US)", ""),
+            ("probeab", "probeab"),
             ("", ""),
         ] {
             assert_eq!(robot_name(ua), name, "{ua}");

@@ -10,7 +10,10 @@ fn have(tool: &str) -> bool {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    assert!(ok, "{tool} is not installed: bash .ci/test-deps installs it");
+    assert!(
+        ok,
+        "{tool} is not installed: bash .ci/test-deps installs it"
+    );
     ok
 }
 

@@ -561,7 +561,10 @@ fn python_parsers_agree_with_the_generated_example_policy() {
         );
         seen.insert(parser.to_string());
     }
-    assert!(seen.contains("robotparser") && seen.contains("protego"), "{seen:?}");
+    assert!(
+        seen.contains("robotparser") && seen.contains("protego"),
+        "{seen:?}"
+    );
 }
 
 /// The complete disallow served (503) while the origin has never answered for its robots.txt is
