@@ -698,6 +698,29 @@ impl Metrics {
         totals
     }
 
+    /// Every refusal series' count, as (reason, action, count).
+    pub fn refusal_totals(&self) -> Vec<(String, String, u64)> {
+        use prometheus::core::Collector;
+        let mut totals = Vec::new();
+        for family in self.refusals.collect() {
+            for m in family.get_metric() {
+                let label = |name: &str| {
+                    m.get_label()
+                        .iter()
+                        .find(|l| l.name() == name)
+                        .map(|l| l.value().to_string())
+                        .unwrap_or_default()
+                };
+                totals.push((
+                    label("reason"),
+                    label("action"),
+                    m.get_counter().value() as u64,
+                ));
+            }
+        }
+        totals
+    }
+
     pub fn render(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 * 1024);
         // Encoding into a Vec cannot fail for the text format.

@@ -18,6 +18,7 @@ use crate::policy::Policy;
 use crate::robots::LintWarning;
 use crate::state::LiveState;
 
+pub mod history;
 pub mod status;
 
 /// The admin app. `ready` is true once a good policy is being served and its files are watched.
@@ -43,6 +44,7 @@ impl Admin {
         live: Option<Arc<ArcSwap<Policy>>>,
         token: Option<String>,
     ) -> Admin {
+        history::start();
         Admin {
             ready,
             state,

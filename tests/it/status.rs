@@ -111,7 +111,19 @@ fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hos
         "{}",
         fail("no lint finding on the misspelt line")
     );
-    assert!(dom.contains("tarpits held"), "{}", fail("no clients held"));
+    // Nothing is held: the zero cards fold into one line.
+    assert!(
+        dom.contains("id=\"clients\"><div class=\"muted\">Nothing held"),
+        "{}",
+        fail("zero cards shown")
+    );
+    // The newest reload error is on top of the page, above the summaries.
+    let error_at = dom.find("id=\"reload-errors\"").unwrap();
+    assert!(
+        error_at < dom.find("id=\"refusal-summary\"").unwrap(),
+        "{}",
+        fail("the reload error is not on top")
+    );
 
     let shot = profile.path().join("status.png");
     chromium(
@@ -247,4 +259,109 @@ fn last_reload_is_the_last_edit_not_the_recheck() {
             .any(|r| r["agent"] == "GPTBot" && r["requests"] == 1),
         "{s}"
     );
+}
+
+/// The page's top answers "what is it refusing and why": refusals by reason and by action for
+/// the last hour and since the start, and two charts of the last hour (requests per second by
+/// class, refusals per second by reason) drawn by the page as inline SVG, under a CSP without
+/// `'unsafe-inline'`. A screenshot with the charts is kept at `target/status-charts.png`.
+#[test]
+fn the_status_page_summarises_refusals_and_charts_the_last_hour() {
+    let origin = Origin::start();
+    let robots = "User-agent: *\nDisallow: /private/\n";
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        robots,
+        "[trap]\npaths = [\"/private/trap/\"]\n",
+        Launch {
+            env: &[("ROBOGATE_STATUS_SAMPLE_MS", "300")],
+            ..Launch::default()
+        },
+    );
+    for _ in 0..2 {
+        assert_eq!(
+            get(rg.addr, "/private/x", Some("Wget/1.21"))
+                .unwrap()
+                .status,
+            403
+        );
+    }
+    for _ in 0..5 {
+        assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200);
+    }
+    assert_eq!(
+        get(rg.addr, "/private/trap/a", Some(FIREFOX))
+            .unwrap()
+            .status,
+        403
+    );
+    // Wait for a sample after the traffic: a chart point with it.
+    let status = eventually("a chart point with the traffic", || {
+        let body = get(rg.admin, "/status.json", None).ok()?.text();
+        let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+        let points = v["history"]["points"].as_array()?.clone();
+        let seen = |key: &str, series: &str| {
+            points
+                .iter()
+                .any(|p| p[key][series].as_f64().is_some_and(|r| r > 0.0))
+        };
+        (seen("refusals", "disallow") && seen("requests", "browser")).then_some(v)
+    });
+    let counts = &status["refusal_counts"];
+    assert_eq!(
+        counts["since_start"]["by_reason"]["disallow"], 2,
+        "{counts}"
+    );
+    assert_eq!(counts["since_start"]["by_reason"]["trap"], 1, "{counts}");
+    assert_eq!(counts["last_hour"]["by_action"]["block"], 3, "{counts}");
+    assert_eq!(
+        counts["since_start"]["by_reason"]["fingerprint"], 0,
+        "every reason is listed"
+    );
+
+    let url = format!("http://{}/", rg.admin);
+    let csp = get(rg.admin, "/", None).unwrap();
+    let csp = csp
+        .header("content-security-policy")
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        !csp.contains("unsafe-inline") && csp.contains("style-src 'sha256-"),
+        "{csp}"
+    );
+    let profile = tempfile::tempdir().unwrap();
+    let dom = chromium(profile.path(), &url, &["--dump-dom"]);
+    let fail = |what: &str| format!("{what}; the page was:\n{dom}");
+    assert!(
+        dom.contains("by reason: disallow 2, trap 1; by action: block 3."),
+        "{}",
+        fail("no refusal summary")
+    );
+    for (chart, series) in [
+        ("requests-chart", "browser"),
+        ("refusals-chart", "disallow"),
+    ] {
+        let at = dom
+            .find(&format!("<svg id=\"{chart}\""))
+            .unwrap_or_else(|| panic!("{}", fail(chart)));
+        let svg = &dom[at..at + dom[at..].find("</svg>").unwrap()];
+        assert!(
+            svg.contains(&format!("data-series=\"{series}\"")) && svg.contains("<polyline"),
+            "{}",
+            fail(&format!("{chart} has no {series} line"))
+        );
+    }
+    let shot = profile.path().join("charts.png");
+    chromium(
+        profile.path(),
+        &url,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,900",
+        ],
+    );
+    let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    std::fs::write(artifact("status-charts.png"), &png).unwrap();
 }

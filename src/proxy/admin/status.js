@@ -57,13 +57,78 @@
   }
 
   function showClients(c) {
-    const card = (n, label) => el("div", "card", el("b", null, String(n)), label);
-    fill("clients",
+    const card = (n, label) => n ? el("div", "card", el("b", null, String(n)), label) : null;
+    const cards = [
       card(c.tarpits_held, "tarpits held"),
       card(c.caught, "caught clients"),
       card(c.paced_now, "paced clients now"),
       card(c.paced_requests, "paced requests"),
-      card(c.paced_robots, "clients turned robot for rapid fire"));
+      card(c.paced_robots, "clients turned robot for rapid fire"),
+    ].filter((x) => x);
+    // Zero cards fold away.
+    fill("clients", ...(cards.length ? cards : [el("div", "muted", "Nothing held: no tarpit, ban or pacing now.")]));
+  }
+
+  // "disallow 12, trap 3" from {reason: count}, zeros left out.
+  function listed(counts) {
+    const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => k + " " + n);
+    return parts.length ? parts.join(", ") : "none";
+  }
+
+  function showSummary(c) {
+    const line = (label, counts) => el("div", "summary",
+      el("b", null, label + ": "), "by reason: " + listed(counts.by_reason) + "; by action: " + listed(counts.by_action) + ".");
+    fill("refusal-summary", line("Last hour", c.last_hour), line("Since start", c.since_start));
+  }
+
+  const SVG = "http://www.w3.org/2000/svg";
+  const COLOURS = ["#3d6fb6", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#7f8c8d", "#b7950b"];
+  function svg(tag, attrs, ...children) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    for (const c of children) e.appendChild(typeof c === "object" ? c : document.createTextNode(seen(String(c))));
+    return e;
+  }
+  // A line chart of `series` ({name: [values]}) over `times` (ms), per second, as inline SVG.
+  function chart(id, title, times, series) {
+    const W = 560, H = 200, L = 44, R = 10, T = 22, B = 36;
+    const names = Object.keys(series).filter((n) => series[n].some((v) => v > 0));
+    const top = Math.max(1e-9, ...names.flatMap((n) => series[n]));
+    const x = (i) => L + (times.length > 1 ? (i / (times.length - 1)) * (W - L - R) : 0);
+    const y = (v) => T + (1 - v / top) * (H - T - B);
+    const root = svg("svg", { id, class: "chart", width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title });
+    root.append(svg("text", { x: L, y: 14 }, title),
+      svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
+      svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
+      svg("text", { x: L - 4, y: T + 4, "text-anchor": "end" }, top < 10 ? top.toFixed(2) : Math.round(top)),
+      svg("text", { x: L - 4, y: H - B, "text-anchor": "end" }, "0"));
+    if (times.length) {
+      const clock = (ms) => new Date(ms).toISOString().slice(11, 19);
+      root.append(svg("text", { x: L, y: H - B + 14 }, clock(times[0])),
+        svg("text", { x: W - R, y: H - B + 14, "text-anchor": "end" }, clock(times[times.length - 1])));
+    }
+    if (!names.length) root.append(svg("text", { x: L + 10, y: T + 30 }, "nothing yet"));
+    names.forEach((n, k) => {
+      const colour = COLOURS[k % COLOURS.length];
+      const points = series[n].map((v, i) => x(i).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
+      root.append(svg("polyline", { class: "series", "data-series": n, points, fill: "none", stroke: colour, "stroke-width": 2 }));
+      const lx = L + k * 110;
+      root.append(svg("rect", { x: lx, y: H - 12, width: 10, height: 10, fill: colour }),
+        svg("text", { x: lx + 14, y: H - 3 }, n));
+    });
+    return root;
+  }
+
+  function showCharts(h) {
+    const times = h.points.map((p) => p.at);
+    const series = (key) => {
+      const out = {};
+      for (const p of h.points) for (const [k, v] of Object.entries(p[key])) (out[k] = out[k] || []).push(v);
+      return out;
+    };
+    fill("charts",
+      chart("requests-chart", "Requests per second, by class", times, series("requests")),
+      chart("refusals-chart", "Refusals per second, by reason", times, series("refusals")));
   }
 
   function showTraffic(traffic, at) {
@@ -139,6 +204,8 @@
       if (!response.ok) throw new Error("/status.json answered " + response.status);
       const s = await response.json();
       showPolicy(s.policy);
+      showSummary(s.refusal_counts);
+      showCharts(s.history);
       showClients(s.clients);
       showTraffic(s.traffic, Date.now());
       showRobots(s.top_robots, s.robots_since);

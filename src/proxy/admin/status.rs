@@ -38,18 +38,29 @@ static PAGE: LazyLock<Vec<u8>> = LazyLock::new(|| {
         .into_bytes()
 });
 
-/// `Content-Security-Policy` of the page: nothing but its own script, its inline style and
-/// fetches from its own origin.
+/// `Content-Security-Policy` of the page: nothing but its own script and its own style
+/// sheet (each by hash: no `'unsafe-inline'`) and fetches from its own origin.
 pub static PAGE_CSP: LazyLock<String> = LazyLock::new(|| {
-    let hash: [u8; 32] =
-        sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(SCRIPT)).into();
+    let html = include_str!("status.html");
+    let style = html
+        .split_once("<style>")
+        .and_then(|(_, rest)| rest.split_once("</style>"))
+        .map_or("", |(style, _)| style);
     format!(
-        "default-src 'none'; script-src 'sha256-{}'; style-src 'unsafe-inline'; \
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; \
          connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; \
          frame-ancestors 'none'",
-        base64::engine::general_purpose::STANDARD.encode(hash)
+        sha256_base64(SCRIPT),
+        sha256_base64(style)
     )
 });
+
+/// A CSP hash source's digest: SHA-256, base64.
+fn sha256_base64(text: &str) -> String {
+    let hash: [u8; 32] =
+        sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(text)).into();
+    base64::engine::general_purpose::STANDARD.encode(hash)
+}
 
 /// The page's bytes.
 pub fn page() -> &'static [u8] {
@@ -70,7 +81,21 @@ pub struct Status {
     pub top_robots: Vec<TopRobot>,
     /// The latest refusals, newest first (evidence records).
     pub refusals: Vec<Evidence>,
+    /// Refusals (and shadow mode's would-be ones) by reason and by action, since the start
+    /// and over the last hour, every label listed.
+    pub refusal_counts: super::history::Summary,
+    /// The last hour's rates for the charts: requests per second by class, refusals per
+    /// second by reason, one point per sampling interval.
+    pub history: HistoryView,
     pub clients: Clients,
+}
+
+/// The charts' data.
+#[derive(Serialize)]
+pub struct HistoryView {
+    /// Seconds between two points.
+    pub every_seconds: f64,
+    pub points: Vec<super::history::Point>,
 }
 
 /// The live policy and the last reload.
@@ -264,6 +289,21 @@ pub fn status(policy: Option<&Policy>, state: Option<&LiveState>, lints: &[LintW
         reload.generation = p.generation; // the one serving, whatever was recorded
     }
     let rows = state.map(|s| s.compliance().rows()).unwrap_or_default();
+    let (refusal_counts, history) = {
+        let now = super::history::sample_now();
+        let mut h = super::history::lock();
+        // A look that comes after a full interval records a sample too: the charts have their
+        // points whether the sampler thread runs (the server) or not (an admin-only test).
+        let due = h.every.as_millis() as u64;
+        if h.newest().is_none_or(|at| now.at >= at + due) {
+            h.record(now.clone());
+        }
+        let view = HistoryView {
+            every_seconds: h.every.as_secs_f64(),
+            points: h.points(),
+        };
+        (h.summary(&now), view)
+    };
     Status {
         now: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         policy: PolicyView {
@@ -283,6 +323,8 @@ pub fn status(policy: Option<&Policy>, state: Option<&LiveState>, lints: &[LintW
         robots_since: state.map(|_| crate::state::compliance::since()),
         top_robots: top_robots(policy, rows),
         refusals: RECENT.latest(),
+        refusal_counts,
+        history,
         clients: Clients {
             tarpits_held: METRICS.tarpit_active.get(),
             caught: state.map_or(0, |s| s.bans_active(Instant::now()) as u64),
