@@ -99,10 +99,10 @@ fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hos
         fail("the failed reload's file:line is not shown")
     );
     let gptbot = row_text(&dom, "GPTBot").unwrap_or_else(|| panic!("{}", fail("no GPTBot row")));
-    // agent | category | identity | requests | refusals | robots.txt fetches: the hostile
+    // agent | category | identity | requests | refusals | would refuse | robots.txt fetches: the hostile
     // User-Agent names GPTBot too, so 4 requests, all refused, and one robots.txt fetch.
     assert!(
-        gptbot.starts_with("GPTBot|ai-training|") && gptbot.ends_with("|4|4|1"),
+        gptbot.starts_with("GPTBot|ai-training|") && gptbot.ends_with("|4|4|0|1"),
         "{gptbot:?}; {}",
         fail("GPTBot's counts")
     );

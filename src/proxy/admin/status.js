@@ -158,12 +158,13 @@
 
   function showRobots(robots, since) {
     fill("robots-since", "Over the last hour" + (since ? " (counting since " + since + ")." : "."));
-    const numeric = [0, 0, 0, 1, 1, 1];
-    const table = fill("robots", head(["agent", "category", "identity", "requests", "refusals", "robots.txt fetches"], numeric));
-    if (!robots.length) table.append(row(["no robots in the last hour", "", "", "", "", ""]));
+    const numeric = [0, 0, 0, 1, 1, 1, 1];
+    const table = fill("robots", head(["agent", "category", "identity", "requests", "refusals", "would refuse", "robots.txt fetches"], numeric));
+    if (!robots.length) table.append(row(["no robots in the last hour", "", "", "", "", "", ""]));
     for (const r of robots) {
       const identity = Object.entries(r.identity).map(([k, v]) => k + " " + v).join(", ") || "—";
-      table.append(row([r.agent, r.category || "—", identity, String(r.requests), String(r.refusals), String(r.robots_txt_fetches)], numeric));
+      table.append(row([r.agent, r.category || "—", identity, String(r.requests), String(r.refusals),
+        String(r.would_refuse), String(r.robots_txt_fetches)], numeric));
     }
   }
 
