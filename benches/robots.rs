@@ -267,6 +267,22 @@ fn lint_many_preferences(c: &mut Criterion) {
     group.finish();
 }
 
+/// The name a robot goes by (the compliance row, pacing key and logs' `robot` field), worked
+/// out on each robot's request: a group-naming token, else the User-Agent's own name.
+fn robot_token(c: &mut Criterion) {
+    let robots =
+        Robots::parse(b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n");
+    let mut group = c.benchmark_group("robot name");
+    for (name, ua) in [
+        ("named group (GPTBot)", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"),
+        ("outside the catalog, in a comment", "Mozilla/5.0 (compatible; FooBot/1.0; en-US; +https://foo.example/bot)"),
+        ("library", "python-requests/2.32.3"),
+    ] {
+        group.bench_function(name, |b| b.iter(|| black_box(robots.robot_token(black_box(ua))).len()));
+    }
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -277,6 +293,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = compile, decide, ten_stars, group_fanout, repeated_piece, preferences, lint_many_preferences
+    targets = compile, decide, ten_stars, group_fanout, repeated_piece, preferences, lint_many_preferences, robot_token
 }
 criterion_main!(benches);
