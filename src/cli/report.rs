@@ -282,6 +282,18 @@ const EXPECTED: &str = "it reads robogate's access log, as robogate writes it to
      output: text lines with ` INFO access: key=value ...`, or JSON lines with \
      `\"target\":\"access\"` (--log-format json)";
 
+/// A line of robogate's log that is not an access line: JSON with a `target`, or text as
+/// `{timestamp}  {LEVEL} {target}: …`.
+fn is_robogates_log_line(line: &str) -> bool {
+    if line.starts_with('{') {
+        return line.contains("\"target\":");
+    }
+    let mut words = line.split_whitespace();
+    let (_, level, target) = (words.next(), words.next(), words.next());
+    matches!(level, Some("TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR"))
+        && target.is_some_and(|t| t.ends_with(':'))
+}
+
 /// How many lines were read as access lines, and how many were not.
 #[derive(Default)]
 struct Lines {
@@ -324,13 +336,15 @@ pub fn run(args: &ReportArgs) -> ExitCode {
                     report.add(&a, args.robot.as_deref());
                 }
                 None if line.iter().all(u8::is_ascii_whitespace) => {}
+                // robogate's own other lines (startup, reloads) are no access lines: not skipped.
+                None if is_robogates_log_line(&String::from_utf8_lossy(&line)) => {}
                 None => read.skipped += 1,
             }
         }
     }
     if read.skipped > 0 {
         eprintln!(
-            "robogate report: {} of {} lines skipped: not robogate access lines ({EXPECTED})",
+            "robogate report: {} of {} lines skipped: not robogate log lines ({EXPECTED})",
             read.skipped,
             read.skipped + read.access
         );

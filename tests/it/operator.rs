@@ -138,17 +138,19 @@ fn report_says_when_it_cannot_read_a_log() {
     assert!(stderr.contains("1 of 1 lines skipped"), "{stderr}");
     assert!(stderr.contains("INFO access: "), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).is_empty());
-    // robogate's own output: other lines are skipped and counted, the access lines reported.
+    // robogate's own output: its other lines are passed over in silence, a foreign line is
+    // counted, the access lines reported.
     let mixed = dir.path().join("robogate.out");
     std::fs::write(
         &mixed,
-        "2026-11-24T22:23:31Z  INFO reload: new policy live\n2026-11-24T22:23:31.118620Z  INFO access: client=192.0.2.10 method=GET path=/x status=403 class=robot agent=GPTBot verdict=disallow action=block reason=disallow robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=none proof=- generation=2 duration_ms=1.2 user_agent=\"GPTBot/1.2\"\n",
+        "2026-11-24T22:23:31Z  INFO reload: new policy live\nsomething else\n2026-11-24T22:23:31.118620Z  INFO access: client=192.0.2.10 method=GET path=/x status=403 class=robot agent=GPTBot verdict=disallow action=block reason=disallow robots_line=3 robots_version=ab12cd34ef56 robots_read=none identity=none proof=- generation=2 duration_ms=1.2 user_agent=\"GPTBot/1.2\"\n",
     )
     .unwrap();
     let out = robogate_cmd().arg("report").arg(&mixed).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("1 of 2 lines skipped"), "{stderr}");
+    assert!(!stderr.contains("INFO reload"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("| GPTBot | 1 |"));
 }
 
