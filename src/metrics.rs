@@ -676,51 +676,18 @@ impl Metrics {
             .inc_by(lines);
     }
 
-    /// The Prometheus text exposition of every metric.
     /// Requests answered so far, as `(class, action, count)` for every series (the status
     /// page turns two looks into a rate).
     pub fn request_totals(&self) -> Vec<(String, String, u64)> {
-        use prometheus::core::Collector;
-        let mut totals = Vec::new();
-        for family in self.requests.collect() {
-            for m in family.get_metric() {
-                let label = |name: &str| {
-                    m.get_label()
-                        .iter()
-                        .find(|l| l.name() == name)
-                        .map(|l| l.value().to_string())
-                        .unwrap_or_default()
-                };
-                let count = m.get_counter().value() as u64;
-                totals.push((label("class"), label("action"), count));
-            }
-        }
-        totals
+        totals(&self.requests, "class", "action")
     }
 
     /// Every refusal series' count, as (reason, action, count).
     pub fn refusal_totals(&self) -> Vec<(String, String, u64)> {
-        use prometheus::core::Collector;
-        let mut totals = Vec::new();
-        for family in self.refusals.collect() {
-            for m in family.get_metric() {
-                let label = |name: &str| {
-                    m.get_label()
-                        .iter()
-                        .find(|l| l.name() == name)
-                        .map(|l| l.value().to_string())
-                        .unwrap_or_default()
-                };
-                totals.push((
-                    label("reason"),
-                    label("action"),
-                    m.get_counter().value() as u64,
-                ));
-            }
-        }
-        totals
+        totals(&self.refusals, "reason", "action")
     }
 
+    /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 * 1024);
         // Encoding into a Vec cannot fail for the text format.
@@ -828,6 +795,25 @@ impl TlsMetrics {
                 .set(not_after as f64);
         }
     }
+}
+
+/// Every series of a counter with two labels: (its `first` label, its `second`, its count).
+fn totals(counter: &IntCounterVec, first: &str, second: &str) -> Vec<(String, String, u64)> {
+    use prometheus::core::Collector;
+    let mut out = Vec::new();
+    for family in counter.collect() {
+        for m in family.get_metric() {
+            let label = |name: &str| {
+                m.get_label()
+                    .iter()
+                    .find(|l| l.name() == name)
+                    .map(|l| l.value().to_string())
+                    .unwrap_or_default()
+            };
+            out.push((label(first), label(second), m.get_counter().value() as u64));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
