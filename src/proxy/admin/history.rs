@@ -52,14 +52,13 @@ pub struct Summary {
     pub last_hour: Counts,
 }
 
-/// The actions that refuse (or would, in shadow mode).
-const REFUSING: [ActionLabel; 5] = [
-    ActionLabel::Block,
-    ActionLabel::Tarpit,
-    ActionLabel::Limit,
-    ActionLabel::ShadowBlock,
-    ActionLabel::ShadowTarpit,
-];
+/// The actions that refuse (or would, in shadow mode): those taken on a robot, in
+/// [`ActionLabel::ALL`]'s order.
+fn refusing() -> impl Iterator<Item = ActionLabel> + Clone {
+    ActionLabel::ALL
+        .into_iter()
+        .filter(|a| a.is_taken_on_a_robot())
+}
 
 /// Samples of the last hour, oldest first.
 #[derive(Debug)]
@@ -77,10 +76,22 @@ impl History {
         }
     }
 
-    /// Keeps `sample`, dropping those older than an hour before it.
+    /// The most samples kept: an hour's at one per [`History::every`], plus the one an hour
+    /// ago. Samples come closer together than that only when the sampler runs late and a look
+    /// records one; the cap keeps the ring bounded whatever the clock does.
+    pub fn capacity(&self) -> usize {
+        let every = self.every.as_millis().max(1);
+        (SPAN.as_millis() / every) as usize + 1
+    }
+
+    /// Keeps `sample`, dropping those older than an hour before it, and the oldest beyond
+    /// [`History::capacity`].
     pub fn record(&mut self, sample: Sample) {
         let oldest = sample.at.saturating_sub(SPAN.as_millis() as u64);
         while self.ring.front().is_some_and(|s| s.at < oldest) {
+            self.ring.pop_front();
+        }
+        while self.ring.len() >= self.capacity() {
             self.ring.pop_front();
         }
         self.ring.push_back(sample);
@@ -134,9 +145,8 @@ impl History {
 
 /// A sample's refusals of `reason`, every action.
 fn by_reason(s: &Sample, reason: Reason) -> u64 {
-    REFUSING
-        .iter()
-        .map(|&a| s.refusals.get(&(reason, a)).copied().unwrap_or(0))
+    refusing()
+        .map(|a| s.refusals.get(&(reason, a)).copied().unwrap_or(0))
         .sum()
 }
 
@@ -147,11 +157,10 @@ fn counts(now: &Sample, before: &Sample) -> Counts {
     Counts {
         by_reason: Reason::ALL
             .iter()
-            .map(|&r| (r.as_str(), REFUSING.iter().map(|&a| between(r, a)).sum()))
+            .map(|&r| (r.as_str(), refusing().map(|a| between(r, a)).sum()))
             .collect(),
-        by_action: REFUSING
-            .iter()
-            .map(|&a| (a.as_str(), Reason::ALL.iter().map(|&r| between(r, a)).sum()))
+        by_action: refusing()
+            .map(|a| (a.as_str(), Reason::ALL.iter().map(|&r| between(r, a)).sum()))
             .collect(),
     }
 }
@@ -185,6 +194,7 @@ pub static HISTORY: LazyLock<Mutex<History>> = LazyLock::new(|| {
     let every = std::env::var("ROBOGATE_STATUS_SAMPLE_MS")
         .ok()
         .and_then(|ms| ms.parse().ok())
+        .filter(|&ms| ms > 0)
         .map_or(Duration::from_secs(10), Duration::from_millis);
     Mutex::new(History::new(every))
 });
@@ -264,6 +274,23 @@ mod tests {
         assert_eq!(s.last_hour.by_action["shadow_block"], 3);
         assert_eq!(s.last_hour.by_reason["spoofed"], 0);
         assert_eq!(s.since_start.by_reason.len(), Reason::ALL.len());
-        assert_eq!(s.since_start.by_action.len(), REFUSING.len());
+        let actions: Vec<_> = s.since_start.by_action.keys().copied().collect();
+        assert_eq!(
+            actions,
+            ["block", "limit", "shadow_block", "shadow_tarpit", "tarpit"]
+        );
+    }
+
+    #[test]
+    fn samples_closer_than_the_interval_do_not_grow_the_ring_past_an_hours_worth() {
+        let mut h = History::new(Duration::from_secs(10));
+        assert_eq!(h.capacity(), 361);
+        // A sample every 100 ms for ten minutes: all within the hour, ten times too many.
+        for i in 0..6000 {
+            h.record(sample(1_000_000 + i * 100, i, 0, 0));
+        }
+        assert_eq!(h.ring.len(), 361);
+        assert_eq!(h.newest(), Some(1_000_000 + 5999 * 100));
+        assert_eq!(History::new(Duration::ZERO).capacity(), 3_600_001);
     }
 }
