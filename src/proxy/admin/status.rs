@@ -369,10 +369,22 @@ mod tests {
             "traffic",
             "top_robots",
             "refusals",
+            "refusal_counts",
+            "history",
             "clients",
         ] {
             assert!(json.get(key).is_some(), "{key} missing from {json}");
         }
+        for span in ["since_start", "last_hour"] {
+            for by in ["by_reason", "by_action"] {
+                let counts = &json["refusal_counts"][span][by];
+                assert!(counts.is_object(), "refusal_counts.{span}.{by}: {counts}");
+            }
+        }
+        assert!(json["history"]["every_seconds"]
+            .as_f64()
+            .is_some_and(|s| s > 0.0));
+        assert!(json["history"]["points"].is_array());
         let p = &json["policy"];
         for key in ["generation", "live_since", "source", "last_reload", "mode"] {
             assert!(p.get(key).is_some(), "policy.{key} missing from {p}");
