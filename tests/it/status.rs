@@ -36,7 +36,17 @@ fn row_text(dom: &str, first: &str) -> Option<String> {
 #[test]
 fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hostile() {
     let origin = Origin::start();
-    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    // Samples every 300 ms, so that the screenshot has the charts' lines.
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        DEFAULT_ROBOTS,
+        "",
+        Launch {
+            env: &[("ROBOGATE_STATUS_SAMPLE_MS", "300")],
+            ..Launch::default()
+        },
+    );
     // A reload to the robots.txt with a lint finding: generation 2.
     std::fs::write(rg.path("robots.txt"), ROBOTS).unwrap();
     eventually("the new robots.txt to go live", || {
@@ -62,11 +72,29 @@ fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hos
     eventually("the broken edit to be refused", || {
         (rg.metric("robogate_config_reloads_total{result=\"error\"}") >= 1.0).then_some(())
     });
+    eventually("a chart point with the traffic", || {
+        chart_point(rg.admin, "requests", "robot").then_some(())
+    });
 
     let profile = tempfile::tempdir().unwrap();
     let url = format!("http://{}/", rg.admin);
-    let dom = chromium(profile.path(), &url, &["--dump-dom"]);
+    let (dom, console) = chromium_with_console(profile.path(), &url, &["--dump-dom"]);
     let fail = |what: &str| format!("{what}; the page was:\n{dom}");
+    assert!(
+        !console.contains("Content Security Policy"),
+        "the page broke its own CSP: {console}"
+    );
+    // No inline style at all (the CSP allows none): the traffic bars' lengths are classes.
+    assert!(dom.contains("class=\"bar w"), "{}", fail("no traffic bar"));
+    assert!(!dom.contains("style=\""), "{}", fail("an inline style"));
+    for (chart, series) in [("requests-chart", "robot"), ("refusals-chart", "disallow")] {
+        assert!(
+            svg_of(&dom, chart)
+                .is_some_and(|svg| svg.contains(&format!("data-series=\"{series}\""))),
+            "{}",
+            fail(&format!("{chart} has no {series} line"))
+        );
+    }
 
     assert!(
         dom.contains("<title>robogate status</title>"),
@@ -138,6 +166,26 @@ fn a_browser_shows_the_live_policy_robots_refusals_and_lint_and_runs_nothing_hos
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
     let kept = artifact("status-page.png");
     std::fs::write(&kept, &png).unwrap();
+}
+
+/// Whether `/status.json`'s chart points have a rate above zero for `series` of `key`
+/// (`requests` or `refusals`).
+fn chart_point(admin: std::net::SocketAddr, key: &str, series: &str) -> bool {
+    let Some(body) = get(admin, "/status.json", None).ok().map(|r| r.text()) else {
+        return false;
+    };
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+    v["history"]["points"].as_array().is_some_and(|points| {
+        points
+            .iter()
+            .any(|p| p[key][series].as_f64().is_some_and(|r| r > 0.0))
+    })
+}
+
+/// The markup of the page's `<svg id="{id}">`.
+fn svg_of<'a>(dom: &'a str, id: &str) -> Option<&'a str> {
+    let at = dom.find(&format!("<svg id=\"{id}\""))?;
+    Some(&dom[at..at + dom[at..].find("</svg>")?])
 }
 
 /// Where a test artifact is kept: under `target/`.
@@ -331,8 +379,13 @@ fn the_status_page_summarises_refusals_and_charts_the_last_hour() {
         "{csp}"
     );
     let profile = tempfile::tempdir().unwrap();
-    let dom = chromium(profile.path(), &url, &["--dump-dom"]);
+    let (dom, console) = chromium_with_console(profile.path(), &url, &["--dump-dom"]);
     let fail = |what: &str| format!("{what}; the page was:\n{dom}");
+    // The style and the script apply under that CSP: their hashes are those of the served text.
+    assert!(
+        !console.contains("Content Security Policy"),
+        "the page broke its own CSP: {console}"
+    );
     assert!(
         dom.contains("by reason: disallow 2, trap 1; by action: block 3."),
         "{}",
@@ -342,10 +395,7 @@ fn the_status_page_summarises_refusals_and_charts_the_last_hour() {
         ("requests-chart", "browser"),
         ("refusals-chart", "disallow"),
     ] {
-        let at = dom
-            .find(&format!("<svg id=\"{chart}\""))
-            .unwrap_or_else(|| panic!("{}", fail(chart)));
-        let svg = &dom[at..at + dom[at..].find("</svg>").unwrap()];
+        let svg = svg_of(&dom, chart).unwrap_or_else(|| panic!("{}", fail(chart)));
         assert!(
             svg.contains(&format!("data-series=\"{series}\"")) && svg.contains("<polyline"),
             "{}",

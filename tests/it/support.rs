@@ -851,6 +851,12 @@ pub const WGET: &str = "Wget/1.21.3";
 /// Runs headless Chromium (installed by `.ci/test-deps`) on `url` with a fresh `profile` and
 /// `extra` arguments; its stdout (the DOM with `--dump-dom`).
 pub fn chromium(profile: &Path, url: &str, extra: &[&str]) -> String {
+    chromium_with_console(profile, url, extra).0
+}
+
+/// [`chromium`]'s output and the page's console messages (among them what the browser
+/// refused under the page's Content-Security-Policy), one a line.
+pub fn chromium_with_console(profile: &Path, url: &str, extra: &[&str]) -> (String, String) {
     let out = Command::new("chromium")
         .args([
             "--headless",
@@ -858,6 +864,8 @@ pub fn chromium(profile: &Path, url: &str, extra: &[&str]) -> String {
             "--disable-gpu",
             "--no-first-run",
             "--virtual-time-budget=5000",
+            "--enable-logging=stderr",
+            "--v=0",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
@@ -869,5 +877,10 @@ pub fn chromium(profile: &Path, url: &str, extra: &[&str]) -> String {
         "chromium failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
 }

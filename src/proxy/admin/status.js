@@ -89,33 +89,51 @@
     for (const c of children) e.appendChild(typeof c === "object" ? c : document.createTextNode(seen(String(c))));
     return e;
   }
-  // A line chart of `series` ({name: [values]}) over `times` (ms), per second, as inline SVG.
+  // A line chart of `series` ({name: [values per second]}) over `times` (ms since the epoch,
+  // one per value), as inline SVG: x by time (a gap in the samples shows as one), y from 0 to
+  // the highest value, and a legend that wraps onto as many rows as it needs.
   function chart(id, title, times, series) {
-    const W = 560, H = 200, L = 44, R = 10, T = 22, B = 36;
+    const W = 560, L = 52, R = 12, T = 22, PLOT = 140;
     const names = Object.keys(series).filter((n) => series[n].some((v) => v > 0));
     const top = Math.max(1e-9, ...names.flatMap((n) => series[n]));
-    const x = (i) => L + (times.length > 1 ? (i / (times.length - 1)) * (W - L - R) : 0);
-    const y = (v) => T + (1 - v / top) * (H - T - B);
+    const first = times.length ? times[0] : 0, last = times.length ? times[times.length - 1] : 0;
+    const x = (t) => L + (last > first ? ((t - first) / (last - first)) * (W - L - R) : 0);
+    const y = (v) => T + (1 - v / top) * PLOT;
+    const bottom = T + PLOT;
+    // The legend's rows: an entry is a swatch and its name, about 7 px a character.
+    const legend = [];
+    let lx = L, ly = bottom + 34;
+    names.forEach((n, k) => {
+      const w = 30 + n.length * 7;
+      if (lx > L && lx + w > W - R) { lx = L; ly += 16; }
+      legend.push({ n, colour: COLOURS[k % COLOURS.length], lx, ly });
+      lx += w;
+    });
+    const H = (legend.length ? ly : bottom + 18) + 8;
     const root = svg("svg", { id, class: "chart", width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title });
-    root.append(svg("text", { x: L, y: 14 }, title),
-      svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
-      svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
-      svg("text", { x: L - 4, y: T + 4, "text-anchor": "end" }, top < 10 ? top.toFixed(2) : Math.round(top)),
-      svg("text", { x: L - 4, y: H - B, "text-anchor": "end" }, "0"));
+    const value = (v) => (v < 10 ? v.toFixed(2) : String(Math.round(v))) + "/s";
+    root.append(svg("text", { x: L, y: 14, class: "title" }, title),
+      svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: bottom }),
+      svg("line", { class: "axis", x1: L, y1: bottom, x2: W - R, y2: bottom }),
+      svg("text", { x: L - 4, y: T + 4, "text-anchor": "end" }, value(names.length ? top : 0)),
+      svg("text", { x: L - 4, y: bottom, "text-anchor": "end" }, "0"));
     if (times.length) {
       const clock = (ms) => new Date(ms).toISOString().slice(11, 19);
-      root.append(svg("text", { x: L, y: H - B + 14 }, clock(times[0])),
-        svg("text", { x: W - R, y: H - B + 14, "text-anchor": "end" }, clock(times[times.length - 1])));
+      root.append(svg("text", { x: L, y: bottom + 14 }, clock(first)),
+        svg("text", { x: W - R, y: bottom + 14, "text-anchor": "end" }, clock(last) + " UTC"));
     }
-    if (!names.length) root.append(svg("text", { x: L + 10, y: T + 30 }, "nothing yet"));
-    names.forEach((n, k) => {
-      const colour = COLOURS[k % COLOURS.length];
-      const points = series[n].map((v, i) => x(i).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
+    if (!names.length) {
+      root.append(svg("text", { x: L + 10, y: T + 30 }, times.length ? "none in the last hour" : "nothing yet: the first point comes one sampling interval after the start"));
+    }
+    for (const { n, colour, lx, ly } of legend) {
+      const values = series[n];
+      const points = values.map((v, i) => x(times[i]).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
       root.append(svg("polyline", { class: "series", "data-series": n, points, fill: "none", stroke: colour, "stroke-width": 2 }));
-      const lx = L + k * 110;
-      root.append(svg("rect", { x: lx, y: H - 12, width: 10, height: 10, fill: colour }),
-        svg("text", { x: lx + 14, y: H - 3 }, n));
-    });
+      // A single point draws no line: a dot shows it.
+      if (values.length === 1) root.append(svg("circle", { cx: x(times[0]), cy: y(values[0]), r: 3, fill: colour }));
+      root.append(svg("rect", { x: lx, y: ly - 10, width: 10, height: 10, fill: colour }),
+        svg("text", { x: lx + 14, y: ly }, n));
+    }
     return root;
   }
 
@@ -148,8 +166,8 @@
     const table = fill("traffic", head(["class", "action", "req/s", "", "total"], [0, 0, 1, 0, 1]));
     if (!rows.length) table.append(row(["no requests yet", "", "", "", ""]));
     for (const { t, rate } of rows) {
-      const bar = el("span", "bar");
-      bar.style.width = rate ? Math.round((rate / top) * 8) + "em" : "0";
+      // The bar's length is a class (w0 to w8, in ems), not a style: the CSP allows no inline style.
+      const bar = el("span", "bar w" + (rate ? Math.round((rate / top) * 8) : 0));
       table.append(row([t.class, t.action, rate === null ? "…" : rate.toFixed(1), bar, String(t.requests)],
         [0, 0, 1, 0, 1]));
     }
