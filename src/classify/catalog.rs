@@ -12,6 +12,7 @@ use regex::RegexBuilder;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::browsers::BrowserList;
 use super::kind::Category;
 use super::known::is_token_byte;
 
@@ -72,6 +73,7 @@ impl Agent {
 pub struct Catalog {
     file: String,
     agents: Vec<Agent>,
+    browsers: BrowserList,
 }
 
 /// One problem in a catalog file. Displays as `file:line: key: message`.
@@ -146,6 +148,7 @@ impl Catalog {
             Err(_) => Catalog {
                 file: BUILTIN_FILE.to_owned(),
                 agents: Vec::new(),
+                browsers: BrowserList::builtin(),
             },
         }
     }
@@ -193,6 +196,7 @@ impl Catalog {
             Ok(Catalog {
                 file: file.to_owned(),
                 agents,
+                browsers: BrowserList::builtin(),
             })
         } else {
             errors.sort_by_key(|e| e.line);
@@ -261,8 +265,18 @@ impl Catalog {
         }
     }
 
-    pub(crate) fn into_agents(self) -> Vec<Agent> {
-        self.agents
+    /// The catalog with this browser list in place of the built-in one (`[agents] browsers`).
+    pub fn with_browsers(self, browsers: BrowserList) -> Catalog {
+        Catalog { browsers, ..self }
+    }
+
+    /// The browser list the classifier will judge browser-shaped strings by.
+    pub fn browsers(&self) -> &BrowserList {
+        &self.browsers
+    }
+
+    pub(crate) fn into_parts(self) -> (Vec<Agent>, BrowserList) {
+        (self.agents, self.browsers)
     }
 }
 
@@ -292,7 +306,7 @@ fn error(file: &str, line: u32, key: &str, message: String) -> CatalogError {
 }
 
 /// 1-based line number of a byte offset.
-fn line_of(text: &str, offset: usize) -> u32 {
+pub(crate) fn line_of(text: &str, offset: usize) -> u32 {
     let before = text.get(..offset).unwrap_or(text);
     let newlines = before.bytes().filter(|&b| b == b'\n').count();
     u32::try_from(newlines + 1).unwrap_or(u32::MAX)

@@ -36,6 +36,7 @@
 //! robot; step 5 before step 6 keeps a Cubot phone (`Android 9; CUBOT X19`) a browser.
 
 mod browser;
+mod browsers;
 mod catalog;
 pub mod disguise;
 mod kind;
@@ -47,6 +48,7 @@ mod table;
 use std::collections::HashMap;
 use std::fmt;
 
+pub use browsers::{BrowserList, BROWSERS_FILE, BROWSERS_TEXT};
 pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
 pub use kind::{Category, Class};
 pub use shape::{Shape, APP_SHELLS, ELECTRON_APPS};
@@ -173,6 +175,7 @@ pub struct Classifier {
     by_name: HashMap<String, usize>,
     known: KnownAgents,
     shapes: Shapes,
+    browsers: BrowserList,
     cache: quick_cache::sync::Cache<Box<str>, Remembered>,
 }
 
@@ -190,20 +193,20 @@ impl Classifier {
     /// reject or on automata too large to build; errors carry the entry's file and line.
     pub fn build(catalog: Catalog) -> Result<Classifier, Vec<CatalogError>> {
         let file = catalog.file().to_owned();
-        let agents = catalog.into_agents();
+        let (agents, browsers) = catalog.into_parts();
         let known = KnownAgents::build(&agents, &file)?;
-        Ok(Classifier::assemble(agents, known))
+        Ok(Classifier::assemble(agents, browsers, known))
     }
 
     /// The classifier over the shipped catalog.
     pub fn builtin() -> Classifier {
-        let agents = Catalog::builtin().into_agents();
+        let (agents, browsers) = Catalog::builtin().into_parts();
         let known =
             KnownAgents::build(&agents, BUILTIN_FILE).unwrap_or_else(|_| KnownAgents::empty());
-        Classifier::assemble(agents, known)
+        Classifier::assemble(agents, browsers, known)
     }
 
-    fn assemble(agents: Vec<Agent>, known: KnownAgents) -> Classifier {
+    fn assemble(agents: Vec<Agent>, browsers: BrowserList, known: KnownAgents) -> Classifier {
         let by_name = agents
             .iter()
             .enumerate()
@@ -214,6 +217,7 @@ impl Classifier {
             by_name,
             known,
             shapes: Shapes::build(),
+            browsers,
             cache: quick_cache::sync::Cache::new(CACHE_ENTRIES),
         }
     }
@@ -272,7 +276,16 @@ impl Classifier {
             (Strength::ToolProduct, true) if !shape::is_app_shell(ua) => {
                 Classification::new(Class::Robot, None, Reason::Shape(Shape::ServiceProduct))
             }
-            (_, true) => Classification::new(Class::Browser, None, Reason::Browser),
+            // A current engine string is a browser only if the browser list knows every
+            // product in it; any other product is a service in a browser's clothing.
+            (_, true) => match self.browsers.foreign_product(ua) {
+                Some(product) => Classification::new(
+                    Class::Robot,
+                    None,
+                    Reason::Shape(Shape::ForeignProduct(browsers::category_of(product))),
+                ),
+                None => Classification::new(Class::Browser, None, Reason::Browser),
+            },
             (Strength::Weak | Strength::ToolProduct, false)
                 if self.shapes.names_device_or_app(ua) =>
             {
@@ -301,6 +314,22 @@ impl Classifier {
     /// All catalog agents, in file order.
     pub fn agents(&self) -> &[Agent] {
         &self.agents
+    }
+
+    /// The browser list it judges browser-shaped strings by.
+    pub fn browsers(&self) -> &BrowserList {
+        &self.browsers
+    }
+
+    /// For `robogate classify --explain`: the product that made a browser-shaped string a
+    /// robot ([`Shape::ForeignProduct`]), if that is what decided.
+    pub fn foreign_product<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
+        match self.classify_uncached(user_agent).reason {
+            Reason::Shape(Shape::ForeignProduct(_)) => {
+                self.browsers.foreign_product(user_agent.trim_ascii())
+            }
+            _ => None,
+        }
     }
 
     /// The agent with this catalog name (case-insensitive).

@@ -54,6 +54,15 @@ pub enum Shape {
     /// A browser-automation driver or page-test harness (`HeadlessChrome`, `Selenium`,
     /// `PhantomJS`, `Chrome-Lighthouse`, `PTST`, `PingdomTMS`); found by the marker scan.
     Automation,
+    /// A current browser string with a product no browser sends (one the browser list,
+    /// `conf/browsers.toml`, does not know): a service borrowing a browser's User-Agent. The
+    /// category is what the product's words tell (`monitor`, `preview`, `feed`, ...), else
+    /// `other`.
+    ForeignProduct(Category),
+    /// An SDK or cloud client: names a language runtime (`go1.20`, `Python/3.11`, `java/17`,
+    /// `node/20`) or an `sdk` product, with an OS or CPU the way SDKs report where they run
+    /// (`aws-sdk-go/1.44.0 (go1.20.5; linux; amd64)`), and no device or engine.
+    Sdk,
 }
 
 impl Shape {
@@ -67,6 +76,8 @@ impl Shape {
             Shape::FreeText => "free-text",
             Shape::ServiceProduct => "service-product",
             Shape::Automation => "automation",
+            Shape::ForeignProduct(_) => "foreign-product",
+            Shape::Sdk => "sdk",
         }
     }
 
@@ -74,11 +85,12 @@ impl Shape {
     pub fn category(self) -> Category {
         match self {
             Shape::Injection => Category::Scanner,
-            Shape::MozillaNoEngine | Shape::LoneProduct | Shape::ProductNoPlatform => {
+            Shape::MozillaNoEngine | Shape::LoneProduct | Shape::ProductNoPlatform | Shape::Sdk => {
                 Category::HttpLibrary
             }
             Shape::FreeText | Shape::Automation => Category::Other,
             Shape::ServiceProduct => Category::Monitoring,
+            Shape::ForeignProduct(category) => category,
         }
     }
 
@@ -101,6 +113,12 @@ impl Shape {
             }
             Shape::Automation => {
                 "names a browser-automation driver or page-test harness (headless, selenium, phantomjs, lighthouse, ptst, ...)"
+            }
+            Shape::Sdk => {
+                "an SDK or cloud client: a language runtime or an sdk product with the OS or CPU it runs on, and no device or engine"
+            }
+            Shape::ForeignProduct(_) => {
+                "a current browser string carrying a product that no browser, fork, in-app browser or app shell of the browser list sends: a service in a browser's clothing"
             }
         }
     }
@@ -480,10 +498,13 @@ impl Shapes {
             injection,
             desktop,
             platform,
-            ..
+            device,
         } = self.survey(ua);
         if injection {
             return Some(Shape::Injection);
+        }
+        if !device && !mozilla && names_sdk(ua) {
+            return Some(Shape::Sdk);
         }
         if platform || (desktop && !mozilla) {
             return None;
@@ -598,6 +619,26 @@ fn glued(ua: &[u8], start: usize, end: usize, maker: bool) -> bool {
         Some(b) if b.is_ascii_alphabetic() => end - start <= 4,
         _ => false,
     }
+}
+
+/// Language runtimes as SDKs and cloud clients name them beside their own product.
+const RUNTIMES: [&str; 23] = [
+    "go1.", "python/", "cpython", "pypy", "java/", "openjdk", "jvm/", "kotlin/", "node/",
+    "node.js", "nodejs", "deno/", "bun/", "ruby/", "jruby", "php/", "dotnet/", ".net/", "mono/",
+    "rustc", "dart:io", "erlang", ".net clr",
+];
+
+/// Does `ua` name a language runtime ([`RUNTIMES`]) or an `sdk` product (`aws-sdk-java/1.12`,
+/// `azsdk-python-storage-blob/12.19`) the way SDKs and cloud clients do? Asked only of strings
+/// with no engine, no device word and no catalog agent.
+fn names_sdk(ua: &str) -> bool {
+    RUNTIMES.iter().any(|r| contains_ci(ua, r))
+        || ua.split_ascii_whitespace().any(|word| {
+            word.split_once('/')
+                .is_some_and(|(name, version)| {
+                    contains_ci(name, "sdk") && version.starts_with(|c: char| c.is_ascii_digit())
+                })
+        })
 }
 
 /// One of the [`APP_SHELLS`] shapes: an app's browser, never decided by

@@ -504,3 +504,32 @@ fn every_app_shell_has_a_reason() {
         assert!(!shape.is_empty() && !why.is_empty(), "{shape:?}");
     }
 }
+
+// Issue 43: the browser list (`conf/browsers.toml`) and the SDK rule, both sides of each
+// borderline. Products invented for the robot side (`SiteStatusProbe`, `Acmefetch`) name no
+// catalog agent, so only the new rules can decide them.
+classify! {
+    list_fork_vivaldi: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Vivaldi/7.0.3495.18" => Browser, "-", "-", [];
+    list_fork_whale: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Whale/3.27.254.15 Safari/537.36" => Browser, "-", "-", [];
+    list_regional_coc_coc: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) coc_coc_browser/130.0.188 Chrome/124.0.6367.188 Safari/537.36" => Browser, "-", "-", [];
+    list_unlisted_fork_is_a_robot: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Acmefetch/2.0" => Robot, "-", "other", [];
+    list_in_app_kakaotalk: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Safari/604.1 KAKAOTALK/11.3.1 (INAPP)" => Browser, "-", "-", [];
+    list_in_app_line_android: "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36 Line/14.6.1" => Browser, "-", "-", [];
+    list_ios_safari_with_a_service: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1 Transcoder/3.0" => Robot, "-", "other", [];
+    list_webview_android_app: "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A.240105.004; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0.6099.230 Mobile Safari/537.36 ShopFinderApp/5.2.1" => Browser, "-", "-", [];
+    list_webview_ios_app: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 WeatherNow/12.3" => Browser, "-", "-", [];
+    list_app_shell_electron: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Whiteboard/3.1.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => Browser, "-", "-", [];
+    list_tv_tizen: "Mozilla/5.0 (SMART-TV; LINUX; Tizen 7.0) AppleWebKit/537.36 (KHTML, like Gecko) 94.0.4606.31/7.0 TV Safari/537.36" => Browser, "-", "-", [];
+    list_tv_webos: "Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/108.0.5359.211 Safari/537.36 WebAppManager" => Browser, "-", "-", [];
+    list_monitor_after_safari: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 SiteStatusProbe/2.1" => Robot, "-", "monitoring", [];
+    list_page_speed_in_the_engine_comment: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko; Page Speed Insights) Chrome/120.0.0.0 Safari/537.36" => Robot, "-", "monitoring", [];
+    list_preview_service: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15 LinkUnfurler/1.0" => Robot, "-", "social-preview", [];
+    list_crawler_after_firefox: "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0 Acmefetch/1.0" => Robot, "-", "other", [];
+    list_name_in_desktop_platform: "Mozilla/5.0 (X11; Linux x86_64; Zephyrix) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 Safari/537.36" => Robot, "-", "other", [];
+    list_old_string_not_judged: "Mozilla/5.0 (Windows NT 6.1) AppleWebKit/535.1 (KHTML, like Gecko) Chrome/14.0.835.202 Safari/535.1 Acmefetch/1.0" => Browser, "-", "-", [];
+    sdk_go_cloud_client: "aws-sdk-go/1.44.0 (go1.20.5; linux; amd64)" => Robot, "-", "http-library", [];
+    sdk_python_storage: "azsdk-python-storage-blob/12.19.0 Python/3.11.4 (Linux-5.15.0-x86_64-with-glibc2.35)" => Robot, "-", "-", [];
+    sdk_dotnet_storage: "Azure-Storage/9.3.1 (.NET CLR 4.0.30319.42000; Win32NT 6.2.9200.0)" => Robot, "-", "http-library", [];
+    sdk_not_a_phone_app: "VKAndroidApp/3.3.2-249 (Android 4.2.2; SDK 17; armeabi-v7a; asus K00F; ru)" => Unknown, "-", "-", [];
+    sdk_not_an_ios_app: "WeatherNow/12.3 (iPhone; iOS 17.4; Scale/3.00)" => Unknown, "-", "-", [];
+}

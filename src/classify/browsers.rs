@@ -1,0 +1,518 @@
+//! The browser list (`conf/browsers.toml`): every product a person's browser, browser fork,
+//! in-app browser, app shell or TV browser adds to an engine's User-Agent. It turns the
+//! question around for browser-shaped strings: instead of guessing which appended product is a
+//! robot's, a current engine string is a browser only if the list knows every product in it
+//! ([`BrowserList::foreign_product`]); anything else is a service that borrowed a browser's
+//! string (rule `foreign-product`: a site monitor, a page-speed fetcher, a link-preview or
+//! translation service, a crawler that appends its name after `Firefox/`).
+//!
+//! Which strings it judges, and why only those:
+//! - `Mozilla/5.0 (` strings with a current engine: `Chrome/` 60 or later, else `Firefox/` 50
+//!   or later, else `AppleWebKit/` 604 or later. Robots copy a current browser's string; the
+//!   long tail of carrier, toolbar and handset tokens in older strings is not a list anyone can
+//!   keep, and those strings stay decided by the engine as before.
+//! - Not people's apps: an Android WebView (`; wv)`), an iOS app's WebView (an iPhone, iPad or
+//!   iPod string without `Safari/`), or any other [`super::APP_SHELLS`] shape adds the app's
+//!   own name, and the app is a person's.
+//! - The products read: a product before `Mozilla/5.0`; in a desktop platform comment
+//!   (`Windows NT`, `Macintosh`, `X11`), any item outside the grammar desktop browsers write
+//!   there (OS, CPU, `rv:`, locale); then every top-level word after the platform comment (its
+//!   name before a `/`, or a bare word such as `GTmetrix`), and the items of a
+//!   `(KHTML, like Gecko; ...)` comment after its first two. Other comments are not read (the
+//!   marker scan reads them for tool words), nor are mobile platform comments (they name
+//!   devices).
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::catalog::{line_of, CatalogError};
+use super::kind::Category;
+
+/// The list shipped in the binary.
+pub const BROWSERS_TEXT: &str = include_str!("../../conf/browsers.toml");
+/// The name [`BrowserList::builtin`] reports in errors.
+pub const BROWSERS_FILE: &str = "conf/browsers.toml (built in)";
+
+/// What every engine string carries; asked before the list (no hashing on the common path).
+const ENGINE: [&str; 10] = [
+    "like",
+    "Mozilla",
+    "AppleWebKit",
+    "KHTML",
+    "Gecko",
+    "Chrome",
+    "Safari",
+    "Version",
+    "Mobile",
+    "Firefox",
+];
+
+/// Longest token kept (longer ones in a file are an error): lookups lower-case into a buffer
+/// this long.
+const MAX_TOKEN: usize = 48;
+
+/// The kinds an entry may have (documentation; the classifier treats them alike).
+const KINDS: [&str; 10] = [
+    "engine",
+    "browser",
+    "fork",
+    "in-app",
+    "app-shell",
+    "tv",
+    "console",
+    "vr",
+    "platform",
+    "toolbar",
+];
+
+/// A compiled browser list: the lower-cased tokens of every entry.
+#[derive(Clone, Debug, Default)]
+pub struct BrowserList {
+    file: String,
+    tokens: HashSet<Box<[u8]>>,
+    /// Tokens written with a trailing `*` (`bdh_*`): a family of names.
+    prefixes: Vec<Box<[u8]>>,
+    entries: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawList {
+    #[serde(default)]
+    browser: Vec<Spanned<RawBrowser>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBrowser {
+    name: String,
+    kind: String,
+    tokens: Vec<String>,
+    source: String,
+}
+
+impl BrowserList {
+    /// The list shipped in the binary. Never fails: a unit test proves the embedded file valid.
+    pub fn builtin() -> BrowserList {
+        BrowserList::parse(BROWSERS_TEXT, BROWSERS_FILE).unwrap_or_default()
+    }
+
+    /// Parses list text; `file` is only used in errors. Returns every problem at once.
+    pub fn parse(text: &str, file: &str) -> Result<BrowserList, Vec<CatalogError>> {
+        let error = |line: u32, key: &str, message: String| CatalogError {
+            file: file.to_owned(),
+            line,
+            key: key.to_owned(),
+            message,
+        };
+        let raw: RawList = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(1, |span| line_of(text, span.start));
+            vec![error(line, "browser", e.message().to_owned())]
+        })?;
+        let mut errors = Vec::new();
+        let mut tokens = HashSet::new();
+        let mut prefixes = Vec::new();
+        for entry in &raw.browser {
+            let line = line_of(text, entry.span().start);
+            let b = entry.get_ref();
+            if b.name.trim().is_empty() {
+                errors.push(error(line, "browser.name", "must not be empty".into()));
+            }
+            if b.source.trim().is_empty() {
+                errors.push(error(
+                    line,
+                    "browser.source",
+                    format!("{}: say where its User-Agent was seen", b.name),
+                ));
+            }
+            if !KINDS.contains(&b.kind.as_str()) {
+                errors.push(error(
+                    line,
+                    "browser.kind",
+                    format!("{:?} is not one of {}", b.kind, KINDS.join(", ")),
+                ));
+            }
+            if b.tokens.is_empty() {
+                errors.push(error(
+                    line,
+                    "browser.tokens",
+                    format!("{}: list the product names it sends", b.name),
+                ));
+            }
+            for token in &b.tokens {
+                if token.is_empty() || token.len() > MAX_TOKEN || token.contains('/') {
+                    errors.push(error(
+                        line,
+                        "browser.tokens",
+                        format!(
+                            "{token:?}: a product name as sent before its `/`, 1 to \
+                             {MAX_TOKEN} bytes"
+                        ),
+                    ));
+                    continue;
+                }
+                let lower = token.to_ascii_lowercase().into_bytes().into_boxed_slice();
+                match lower.strip_suffix(b"*") {
+                    Some(prefix) => prefixes.push(prefix.into()),
+                    None => {
+                        tokens.insert(lower);
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(BrowserList {
+                file: file.to_owned(),
+                tokens,
+                prefixes,
+                entries: raw.browser.len(),
+            })
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The file the list came from.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// How many `[[browser]]` entries it holds.
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+
+    /// True if it holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Does the list (or the engine's own words) know this product name?
+    pub fn knows(&self, name: &str) -> bool {
+        if ENGINE.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+            return true;
+        }
+        let mut buf = [0u8; MAX_TOKEN];
+        let Some(lower) = buf.get_mut(..name.len()) else {
+            return false;
+        };
+        lower.copy_from_slice(name.as_bytes());
+        lower.make_ascii_lowercase();
+        self.tokens.contains(&*lower) || self.prefixes.iter().any(|p| lower.starts_with(p))
+    }
+
+    /// The first product of a current browser-shaped string that no browser sends, if any (see
+    /// the module's documentation for which strings and which products are read).
+    pub fn foreign_product<'u>(&self, ua: &'u str) -> Option<&'u str> {
+        let at = ua.find("Mozilla/5.0 ")?;
+        let rest = &ua[at + "Mozilla/5.0 ".len()..];
+        if !is_current(ua) || super::shape::is_app_shell(ua) {
+            return None;
+        }
+        // A product before the browser's string (`Web Measure/1.0 (...) Mozilla/5.0 ...`).
+        if let Some((first, _)) = products(&ua[..at]).next() {
+            if !self.knows(first) {
+                return Some(first);
+            }
+        }
+        let (after_platform, desktop) = match rest.strip_prefix('(') {
+            Some(platform) => {
+                if is_ios_app(platform) {
+                    return None;
+                }
+                let desktop = is_desktop(platform);
+                if let Some(stranger) = desktop.then(|| desktop_stranger(platform)).flatten() {
+                    return Some(stranger);
+                }
+                (skip_comment(platform)?, desktop)
+            }
+            None => (rest, true),
+        };
+        // Phone apps append their name as bare words (`... Mobile Safari/537.36 Banca Caboto`);
+        // on a phone only `Name/version` products are read.
+        products(after_platform)
+            .filter(|(_, versioned)| desktop || *versioned)
+            .map(|(name, _)| name)
+            .find(|name| !self.knows(name))
+    }
+}
+
+/// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+.
+fn is_current(ua: &str) -> bool {
+    let major = |name: &str| {
+        let at = ua.find(name)? + name.len();
+        let digits = ua[at..].bytes().take_while(u8::is_ascii_digit).count();
+        ua[at..at + digits].parse::<u32>().ok()
+    };
+    if let Some(v) = major("Chrome/") {
+        return v >= 60;
+    }
+    if let Some(v) = major("Firefox/") {
+        return v >= 50;
+    }
+    major("AppleWebKit/").is_some_and(|v| v >= 604)
+}
+
+/// An iOS app's WebView: an iPhone, iPad or iPod platform and no `Safari/` (Safari, Chrome and
+/// Firefox on iOS all send one; a WKWebView in an app does not, and adds the app's name).
+fn is_ios_app(after_mozilla: &str) -> bool {
+    ["iPhone", "iPad", "iPod"]
+        .iter()
+        .any(|d| after_mozilla.starts_with(d))
+        && !after_mozilla.contains("Safari/")
+}
+
+/// An item of a desktop platform comment (`Windows NT`, `Macintosh` or `X11` first) that no
+/// desktop browser writes there: desktop browsers write one grammar (OS and version, CPU,
+/// `rv:`, a locale, a distribution), and a service writes its name into it
+/// (`(X11; Linux x86_64; Rigor)`, `(feeder.co; Macintosh; ...)`). Mobile platform comments name
+/// devices, so only desktop ones are read.
+fn desktop_stranger(platform: &str) -> Option<&str> {
+    let end = platform.find(')')?;
+    platform[..end]
+        .split(';')
+        .map(str::trim)
+        .find(|item| !is_desktop_item(item))
+}
+
+/// A desktop platform comment: `Windows NT`, `Macintosh` or `X11` among its items.
+fn is_desktop(platform: &str) -> bool {
+    let end = platform.find(')').unwrap_or(platform.len());
+    platform[..end]
+        .split(';')
+        .map(str::trim)
+        .any(|i| i.starts_with("Windows NT") || i == "Macintosh" || i == "X11")
+}
+
+/// One item of a desktop browser's platform comment.
+fn is_desktop_item(item: &str) -> bool {
+    const EXACT: [&str; 17] = [
+        "", "Macintosh", "X11", "Win64", "x64", "WOW64", "Win32", "U", "I", "N", "Ubuntu",
+        "Fedora", "Linux", "Touch", "Windows", "GNU/Linux", "Xbox",
+    ];
+    // Meta Quest and Xbox browsers write a desktop platform and their device.
+    const PREFIXES: [&str; 12] = [
+        "Quest",
+        "Xbox One",
+        "Windows NT ",
+        "Intel Mac OS X",
+        "PPC Mac OS X",
+        "Mac OS X",
+        "Linux ",
+        "rv:",
+        "CrOS ",
+        "Ubuntu ",
+        "FreeBSD",
+        "OpenBSD",
+    ];
+    let is_locale = |s: &str| {
+        let b = s.as_bytes();
+        (b.len() == 2 && b.iter().all(u8::is_ascii_lowercase))
+            || (b.len() == 5
+                && b[..2].iter().all(u8::is_ascii_alphabetic)
+                && matches!(b[2], b'-' | b'_')
+                && b[3..].iter().all(u8::is_ascii_alphabetic))
+    };
+    EXACT.contains(&item) || PREFIXES.iter().any(|p| item.starts_with(p)) || is_locale(item)
+}
+
+/// What follows the comment `text` is inside (it starts just after the `(`).
+fn skip_comment(text: &str) -> Option<&str> {
+    let mut depth = 1u32;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return text.get(i + 1..);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The product names after the platform comment, each with whether a `/` follows it: each
+/// top-level word's name, and the items of a `(KHTML, like Gecko; ...)` comment after its
+/// first two (read as versioned: nothing else belongs there).
+fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut pending: Option<std::str::Split<'_, [char; 2]>> = None;
+    std::iter::from_fn(move || loop {
+        if let Some(items) = pending.as_mut() {
+            match items.next() {
+                Some(item) => {
+                    let item = item.trim();
+                    let name = item.split('/').next().unwrap_or("").trim();
+                    if !name.is_empty() && !name.eq_ignore_ascii_case("like Gecko") {
+                        return Some((name, true));
+                    }
+                    continue;
+                }
+                None => pending = None,
+            }
+        }
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b';' | b',') {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+        if bytes[i] == b'(' {
+            let inner = &text[i + 1..];
+            let end = skip_comment(inner).map_or(text.len(), |after| text.len() - after.len());
+            let body = &text[i + 1..end.saturating_sub(1).max(i + 1)];
+            i = end;
+            if let Some(items) = body.strip_prefix("KHTML, like Gecko") {
+                pending = Some(items.split([';', ',']));
+            }
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'/' | b'(' | b';' | b',') {
+            i += 1;
+        }
+        let name = &text[start..i];
+        let versioned = bytes.get(i) == Some(&b'/');
+        // The rest of the word (its version, a glued comment) is not a product of its own.
+        let mut depth = 0u32;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                b' ' | b'\t' if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        if name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic()) {
+            return Some((name, versioned));
+        }
+    })
+}
+
+/// The category a foreign product's own words tell, else [`Category::Other`].
+pub(crate) fn category_of(product: &str) -> Category {
+    const WORDS: [(&str, Category); 22] = [
+        ("monitor", Category::Monitoring),
+        ("uptime", Category::Monitoring),
+        ("synthetic", Category::Monitoring),
+        ("status", Category::Monitoring),
+        ("ping", Category::Monitoring),
+        ("speed", Category::Monitoring),
+        ("perf", Category::Monitoring),
+        ("insight", Category::Monitoring),
+        ("check", Category::Monitoring),
+        ("test", Category::Monitoring),
+        ("preview", Category::SocialPreview),
+        ("unfurl", Category::SocialPreview),
+        ("embed", Category::SocialPreview),
+        ("card", Category::SocialPreview),
+        ("rss", Category::FeedReader),
+        ("feed", Category::FeedReader),
+        ("reader", Category::FeedReader),
+        ("seo", Category::Seo),
+        ("audit", Category::Seo),
+        ("archiv", Category::Archiver),
+        ("scan", Category::Scanner),
+        ("secur", Category::Scanner),
+    ];
+    let lower = product.to_ascii_lowercase();
+    WORDS
+        .iter()
+        .find(|(word, _)| lower.contains(word))
+        .map_or(Category::Other, |(_, category)| *category)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list() -> BrowserList {
+        BrowserList::builtin()
+    }
+
+    #[test]
+    fn the_shipped_list_parses() {
+        let list = BrowserList::parse(BROWSERS_TEXT, BROWSERS_FILE).expect("valid");
+        assert!(list.len() > 40, "{}", list.len());
+        assert!(list.knows("edg") && list.knows("SamsungBrowser") && list.knows("chrome"));
+        assert!(!list.knows("DatadogSynthetics"));
+    }
+
+    #[test]
+    fn a_bad_entry_names_its_line_and_key() {
+        let text = "[[browser]]\nname = \"x\"\nkind = \"spaceship\"\ntokens = [\"a/b\"]\nsource = \"\"\n";
+        let errors = BrowserList::parse(text, "b.toml").expect_err("invalid");
+        let keys: Vec<&str> = errors.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["browser.source", "browser.kind", "browser.tokens"],
+            "{errors:?}"
+        );
+        assert!(errors.iter().all(|e| e.line == 1 && e.file == "b.toml"));
+    }
+
+    #[test]
+    fn a_token_longer_than_the_lookup_buffer_is_never_known() {
+        assert!(!list().knows(&"x".repeat(MAX_TOKEN + 1)));
+    }
+
+    macro_rules! foreign {
+        ($($name:ident: $ua:expr => $want:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                assert_eq!(list().foreign_product($ua), $want, "{:?}", $ua);
+            }
+        )*};
+    }
+
+    foreign! {
+        chrome_desktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" => None;
+        edge: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86" => None;
+        opera_gx: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 Safari/537.36 OPR/114.0.0.0" => None;
+        yandex: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/118.0.5993.771 YaBrowser/23.11.2.771 Yowser/2.5 Safari/537.36" => None;
+        samsung_internet: "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36" => None;
+        firefox: "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0" => None;
+        firefox_fork: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:115.0) Gecko/20100101 Firefox/115.0 Waterfox/G6.0.5" => None;
+        safari_ios: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1" => None;
+        google_app_ios: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) GSA/300.0.598994205 Mobile/15E148 Safari/604.1" => None;
+        wechat_windows: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 NetType/WIFI MicroMessenger/7.0.20.1781(0x6700143B) WindowsWechat(0x63090a13) XWEB/11275 Flue" => None;
+        android_webview_app: "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A.240105.004; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0.6099.230 Mobile Safari/537.36 SomeShopApp/5.2.1" => None;
+        ios_app_webview: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 SomeNewsApp/12.3" => None;
+        electron_app: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) SomeDesktopApp/3.1.0 Chrome/124.0.6367.243 Electron/30.5.1 Safari/537.36" => None;
+        smart_tv: "Mozilla/5.0 (Linux; Android 12; BRAVIA 4K VH2) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/127.0.6533.120 Safari/537.36 OMI/4.25.1.92.StableAVB_Sony.1" => None;
+        old_engine_is_not_judged: "Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0.2228.0 Safari/537.36 SomeOldToolbar/1.0" => None;
+        monitor_after_safari: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 SiteStatusProbe/2.1" => Some("SiteStatusProbe");
+        service_inside_the_engine_comment: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko; Page Speed Insights) Chrome/120.0.0.0 Safari/537.36" => Some("Page Speed Insights");
+        product_between_engine_tokens: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/118.0.0.0 Translator/2.0 Safari/537.36" => Some("Translator");
+        crawler_after_firefox: "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0 Acmefetch/1.0" => Some("Acmefetch");
+        product_before_the_engine: "Mozilla/5.0 (X11; Linux x86_64) Miniature.io/6.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/118.0.0.0 Safari/537.36" => Some("Miniature.io");
+        mobile_chrome_with_a_service: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36 Prefetcher/1.0" => Some("Prefetcher");
+        ios_safari_with_a_service: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1 Transcoder/3" => Some("Transcoder");
+        bare_word_after_the_engine: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/117.0.0.0 Safari/537.36 PageGrader" => Some("PageGrader");
+        a_phone_app_s_bare_name: "Mozilla/5.0 (Linux; Android 11; SM-A515F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.45 Mobile Safari/537.36 Banca Caboto" => None;
+        bare_mobile_is_the_engine_s: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36" => None;
+        a_name_in_the_desktop_platform: "Mozilla/5.0 (X11; Linux x86_64; Rigor) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 Safari/537.36" => Some("Rigor");
+        a_site_in_the_desktop_platform: "Mozilla/5.0 (feeder.co; Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/106.0.0.0 Safari/537.36" => Some("feeder.co");
+        desktop_platform_grammar: "Mozilla/5.0 (X11; U; Linux x86_64; en-US; rv:109.0) Gecko/20100101 Firefox/115.0" => None;
+        chrome_os: "Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36" => None;
+        a_mobile_platform_names_a_device: "Mozilla/5.0 (Linux; Android 13; Rigor X1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36" => None;
+        a_product_before_mozilla: "Web Measure/1.0 (https://example.edu/) Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0.3945.130 Safari/537.36" => Some("Web");
+        no_platform_comment: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; shopfetch-image/1.0) Chrome/114.0.0.0 Safari/537.36" => Some("shopfetch-image");
+        a_prefix_token: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/97.0.4692.98 Safari/537.36 T7/13.38 languageType/0 bdh_dvt/0 bdh_de/0 bdhonorbrowser/9.6.0.4 (P1 16)" => None;
+    }
+
+    #[test]
+    fn a_products_words_tell_its_category() {
+        assert_eq!(category_of("SiteStatusProbe"), Category::Monitoring);
+        assert_eq!(category_of("LinkPreviewer"), Category::SocialPreview);
+        assert_eq!(category_of("FeedFinder"), Category::FeedReader);
+        assert_eq!(category_of("Acmefetch"), Category::Other);
+    }
+}
