@@ -289,8 +289,23 @@ fn is_desktop(platform: &str) -> bool {
 /// One item of a desktop browser's platform comment.
 fn is_desktop_item(item: &str) -> bool {
     const EXACT: [&str; 17] = [
-        "", "Macintosh", "X11", "Win64", "x64", "WOW64", "Win32", "U", "I", "N", "Ubuntu",
-        "Fedora", "Linux", "Touch", "Windows", "GNU/Linux", "Xbox",
+        "",
+        "Macintosh",
+        "X11",
+        "Win64",
+        "x64",
+        "WOW64",
+        "Win32",
+        "U",
+        "I",
+        "N",
+        "Ubuntu",
+        "Fedora",
+        "Linux",
+        "Touch",
+        "Windows",
+        "GNU/Linux",
+        "Xbox",
     ];
     // Meta Quest and Xbox browsers write a desktop platform and their device.
     const PREFIXES: [&str; 12] = [
@@ -447,7 +462,8 @@ mod tests {
 
     #[test]
     fn a_bad_entry_names_its_line_and_key() {
-        let text = "[[browser]]\nname = \"x\"\nkind = \"spaceship\"\ntokens = [\"a/b\"]\nsource = \"\"\n";
+        let text =
+            "[[browser]]\nname = \"x\"\nkind = \"spaceship\"\ntokens = [\"a/b\"]\nsource = \"\"\n";
         let errors = BrowserList::parse(text, "b.toml").expect_err("invalid");
         let keys: Vec<&str> = errors.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(

@@ -634,10 +634,9 @@ const RUNTIMES: [&str; 23] = [
 fn names_sdk(ua: &str) -> bool {
     RUNTIMES.iter().any(|r| contains_ci(ua, r))
         || ua.split_ascii_whitespace().any(|word| {
-            word.split_once('/')
-                .is_some_and(|(name, version)| {
-                    contains_ci(name, "sdk") && version.starts_with(|c: char| c.is_ascii_digit())
-                })
+            word.split_once('/').is_some_and(|(name, version)| {
+                contains_ci(name, "sdk") && version.starts_with(|c: char| c.is_ascii_digit())
+            })
         })
 }
 

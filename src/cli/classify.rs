@@ -53,7 +53,16 @@ const GROUP_REASON: &str = "robots-txt-group";
 impl<'a> Line<'a> {
     /// `group`: the header token that names a group of the live robots.txt, when that made the
     /// client a robot ([`Policy::classification`]).
-    fn new(ua: &'a str, c: &Classification<'a>, group: Option<&str>, explain: bool) -> Line<'a> {
+    ///
+    /// `foreign`: for `--explain`, the product that made a browser-shaped string a robot
+    /// ([`crate::classify::Classifier::foreign_product`]).
+    fn new(
+        ua: &'a str,
+        c: &Classification<'a>,
+        group: Option<&str>,
+        explain: bool,
+        foreign: Option<&str>,
+    ) -> Line<'a> {
         let (class, reason) = match group {
             Some(_) => (Class::Robot, GROUP_REASON),
             None => (c.class, c.reason.as_str()),
@@ -73,7 +82,15 @@ impl<'a> Line<'a> {
                      unknown: {})",
                     c.reason.explain()
                 ),
-                None => c.reason.explain().to_string(),
+                None => match foreign {
+                    Some(product) => format!(
+                        "rule `{}`: {}; the product `{product}` is no browser's (add it to the \
+                         browser list, `[agents] browsers`, if it is one)",
+                        c.reason.as_str(),
+                        c.reason.explain()
+                    ),
+                    None => format!("rule `{}`: {}", c.reason.as_str(), c.reason.explain()),
+                },
             }),
         }
     }
@@ -202,7 +219,11 @@ pub fn classify_lines(
         if summary {
             counts.add(&c, group);
         } else {
-            let line = Line::new(ua, &c, group, mode == Output::Explained);
+            let explained = mode == Output::Explained;
+            let foreign = explained
+                .then(|| policy.classifier.foreign_product(ua))
+                .flatten();
+            let line = Line::new(ua, &c, group, explained, foreign);
             serde_json::to_writer(&mut *out, &line)?;
             out.write_all(b"\n")?;
         }
@@ -289,6 +310,24 @@ mod tests {
         assert_eq!(lines[1]["class"], "unknown");
         assert!(lines[1]["explain"].as_str().is_some());
         assert!(!run_on("fetchkit/0.3\n", false).contains("explain"));
+    }
+
+    #[test]
+    fn explain_names_the_rule_and_the_foreign_product() {
+        let out = run_mode(
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+             Chrome/120.0.0.0 Safari/537.36 SiteStatusProbe/2.1\n",
+            Output::Explained,
+        );
+        let line: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+        assert_eq!(line["reason"], "foreign-product");
+        assert_eq!(line["category"], "monitoring");
+        let explain = line["explain"].as_str().expect("explained");
+        assert!(
+            explain.starts_with("rule `foreign-product`: ")
+                && explain.contains("the product `SiteStatusProbe`"),
+            "{explain}"
+        );
     }
 
     #[test]

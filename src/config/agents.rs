@@ -7,39 +7,72 @@ use super::errors::{ConfigError, Errors};
 use super::memo::Memo;
 use super::raw::resolve;
 use super::raw::RawConfig;
-use crate::classify::{Catalog, Classifier, BUILTIN_FILE, BUILTIN_TEXT};
+use crate::classify::{
+    BrowserList, Catalog, Classifier, BROWSERS_FILE, BROWSERS_TEXT, BUILTIN_FILE, BUILTIN_TEXT,
+};
 use crate::policy::fingerprint;
 
 /// A compiled classifier with the fingerprint of the catalog text it came from.
 pub(super) type Compiled = (u64, Arc<Classifier>);
 
-/// Builds the classifier from `[agents] file`, or from the catalog shipped in the binary. The
-/// previous load's classifier is reused when the catalog text is unchanged: compiling 1,500
-/// agents into automata is the most expensive part of a reload.
+/// One input file of the classifier: `(text, path if not built in, name for errors)`, or
+/// `None` after reporting why it cannot be read.
+fn read_input(
+    key: &'static str,
+    name: Option<&toml::Spanned<String>>,
+    base: &Path,
+    builtin: (&str, &str),
+    errors: &mut Errors<'_>,
+) -> Result<(String, Option<PathBuf>, String), PathBuf> {
+    let Some(name) = name else {
+        return Ok((builtin.0.to_string(), None, builtin.1.to_string()));
+    };
+    let path = resolve(base, name.get_ref());
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let file_name = path.display().to_string();
+            Ok((text, Some(path), file_name))
+        }
+        Err(e) => {
+            errors.push(
+                Some(name.span()),
+                key,
+                format!("cannot read {}: {e}", path.display()),
+            );
+            Err(path)
+        }
+    }
+}
+
+/// Builds the classifier from `[agents] file` and `[agents] browsers`, or from the catalog and
+/// browser list shipped in the binary. The previous load's classifier is reused when their
+/// text is unchanged: compiling 1,500 agents into automata is the most expensive part of a
+/// reload. Returns the files to watch and, when either is a file, their text.
 pub(super) fn load_agents(
     raw: &RawConfig,
     base: &Path,
     previous: Option<&Memo>,
     errors: &mut Errors<'_>,
-) -> (Option<Compiled>, Option<PathBuf>, Option<String>) {
-    let (text, path, file_name) = match &raw.agents.file {
-        None => (BUILTIN_TEXT.to_string(), None, BUILTIN_FILE.to_string()),
-        Some(name) => {
-            let path = resolve(base, name.get_ref());
-            match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    let file_name = path.display().to_string();
-                    (text, Some(path), file_name)
-                }
-                Err(e) => {
-                    errors.push(
-                        Some(name.span()),
-                        "agents.file",
-                        format!("cannot read {}: {e}", path.display()),
-                    );
-                    return (None, Some(path), None);
-                }
-            }
+) -> (Option<Compiled>, Vec<PathBuf>, Option<String>) {
+    let agents = read_input(
+        "agents.file",
+        raw.agents.file.as_ref(),
+        base,
+        (BUILTIN_TEXT, BUILTIN_FILE),
+        errors,
+    );
+    let browsers = read_input(
+        "agents.browsers",
+        raw.agents.browsers.as_ref(),
+        base,
+        (BROWSERS_TEXT, BROWSERS_FILE),
+        errors,
+    );
+    let ((text, path, file_name), (b_text, b_path, b_name)) = match (agents, browsers) {
+        (Ok(a), Ok(b)) => (a, b),
+        (a, b) => {
+            let paths = [a.map_or_else(Some, |a| a.1), b.map_or_else(Some, |b| b.1)];
+            return (None, paths.into_iter().flatten().collect(), None);
         }
     };
     // `[[verify.signature_agent]]` signers the catalog does not name join it (see
@@ -60,7 +93,12 @@ pub(super) fn load_agents(
             .collect(),
         false => Vec::new(),
     };
-    let mut parts: Vec<&[u8]> = vec![text.as_bytes(), file_name.as_bytes()];
+    let mut parts: Vec<&[u8]> = vec![
+        text.as_bytes(),
+        file_name.as_bytes(),
+        b_text.as_bytes(),
+        b_name.as_bytes(),
+    ];
     for (name, url, _) in &signers {
         parts.extend([name.as_bytes(), url.as_bytes()]);
     }
@@ -70,6 +108,8 @@ pub(super) fn load_agents(
         .filter(|(catalog_fp, _)| *catalog_fp == fp);
     let compiled = reused.or_else(|| {
         let catalog = catalog_or_errors(Catalog::parse(&text, &file_name), errors)?;
+        let browsers = catalog_or_errors(BrowserList::parse(&b_text, &b_name), errors)?;
+        let catalog = catalog.with_browsers(browsers);
         let pairs: Vec<(&str, &str)> = signers.iter().map(|(n, u, _)| (*n, *u)).collect();
         let catalog = match catalog.with_signers(&pairs) {
             Ok(catalog) => catalog,
@@ -83,8 +123,9 @@ pub(super) fn load_agents(
         let classifier = catalog_or_errors(Classifier::build(catalog), errors)?;
         Some((fp, Arc::new(classifier)))
     });
-    let text = path.is_some().then_some(text);
-    (compiled, path, text)
+    let watched: Vec<PathBuf> = path.into_iter().chain(b_path).collect();
+    let text = (!watched.is_empty()).then(|| format!("{text}\n{b_text}"));
+    (compiled, watched, text)
 }
 
 pub(super) fn catalog_or_errors<T>(

@@ -304,7 +304,7 @@ fn compile(
     }
     let (classifier, agents_file, agents_text) = match raw.read("agents") {
         true => load_agents(raw, base, previous, errors),
-        false => (None, None, None),
+        false => (None, Vec::new(), None),
     };
     let mut trap = raw
         .read("trap")

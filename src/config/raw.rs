@@ -271,6 +271,9 @@ pub struct RawXRobotsTag {
 pub struct RawAgents {
     /// Path of a catalog file; without it the catalog shipped inside the binary is used.
     pub file: Option<Spanned<String>>,
+    /// Path of a browser list (`conf/browsers.toml`'s format); without it the list shipped
+    /// inside the binary is used.
+    pub browsers: Option<Spanned<String>>,
 }
 
 /// `[enforce]`: what happens to robots on disallowed paths.

@@ -1286,3 +1286,54 @@ fn lint_names_the_crawlers_a_crawl_delay_cannot_pace() {
         "{bing:#?}"
     );
 }
+
+/// `[agents] browsers` replaces the built-in browser list: a fork the operator's list does not
+/// name is judged a robot, and a bad list is an error that names its line and key.
+#[test]
+fn agents_browsers_replaces_the_built_in_list() {
+    let vivaldi = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Vivaldi/7.0";
+    let (dir, conf) = write_conf("");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    let text = text.replacen(
+        "file = \"agents.toml\"\n",
+        "file = \"agents.toml\"\nbrowsers = \"browsers.toml\"\n",
+        1,
+    );
+    std::fs::write(&conf, text).unwrap();
+    let list =
+        "[[browser]]\nname = \"Edge\"\nkind = \"browser\"\ntokens = [\"Edg\"]\nsource = \"test\"\n";
+    std::fs::write(dir.path().join("browsers.toml"), list).unwrap();
+    let loaded = load(&conf, 1).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        loaded.policy.classifier.classify(vivaldi).class,
+        crate::classify::Class::Robot
+    );
+    assert!(loaded.files.iter().any(|f| f.ends_with("browsers.toml")));
+    std::fs::write(
+        dir.path().join("browsers.toml"),
+        list.replace("\"browser\"", "\"spaceship\""),
+    )
+    .unwrap();
+    let Err(ConfigErrors(errors)) = load(&conf, 1) else {
+        panic!("a bad browser list loads")
+    };
+    assert_eq!(
+        errors
+            .iter()
+            .map(|e| (e.key.as_str(), e.line))
+            .collect::<Vec<_>>(),
+        [("browser.kind", Some(1))]
+    );
+    std::fs::remove_file(dir.path().join("browsers.toml")).unwrap();
+    assert_one_error_at(&conf, "agents.browsers");
+}
+
+fn assert_one_error_at(conf: &Path, key: &str) {
+    let Err(ConfigErrors(errors)) = load(conf, 1) else {
+        panic!("loads without its file")
+    };
+    assert_eq!(
+        errors.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
+        [key]
+    );
+}
