@@ -284,6 +284,19 @@ pub fn lint_catalog(
         .collect();
     warnings.extend(crate::robots::mixed_use_notes(body, &mixed));
     warnings.extend(crawl_delay_ignorers(body, agents));
+    if crate::robots::Robots::parse(body).groups().is_empty() {
+        warnings.push(crate::robots::LintWarning {
+            line: None,
+            message: "this robots.txt has no rules (it is empty, or holds only comments and \
+                      sitemaps): it allows everything to every robot, so robogate refuses \
+                      nothing"
+                .to_owned(),
+            fix: "write `User-agent` and `Disallow` lines; `User-agent: *` and `Disallow:` with \
+                  no path allow everything on purpose"
+                .to_owned(),
+            disagreement: None,
+        });
+    }
     warnings.sort_by_key(|w| w.line);
     warnings
 }
@@ -320,19 +333,30 @@ fn crawl_delay_ignorers(
                 0 => String::new(),
                 n => format!(" and {n} more"),
             };
+            let google = names.iter().any(|n| n.contains("Google"));
             crate::robots::LintWarning {
                 line: Some(line),
                 message: format!(
                     "this Crawl-delay applies to {}{more}, whose operators say they ignore \
                      Crawl-delay: robogate does not pace them for it unless \
                      crawl_delay.pace_ignorers = true, which answers them with 429s they do not \
-                     expect (Google slows its crawl of the whole host on 429s)",
-                    shown.join(", ")
+                     expect{}",
+                    shown.join(", "),
+                    if google {
+                        " (Google slows its crawl of the whole host on 429s)"
+                    } else {
+                        ""
+                    }
                 ),
-                fix: "give the site's pace to those crawlers through their operators' own \
-                      settings (Google Search Console's crawl rate); keep the line for the \
-                      robots that read it"
-                    .to_owned(),
+                fix: format!(
+                    "give the site's pace to those crawlers through their operators' own \
+                     settings{}; keep the line for the robots that read it",
+                    if google {
+                        " (Google Search Console's crawl rate)"
+                    } else {
+                        " (Yandex Webmaster's crawl rate, for Yandex)"
+                    }
+                ),
                 disagreement: None,
             }
         })
@@ -1112,6 +1136,41 @@ mod tests {
     fn agent_keys() {
         assert!(is_agent_key("*") && is_agent_key("googlebot-image") && is_agent_key("a_b"));
         assert!(!is_agent_key("") && !is_agent_key("360spider") && !is_agent_key("a b"));
+    }
+
+    /// The cold review of issue 42: an empty robots.txt went live with a load warning, but
+    /// `robogate lint` and the status page (both read [`lint_catalog`]) said nothing.
+    #[test]
+    fn lint_names_a_file_without_rules() {
+        for body in ["", "# only a comment\nSitemap: https://x.test/s.xml\n"] {
+            let warnings = lint_catalog(body.as_bytes(), &[]);
+            assert!(
+                warnings
+                    .iter()
+                    .any(|w| w.line.is_none() && w.message.contains("has no rules")),
+                "{body:?}: {warnings:?}"
+            );
+        }
+        assert!(lint_catalog(RULES.as_bytes(), &[]).is_empty());
+    }
+
+    /// A Crawl-delay for Yandex's robots alone says nothing of Google (it did).
+    #[test]
+    fn the_ignorers_note_names_google_only_for_google() {
+        let catalog = crate::classify::Catalog::builtin();
+        let yandex = "User-agent: YandexBot\nCrawl-delay: 5\n";
+        let notes = lint_catalog(yandex.as_bytes(), catalog.agents());
+        let note = notes
+            .iter()
+            .find(|w| w.message.contains("ignore Crawl-delay"))
+            .expect("a note on the Crawl-delay line");
+        assert!(
+            !note.message.contains("Google") && !note.fix.contains("Google"),
+            "{note:?}"
+        );
+        let google = "User-agent: Googlebot\nCrawl-delay: 5\n";
+        let notes = lint_catalog(google.as_bytes(), catalog.agents());
+        assert!(notes.iter().any(|w| w.message.contains("Google slows")));
     }
 
     #[test]

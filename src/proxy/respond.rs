@@ -105,7 +105,9 @@ pub async fn answer(
 ) -> Result<()> {
     match decision.outcome {
         Outcome::RobotsTxt => robots_txt(session, policy).await,
-        Outcome::Limit { retry_after_secs } => too_fast(session, decision, retry_after_secs).await,
+        Outcome::Limit { retry_after_secs } => {
+            too_fast(session, policy, decision, retry_after_secs).await
+        }
         Outcome::BadRequest => bad_request(session).await,
         Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await,
         Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Error::e_explain(
@@ -139,6 +141,7 @@ async fn bad_request(session: &mut impl Downstream) -> Result<()> {
 /// 429 for a robot going faster than its group's Crawl-delay, or a client over `[rapid_fire]`.
 async fn too_fast(
     session: &mut impl Downstream,
+    policy: &Policy,
     decision: &Decision,
     retry_after_secs: u32,
 ) -> Result<()> {
@@ -155,7 +158,7 @@ async fn too_fast(
         status: 429,
         reason,
         detail,
-        agent: None,
+        agent: policy.agent_name(decision),
         line: None,
         text: None,
         retry_after: Some(retry_after_secs),

@@ -249,3 +249,27 @@ fn a_robot_outside_the_catalog_has_one_name_everywhere() {
     let names: Vec<&String> = report["robots"].as_object().unwrap().keys().collect();
     assert_eq!(names, ["FooBot", "MegaCrawler"], "{report:#}");
 }
+
+/// A Crawl-delay 429 names the catalog robot in its problem details, as a block does (the
+/// cold review of issue 42 found `"agent": null` for bingbot).
+#[test]
+fn a_crawl_delay_refusal_names_the_robot() {
+    let origin = Origin::start();
+    let robots = "User-agent: bingbot\nCrawl-delay: 30\n\nUser-agent: *\nDisallow: /private/\n";
+    let rg = Robogate::start(origin.addr, robots, "");
+    let bingbot = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    let paced = eventually("a Crawl-delay 429", || {
+        let r = request(
+            rg.addr,
+            "GET",
+            "/blog/",
+            Some(bingbot),
+            &[("Accept", "application/json")],
+        )
+        .ok()?;
+        (r.status == 429).then_some(r)
+    });
+    let problem: serde_json::Value = serde_json::from_slice(&paced.body).unwrap();
+    assert_eq!(problem["reason"], "crawl-delay", "{problem:#}");
+    assert_eq!(problem["agent"], "bingbot", "{problem:#}");
+}

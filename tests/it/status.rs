@@ -335,6 +335,13 @@ fn the_status_page_summarises_refusals_and_charts_the_last_hour() {
             403
         );
     }
+    // A robot outside the catalog: the page names it as everything else does (`FooBot`).
+    assert_eq!(
+        get(rg.addr, "/private/x", Some("FooBot/1.0"))
+            .unwrap()
+            .status,
+        403
+    );
     for _ in 0..5 {
         assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200);
     }
@@ -358,11 +365,11 @@ fn the_status_page_summarises_refusals_and_charts_the_last_hour() {
     });
     let counts = &status["refusal_counts"];
     assert_eq!(
-        counts["since_start"]["by_reason"]["disallow"], 2,
+        counts["since_start"]["by_reason"]["disallow"], 3,
         "{counts}"
     );
     assert_eq!(counts["since_start"]["by_reason"]["trap"], 1, "{counts}");
-    assert_eq!(counts["last_hour"]["by_action"]["block"], 3, "{counts}");
+    assert_eq!(counts["last_hour"]["by_action"]["block"], 4, "{counts}");
     assert_eq!(
         counts["since_start"]["by_reason"]["fingerprint"], 0,
         "every reason is listed"
@@ -387,9 +394,14 @@ fn the_status_page_summarises_refusals_and_charts_the_last_hour() {
         "the page broke its own CSP: {console}"
     );
     assert!(
-        dom.contains("by reason: disallow 2, trap 1; by action: block 3."),
+        dom.contains("by reason: disallow 3, trap 1; by action: block 4."),
         "{}",
         fail("no refusal summary")
+    );
+    assert!(
+        dom.contains("<b>FooBot</b>"),
+        "{}",
+        fail("the latest refusals do not name FooBot")
     );
     for (chart, series) in [
         ("requests-chart", "browser"),

@@ -190,7 +190,7 @@
     const table = fill("refusals", head(["time", "client", "agent / User-Agent", "path", "reason", "robots.txt line"]));
     if (!refusals.length) table.append(row(["no refusals yet", "", "", "", "", ""]));
     for (const e of refusals) {
-      const who = el("td", "ua", el("b", null, e.agent || e.class), el("br"), e.user_agent || "(no User-Agent)");
+      const who = el("td", "ua", el("b", null, e.agent || e.robot || e.class), el("br"), e.user_agent || "(no User-Agent)");
       const line = e.robots_line ? e.robots_line + ": " + (e.robots_text || "") : "—";
       table.append(el("tr", null,
         el("td", null, e.time), el("td", null, e.client || "—"), who,
