@@ -207,21 +207,29 @@ impl BrowserList {
     /// the module's documentation for which strings and which products are read).
     pub fn foreign_product<'u>(&self, ua: &'u str) -> Option<&'u str> {
         let at = ua.find("Mozilla/5.0 ")?;
-        let rest = &ua[at + "Mozilla/5.0 ".len()..];
-        if !is_current(ua) || super::shape::is_app_shell(ua) {
+        if !is_current(ua) {
             return None;
         }
+        // The exemptions are asked only of a string with a stranger in it: most browser
+        // strings have none, and the app-shell shapes are two dozen substring searches.
+        let stranger = self.first_stranger(ua, at)?;
+        let platform = ua[at + "Mozilla/5.0 ".len()..].strip_prefix('(');
+        let app = super::shape::is_app_shell(ua) || platform.is_some_and(is_ios_app);
+        (!app).then_some(stranger)
+    }
+
+    /// The first product of the string (whose `Mozilla/5.0 ` is at `at`) that the list does
+    /// not know, in the order the module's documentation gives.
+    fn first_stranger<'u>(&self, ua: &'u str, at: usize) -> Option<&'u str> {
         // A product before the browser's string (`Web Measure/1.0 (...) Mozilla/5.0 ...`).
         if let Some((first, _)) = products(&ua[..at]).next() {
             if !self.knows(first) {
                 return Some(first);
             }
         }
+        let rest = &ua[at + "Mozilla/5.0 ".len()..];
         let (after_platform, desktop) = match rest.strip_prefix('(') {
             Some(platform) => {
-                if is_ios_app(platform) {
-                    return None;
-                }
                 let desktop = is_desktop(platform);
                 if let Some(stranger) = desktop.then(|| desktop_stranger(platform)).flatten() {
                     return Some(stranger);
