@@ -36,7 +36,8 @@ pub const BROWSERS_TEXT: &str = include_str!("../../conf/browsers.toml");
 pub const BROWSERS_FILE: &str = "conf/browsers.toml (built in)";
 
 /// What every engine string carries; asked before the list (no hashing on the common path).
-const ENGINE: [&str; 10] = [
+const ENGINE: [&str; 11] = [
+    "Build",
     "like",
     "Mozilla",
     "AppleWebKit",
@@ -189,9 +190,17 @@ impl BrowserList {
         self.entries == 0
     }
 
-    /// Does the list (or the engine's own words) know this product name?
+    /// Does the list (or the engine's own words) know this product name? A name that says it
+    /// is a browser (`TNSBrowser`, `Elements Browser`) is one.
     pub fn knows(&self, name: &str) -> bool {
         if ENGINE.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+            return true;
+        }
+        if name
+            .as_bytes()
+            .windows(7)
+            .any(|w| w.eq_ignore_ascii_case(b"browser"))
+        {
             return true;
         }
         let mut buf = [0u8; MAX_TOKEN];
@@ -243,8 +252,28 @@ impl BrowserList {
         products(after_platform)
             .filter(|(_, versioned)| desktop || *versioned)
             .map(|(name, _)| name)
-            .find(|name| !self.knows(name))
+            .find(|name| !self.knows(name) && !is_fork(ua, name))
     }
+}
+
+/// A Chromium fork's own product, by where and how forks write it: right before `Chrome/`
+/// (`... (KHTML, like Gecko) Sielo/1.16.07 Chrome/65.0...`), or with the very version of
+/// the `Chrome/` it is built on (`Chrome/61.0.3163.69 Freeu/61.0.3163.69`). Services append
+/// their own name and version after the engine's.
+fn is_fork(ua: &str, name: &str) -> bool {
+    let start = name.as_ptr() as usize - ua.as_ptr() as usize;
+    let rest = &ua[start + name.len()..];
+    let version = rest
+        .strip_prefix('/')
+        .map(|v| v.split([' ', '(', ';']).next().unwrap_or(""));
+    let after = rest.trim_start_matches(|c: char| !c.is_ascii_whitespace());
+    if after.trim_start().starts_with("Chrome/") {
+        return true;
+    }
+    let chrome = ua
+        .split_once("Chrome/")
+        .map(|(_, v)| v.split([' ', '(', ';']).next().unwrap_or(""));
+    matches!((version, chrome), (Some(v), Some(c)) if !v.is_empty() && v == c)
 }
 
 /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+.
@@ -316,9 +345,10 @@ fn is_desktop_item(item: &str) -> bool {
         "Xbox",
     ];
     // Meta Quest and Xbox browsers write a desktop platform and their device.
-    const PREFIXES: [&str; 12] = [
+    const PREFIXES: [&str; 13] = [
         "Quest",
         "Xbox One",
+        "Intel  Mac OS X",
         "Windows NT ",
         "Intel Mac OS X",
         "PPC Mac OS X",
@@ -520,6 +550,9 @@ mod tests {
         mobile_chrome_with_a_service: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36 Prefetcher/1.0" => Some("Prefetcher");
         ios_safari_with_a_service: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1 Transcoder/3" => Some("Transcoder");
         bare_word_after_the_engine: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/117.0.0.0 Safari/537.36 PageGrader" => Some("PageGrader");
+        a_fork_before_chrome: "Mozilla/5.0 (Windows NT 6.2; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Sielo/1.16.07 Chrome/65.0.3325.151 Safari/537.36" => None;
+        a_fork_on_chrome_s_version: "Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/61.0.3163.69 Freeu/61.0.3163.69 Safari/537.36" => None;
+        a_name_that_says_browser: "Mozilla/5.0 (Linux; Android 7.1.1; SM-J510H) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/64.0.3282.204 Mobile Safari/537.36 TNSBrowser/25.01" => None;
         a_phone_app_s_bare_name: "Mozilla/5.0 (Linux; Android 11; SM-A515F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.45 Mobile Safari/537.36 Banca Caboto" => None;
         bare_mobile_is_the_engine_s: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36" => None;
         a_name_in_the_desktop_platform: "Mozilla/5.0 (X11; Linux x86_64; Rigor) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 Safari/537.36" => Some("Rigor");
