@@ -195,6 +195,24 @@ HAND = [
     A("archive.org_bot", "archiver", "Internet Archive", ["archive", "ia_archiver"],
       note="robots.txt key of `archive.org_bot` is `archive` (robots-spec §2)"),
     A("ia_archiver", "archiver", "Internet Archive / Alexa", ["ia_archiver"], ["ia_archiver", "ia_archiver-web.archive.org"]),
+    # Feed readers that poll on their own schedule, desktop and phone apps included (issue 43:
+    # `Reeder/5.0 CFNetwork/... Darwin/...` is the app fetching feeds, not a person reading a
+    # page); unchecked: the names are the apps' own, their exact User-Agents not confirmed here
+    A("NetNewsWire", "feed-reader", "Ranchero Software", checked=False),
+    A("Reeder", "feed-reader", "Silvio Rizzi", checked=False),
+    A("ReadKit", "feed-reader", "Webin", checked=False),
+    A("Newsify", "feed-reader", "Newsify", checked=False),
+    A("Liferea", "feed-reader", "Liferea project", checked=False),
+    A("QuiteRSS", "feed-reader", "QuiteRSS project", checked=False),
+    A("RSSOwl", "feed-reader", "RSSOwl project", checked=False),
+    A("Akregator", "feed-reader", "KDE", checked=False),
+    A("NewsFire", "feed-reader", "David Watanabe", checked=False),
+    A("Inoreader", "feed-reader", "Innologica", checked=False),
+    A("Feedbro", "feed-reader", "Nodetics", checked=False),
+    A("FeedDemon", "feed-reader", "NewsGator", checked=False),
+    A("Newsboat", "feed-reader", "Newsboat project", checked=False),
+    A("newsbeuter", "feed-reader", "newsbeuter project", checked=False),
+    A("Feeddler", "feed-reader", "Feeddler", checked=False),
     # Tools
     A("curl", "http-library", "curl project", match=["curl", "libcurl"]),
     A("Wget", "http-library", "GNU"),

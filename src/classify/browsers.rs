@@ -262,6 +262,9 @@ impl BrowserList {
 /// their own name and version after the engine's.
 fn is_fork(ua: &str, name: &str) -> bool {
     let start = name.as_ptr() as usize - ua.as_ptr() as usize;
+    if ua[..start].trim_end().ends_with([';', ',', '(']) {
+        return false; // an item of the `(KHTML, like Gecko; ...)` comment, not a product
+    }
     let rest = &ua[start + name.len()..];
     let version = rest
         .strip_prefix('/')

@@ -531,5 +531,8 @@ classify! {
     sdk_python_storage: "azsdk-python-storage-blob/12.19.0 Python/3.11.4 (Linux-5.15.0-x86_64-with-glibc2.35)" => Robot, "-", "-", [];
     sdk_dotnet_storage: "Azure-Storage/9.3.1 (.NET CLR 4.0.30319.42000; Win32NT 6.2.9200.0)" => Robot, "-", "http-library", [];
     sdk_not_a_phone_app: "VKAndroidApp/3.3.2-249 (Android 4.2.2; SDK 17; armeabi-v7a; asus K00F; ru)" => Unknown, "-", "-", [];
+    reader_app_stack: "Reeder/5050001 CFNetwork/1410.0.3 Darwin/22.4.0" => Robot, "Reeder", "feed-reader", ["reeder"];
+    reader_desktop: "NetNewsWire (RSS Reader; https://netnewswire.com/)" => Robot, "NetNewsWire", "feed-reader", ["netnewswire"];
+    reader_not_a_person_s_app_stack: "WeatherNow/12.3 CFNetwork/1410.0.3 Darwin/22.4.0" => Unknown, "-", "-", [];
     sdk_not_an_ios_app: "WeatherNow/12.3 (iPhone; iOS 17.4; Scale/3.00)" => Unknown, "-", "-", [];
 }
