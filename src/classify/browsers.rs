@@ -193,6 +193,11 @@ impl BrowserList {
     /// Does the list (or the engine's own words) know this product name? A name that says it
     /// is a browser (`TNSBrowser`, `Elements Browser`) is one.
     pub fn knows(&self, name: &str) -> bool {
+        // As the engines write themselves, then in any case.
+        if let "AppleWebKit" | "Safari" | "Chrome" | "Version" | "Mobile" | "Gecko" | "like" = name
+        {
+            return true;
+        }
         if ENGINE.iter().any(|e| e.eq_ignore_ascii_case(name)) {
             return true;
         }
@@ -213,46 +218,81 @@ impl BrowserList {
     }
 
     /// The first product of a current browser-shaped string that no browser sends, if any (see
-    /// the module's documentation for which strings and which products are read).
+    /// the module's documentation for which strings and which products are read). One walk
+    /// over the products finds both the engine's versions and the first stranger; the
+    /// exemptions are asked only of a string with a stranger in it (most browser strings have
+    /// none, and the app-shell shapes are two dozen substring searches).
     pub fn foreign_product<'u>(&self, ua: &'u str) -> Option<&'u str> {
-        let at = ua.find("Mozilla/5.0 ")?;
-        if !is_current(ua) {
-            return None;
-        }
-        // The exemptions are asked only of a string with a stranger in it: most browser
-        // strings have none, and the app-shell shapes are two dozen substring searches.
-        let stranger = self.first_stranger(ua, at)?;
-        let platform = ua[at + "Mozilla/5.0 ".len()..].strip_prefix('(');
-        let app = super::shape::is_app_shell(ua) || platform.is_some_and(is_ios_app);
-        (!app).then_some(stranger)
-    }
-
-    /// The first product of the string (whose `Mozilla/5.0 ` is at `at`) that the list does
-    /// not know, in the order the module's documentation gives.
-    fn first_stranger<'u>(&self, ua: &'u str, at: usize) -> Option<&'u str> {
+        const MOZILLA: &str = "Mozilla/5.0 ";
+        let at = match ua.starts_with(MOZILLA) {
+            true => 0,
+            false => memchr::memmem::find(ua.as_bytes(), MOZILLA.as_bytes())?,
+        };
+        let rest = &ua[at + MOZILLA.len()..];
         // A product before the browser's string (`Web Measure/1.0 (...) Mozilla/5.0 ...`).
-        if let Some((first, _)) = products(&ua[..at]).next() {
-            if !self.knows(first) {
-                return Some(first);
-            }
-        }
-        let rest = &ua[at + "Mozilla/5.0 ".len()..];
+        let mut stranger = products(&ua[..at])
+            .next()
+            .map(|(first, _)| first)
+            .filter(|first| !self.knows(first));
         let (after_platform, desktop) = match rest.strip_prefix('(') {
             Some(platform) => {
-                let desktop = is_desktop(platform);
-                if let Some(stranger) = desktop.then(|| desktop_stranger(platform)).flatten() {
-                    return Some(stranger);
-                }
+                let (desktop, odd_item) = desktop_platform(platform);
+                stranger = stranger.or(odd_item.filter(|_| desktop));
                 (skip_comment(platform)?, desktop)
             }
             None => (rest, true),
         };
-        // Phone apps append their name as bare words (`... Mobile Safari/537.36 Banca Caboto`);
-        // on a phone only `Name/version` products are read.
-        products(after_platform)
-            .filter(|(_, versioned)| desktop || *versioned)
-            .map(|(name, _)| name)
-            .find(|name| !self.knows(name) && !is_fork(ua, name))
+        let mut engine = Engine::default();
+        for (name, versioned) in products(after_platform) {
+            if engine.note(ua, name) || stranger.is_some() {
+                continue;
+            }
+            // Phone apps append their name as bare words (`... Mobile Safari/537.36 Banca
+            // Caboto`); on a phone only `Name/version` products are read.
+            if (desktop || versioned) && !self.knows(name) && !is_fork(ua, name) {
+                stranger = Some(name);
+            }
+        }
+        let stranger = stranger.filter(|_| engine.is_current())?;
+        let platform = rest.strip_prefix('(');
+        let app = super::shape::is_app_shell(ua) || platform.is_some_and(is_ios_app);
+        (!app).then_some(stranger)
+    }
+}
+
+/// The engine versions a browser string names (the first of each).
+#[derive(Default)]
+struct Engine {
+    chrome: Option<u32>,
+    firefox: Option<u32>,
+    webkit: Option<u32>,
+}
+
+impl Engine {
+    /// Notes `name` (a product of `ua`) if it is an engine's; true if it was.
+    fn note(&mut self, ua: &str, name: &str) -> bool {
+        let slot = match name {
+            "Chrome" => &mut self.chrome,
+            "Firefox" => &mut self.firefox,
+            "AppleWebKit" => &mut self.webkit,
+            _ => return false,
+        };
+        if slot.is_none() {
+            let end = name.as_ptr() as usize - ua.as_ptr() as usize + name.len();
+            let version = ua[end..].strip_prefix('/').unwrap_or("");
+            let digits = version.bytes().take_while(u8::is_ascii_digit).count();
+            *slot = version[..digits].parse().ok();
+        }
+        true
+    }
+
+    /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+.
+    fn is_current(&self) -> bool {
+        match (self.chrome, self.firefox, self.webkit) {
+            (Some(chrome), _, _) => chrome >= 60,
+            (None, Some(firefox), _) => firefox >= 50,
+            (None, None, webkit) => webkit.is_some_and(|v| v >= 604),
+        }
     }
 }
 
@@ -279,22 +319,6 @@ fn is_fork(ua: &str, name: &str) -> bool {
     matches!((version, chrome), (Some(v), Some(c)) if !v.is_empty() && v == c)
 }
 
-/// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+.
-fn is_current(ua: &str) -> bool {
-    let major = |name: &str| {
-        let at = ua.find(name)? + name.len();
-        let digits = ua[at..].bytes().take_while(u8::is_ascii_digit).count();
-        ua[at..at + digits].parse::<u32>().ok()
-    };
-    if let Some(v) = major("Chrome/") {
-        return v >= 60;
-    }
-    if let Some(v) = major("Firefox/") {
-        return v >= 50;
-    }
-    major("AppleWebKit/").is_some_and(|v| v >= 604)
-}
-
 /// An iOS app's WebView: an iPhone, iPad or iPod platform and no `Safari/` (Safari, Chrome and
 /// Firefox on iOS all send one; a WKWebView in an app does not, and adds the app's name).
 fn is_ios_app(after_mozilla: &str) -> bool {
@@ -304,26 +328,23 @@ fn is_ios_app(after_mozilla: &str) -> bool {
         && !after_mozilla.contains("Safari/")
 }
 
-/// An item of a desktop platform comment (`Windows NT`, `Macintosh` or `X11` first) that no
-/// desktop browser writes there: desktop browsers write one grammar (OS and version, CPU,
+/// Is the platform comment (`platform` starts just inside it) a desktop one (`Windows NT`,
+/// `Macintosh` or `X11` among its items), and its first item outside the grammar desktop
+/// browsers write there, if any? Desktop browsers write one grammar (OS and version, CPU,
 /// `rv:`, a locale, a distribution), and a service writes its name into it
-/// (`(X11; Linux x86_64; Rigor)`, `(feeder.co; Macintosh; ...)`). Mobile platform comments name
-/// devices, so only desktop ones are read.
-fn desktop_stranger(platform: &str) -> Option<&str> {
-    let end = platform.find(')')?;
-    platform[..end]
-        .split(';')
-        .map(str::trim)
-        .find(|item| !is_desktop_item(item))
-}
-
-/// A desktop platform comment: `Windows NT`, `Macintosh` or `X11` among its items.
-fn is_desktop(platform: &str) -> bool {
+/// (`(X11; Linux x86_64; Rigor)`, `(feeder.co; Macintosh; ...)`). Mobile platform comments
+/// name devices, so the caller reads the item only for a desktop one.
+fn desktop_platform(platform: &str) -> (bool, Option<&str>) {
     let end = platform.find(')').unwrap_or(platform.len());
-    platform[..end]
-        .split(';')
-        .map(str::trim)
-        .any(|i| i.starts_with("Windows NT") || i == "Macintosh" || i == "X11")
+    let mut desktop = false;
+    let mut odd = None;
+    for item in platform[..end].split(';').map(str::trim) {
+        desktop |= item.starts_with("Windows NT") || item == "Macintosh" || item == "X11";
+        if odd.is_none() && !is_desktop_item(item) {
+            odd = Some(item);
+        }
+    }
+    (desktop, odd)
 }
 
 /// One item of a desktop browser's platform comment.
