@@ -75,6 +75,11 @@ pub struct ServeArgs {
     /// Log line format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Once the listeners are bound, write the address each got here (`server.listen =
+    /// "127.0.0.1:40123"`, one line per listener), replacing the file at once: with port 0 in
+    /// the config, this says which ports the system picked.
+    #[arg(long, value_name = "FILE")]
+    pub ports_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -90,7 +95,9 @@ pub fn run(cli: Cli) -> ExitCode {
         end_quietly_on_a_closed_pipe();
     }
     match command {
-        Command::Serve(args) => serve::serve(&args.config, args.log_format),
+        Command::Serve(args) => {
+            serve::serve(&args.config, args.log_format, args.ports_file.as_deref())
+        }
         Command::Config(ConfigCommand::Check { config }) => config_check(&config),
         Command::Check(args) => check::run(&args),
         Command::Verify(args) => verify::run(&args),

@@ -475,7 +475,7 @@ pub(super) fn same_port(a: SocketAddr, b: SocketAddr) -> bool {
 
 pub(super) fn listeners_clash(server: SocketAddr, admin: SocketAddr) -> Option<String> {
     let (s, a) = (server.ip().to_canonical(), admin.ip().to_canonical());
-    if s == a && server.port() == admin.port() {
+    if s == a && server.port() == admin.port() && server.port() != 0 {
         return Some(
             "must differ from server.listen: /metrics is never served on the public listener"
                 .into(),

@@ -53,14 +53,8 @@ impl Exit {
                 _ => format!("cannot write server.pid_file {}: {e}", path.display()),
             }
         };
-        let mut partial = path.as_os_str().to_owned();
-        partial.push(format!(".{}.new", std::process::id()));
-        let partial = PathBuf::from(partial);
-        std::fs::write(&partial, format!("{}\n", std::process::id())).map_err(fail)?;
-        std::fs::rename(&partial, path).map_err(|e| {
-            let _ = std::fs::remove_file(&partial);
-            fail(e)
-        })?;
+        super::supervise::write_atomically(path, &format!("{}\n", std::process::id()))
+            .map_err(fail)?;
         *lock(&self.pid_file) = Some(path.to_path_buf());
         Ok(())
     }

@@ -118,7 +118,7 @@ fn open_evidence(
 }
 
 /// Runs the proxy until SIGTERM (graceful) or SIGINT (fast).
-pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
+pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path>) -> ExitCode {
     let logs = match init_logging(log_format) {
         Ok(logs) => logs,
         Err(e) => {
@@ -158,6 +158,19 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
         };
         if let Some(path) = &settings.pid_file {
             exit.write_pid_file(path)?;
+        }
+        let bound: Vec<&supervise::Listener> = [Some(&public), Some(&admin), secure.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let lines: String = bound
+            .iter()
+            .map(|l| format!("{} = \"{}\"\n", l.what, l.local()))
+            .collect();
+        tracing::info!("listening: {}", lines.trim_end().replace('\n', ", "));
+        if let Some(path) = ports_file {
+            supervise::write_atomically(path, &lines)
+                .map_err(|e| format!("cannot write --ports-file {}: {e}", path.display()))?;
         }
         Ok::<_, String>((public, admin, secure))
     })();
@@ -248,7 +261,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat) -> ExitCode {
     );
     // server.tls_redirect: the plain listener gets the redirecting app, not the proxy.
     let redirect_to = match (&secure, &certs) {
-        (Some(s), Some(_)) if settings.tls_redirect => Some(s.addr.port()),
+        (Some(s), Some(_)) if settings.tls_redirect => Some(s.local().port()),
         _ => None,
     };
     let mut proxy_listeners = Vec::new();

@@ -33,10 +33,29 @@ pub struct Listener {
 
 impl Listener {
     /// The address as the service is given it (`add_tcp`, `ListenerConfig::tcp`): pingora
-    /// looks its sockets up by this text.
+    /// looks its sockets up by this text, so it is the bound address (two listeners on port 0
+    /// would otherwise share the key `127.0.0.1:0`).
     pub fn key(&self) -> String {
-        self.addr.to_string()
+        self.local().to_string()
     }
+
+    /// The address the socket got: the configured one, with the port the system picked for
+    /// port 0.
+    pub fn local(&self) -> SocketAddr {
+        self.socket.local_addr().unwrap_or(self.addr)
+    }
+}
+
+/// Writes `text` to `path` through a sibling file renamed over it: a reader sees the old file
+/// or the whole new one, never a part.
+pub fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".{}.new", std::process::id()));
+    let partial = std::path::PathBuf::from(partial);
+    std::fs::write(&partial, text)?;
+    std::fs::rename(&partial, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&partial);
+    })
 }
 
 /// Binds the listener for the setting `what` while the listeners in `held` stay bound, so that

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::{free_port, get, request, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS};
+use crate::support::{get, request, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS};
 use crate::tls::Ca;
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -49,9 +49,8 @@ impl Site {
         std::fs::write(dir.path().join("key.pem"), key).unwrap();
         std::fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
         let ca = dir.path().join("ca.pem");
-        let tls: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let toml = format!("{extra}\n[[server.tls]]\ncert = \"cert.pem\"\nkey = \"key.pem\"\n");
-        let server = format!("tls_listen = \"{tls}\"\n{server_extra}");
+        let server = format!("tls_listen = \"127.0.0.1:0\"\n{server_extra}");
         let rg = Robogate::launch(
             dir,
             origin,
@@ -63,6 +62,7 @@ impl Site {
                 ..Launch::default()
             },
         );
+        let tls = rg.tls.expect("robogate reported its TLS listener");
         Site { rg, tls, ca }
     }
 

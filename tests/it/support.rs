@@ -363,6 +363,8 @@ pub fn redirect(status: u16, location: &str) -> String {
 pub struct Robogate {
     pub addr: SocketAddr,
     pub admin: SocketAddr,
+    /// The TLS listener, when the config has `server.tls_listen`.
+    pub tls: Option<SocketAddr>,
     pub dir: tempfile::TempDir,
     pub child: Child,
     output: Arc<Mutex<Vec<u8>>>,
@@ -442,59 +444,64 @@ impl Robogate {
         } else {
             "[rapid_fire]\nexempt = [\"127.0.0.0/8\", \"::1\"]\n"
         };
-        // A port found free can be taken by a parallel test before robogate binds it: robogate
-        // then fails fast with "cannot listen on", and we try other ports.
-        for attempt in 1.. {
-            let (port, admin_port) = two_free_ports();
-            let addr = SocketAddr::from(([127, 0, 0, 1], port));
-            let admin = SocketAddr::from(([127, 0, 0, 1], admin_port));
-            let config = format!(
-                "[server]\nlisten = \"{addr}\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\n{connect}{origin_extra}\n[admin]\nlisten = \"{admin}\"\n{admin_extra}\n{robots_section}{extra_toml}\n{rapid_fire_section}",
-                origin_extra = launch.origin,
-                // Fast failures for the tests of a missing origin, unless the test sets its own.
-                connect = if launch.origin.contains("connect_timeout") {
-                    ""
-                } else {
-                    "connect_timeout = \"1s\"\n"
-                },
-                admin_extra = launch.admin,
-                server_extra = launch.server,
-                grace = if launch.server.contains("grace_period") {
-                    ""
-                } else {
-                    "grace_period = \"1s\"\n"
-                },
-            );
-            std::fs::write(&conf, config).unwrap();
-            let mut cmd = robogate_cmd();
-            cmd.args(launch.args)
-                .arg("--config")
-                .arg(&conf)
-                .env("RUST_LOG", "warn")
-                .envs(launch.env.iter().copied())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
-            let mut child = cmd.spawn().expect("spawn robogate");
-            let output = Arc::new(Mutex::new(Vec::new()));
-            let collectors = [
-                collect(child.stdout.take(), &output),
-                collect(child.stderr.take(), &output),
-            ];
-            match wait_ready(&mut child, collectors, &output, addr, admin) {
-                Ok(()) => {
-                    return Robogate {
-                        addr,
-                        admin,
-                        dir,
-                        child,
-                        output,
-                    }
+        // robogate binds port 0 and says which ports it got (`--ports-file`): no port is
+        // chosen here and then lost to a parallel test.
+        let config = format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\nthreads = 1\n{grace}{server_extra}\n[origin]\naddress = \"{origin}\"\n{connect}{origin_extra}\n[admin]\nlisten = \"127.0.0.1:0\"\n{admin_extra}\n{robots_section}{extra_toml}\n{rapid_fire_section}",
+            origin_extra = launch.origin,
+            // Fast failures for the tests of a missing origin, unless the test sets its own.
+            connect = if launch.origin.contains("connect_timeout") {
+                ""
+            } else {
+                "connect_timeout = \"1s\"\n"
+            },
+            admin_extra = launch.admin,
+            server_extra = launch.server,
+            grace = if launch.server.contains("grace_period") {
+                ""
+            } else {
+                "grace_period = \"1s\"\n"
+            },
+        );
+        std::fs::write(&conf, config).unwrap();
+        let ports_file = conf_dir.join("ports");
+        let mut cmd = robogate_cmd();
+        cmd.args(launch.args)
+            .arg("--config")
+            .arg(&conf)
+            .arg("--ports-file")
+            .arg(&ports_file)
+            .env("RUST_LOG", "warn")
+            .envs(launch.env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn robogate");
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let collectors = [
+            collect(child.stdout.take(), &output),
+            collect(child.stderr.take(), &output),
+        ];
+        let started = bound_ports(&mut child, &ports_file).and_then(|ports| {
+            let (addr, admin) = (ports.server, ports.admin);
+            wait_ready(&mut child, addr, admin).map(|()| ports)
+        });
+        match started {
+            Ok(ports) => Robogate {
+                addr: ports.server,
+                admin: ports.admin,
+                tls: ports.tls,
+                dir,
+                child,
+                output,
+            },
+            Err(status) => {
+                for c in collectors {
+                    let _ = c.join();
                 }
-                Err(err) if err.contains("cannot listen on") && attempt < 5 => continue,
-                Err(err) => panic!("robogate exited at start: {err}"),
+                let out = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
+                panic!("robogate exited at start: {status}: {out}")
             }
         }
-        unreachable!("the loop returns or panics")
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -556,15 +563,45 @@ fn collect(
     })
 }
 
+/// The addresses robogate's listeners got, from its `--ports-file`.
+pub struct Ports {
+    pub server: SocketAddr,
+    pub admin: SocketAddr,
+    pub tls: Option<SocketAddr>,
+}
+
+impl Ports {
+    /// Reads a `--ports-file` (`server.listen = "127.0.0.1:40123"`, one line per listener).
+    pub fn parse(text: &str) -> Option<Ports> {
+        let get = |key: &str| {
+            text.lines().find_map(|line| {
+                let (k, v) = line.split_once(" = ")?;
+                (k == key).then(|| v.trim_matches('"').parse().ok())?
+            })
+        };
+        Some(Ports {
+            server: get("server.listen")?,
+            admin: get("admin.listen")?,
+            tls: get("server.tls_listen"),
+        })
+    }
+}
+
+/// Waits for robogate to write its `--ports-file`; the error is its exit status when it exits
+/// first.
+fn bound_ports(child: &mut Child, ports_file: &Path) -> Result<Ports, String> {
+    eventually("robogate to bind its listeners", || {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(Err(status.to_string()));
+        }
+        let text = std::fs::read_to_string(ports_file).ok()?;
+        Ports::parse(&text).map(Ok)
+    })
+}
+
 /// Waits until robogate answers `/readyz` and accepts on its public port; the error is its
-/// output when it exits first.
-fn wait_ready(
-    child: &mut Child,
-    collectors: [std::thread::JoinHandle<()>; 2],
-    output: &Mutex<Vec<u8>>,
-    addr: SocketAddr,
-    admin: SocketAddr,
-) -> Result<(), String> {
+/// exit status when it exits first.
+fn wait_ready(child: &mut Child, addr: SocketAddr, admin: SocketAddr) -> Result<(), String> {
     let exited = eventually("robogate to listen", || {
         if let Ok(Some(status)) = child.try_wait() {
             return Some(Some(status));
@@ -576,13 +613,7 @@ fn wait_ready(
     });
     match exited {
         None => Ok(()),
-        Some(status) => {
-            for c in collectors {
-                let _ = c.join();
-            }
-            let out = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
-            Err(format!("{status}: {out}"))
-        }
+        Some(status) => Err(status.to_string()),
     }
 }
 

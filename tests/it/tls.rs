@@ -10,7 +10,7 @@ use std::time::Instant;
 use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair, SerialNumber};
 
 use crate::support::{
-    config_check, eventually, free_port, get, Conn, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS,
+    config_check, eventually, get, Conn, Launch, Nginx, Origin, Robogate, DEFAULT_ROBOTS,
 };
 
 const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
@@ -93,11 +93,10 @@ fn start_tls_with(
     for (name, text) in files {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let tls: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     // Without entries, no TLS listener (the origin tests).
     let server = match entries {
         [] => String::new(),
-        _ => format!("tls_listen = \"{tls}\"\n{server_extra}"),
+        _ => format!("tls_listen = \"127.0.0.1:0\"\n{server_extra}"),
     };
     // curl plays the browser here (a Firefox User-Agent): with fingerprints on it is a
     // disguised robot, which tests/it/disguise.rs tests. These tests are about TLS.
@@ -116,6 +115,10 @@ fn start_tls_with(
             ..Launch::default()
         },
     );
+    // Without a TLS listener, an address nothing listens on (the origin tests never use it).
+    let tls = rg
+        .tls
+        .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 1)));
     (rg, tls)
 }
 
