@@ -213,6 +213,8 @@ HAND = [
     A("Newsboat", "feed-reader", "Newsboat project", checked=False),
     A("newsbeuter", "feed-reader", "newsbeuter project", checked=False),
     A("Feeddler", "feed-reader", "Feeddler", checked=False),
+    A("Unread", "feed-reader", "Golden Hill Software", checked=False),
+    A("Vienna", "feed-reader", "Vienna project", checked=False),
     # Tools
     A("curl", "http-library", "curl project", match=["curl", "libcurl"]),
     A("Wget", "http-library", "GNU"),

@@ -50,6 +50,9 @@ const ENGINE: [&str; 11] = [
     "Firefox",
 ];
 
+/// App shells after whose marker every token is the app's own.
+const APP_TAILS: [&str; 4] = ["Electron", "MicroMessenger", "wxwork", "BytedanceWebview"];
+
 /// Longest token kept (longer ones in a file are an error): lookups lower-case into a buffer
 /// this long.
 const MAX_TOKEN: usize = 48;
@@ -236,14 +239,25 @@ impl BrowserList {
             .filter(|first| !self.knows(first));
         let (after_platform, desktop) = match rest.strip_prefix('(') {
             Some(platform) => {
-                let (desktop, odd_item) = desktop_platform(platform);
+                let (desktop, odd_item) = desktop_platform(platform, |w| self.knows(w));
                 stranger = stranger.or(odd_item.filter(|_| desktop));
                 (skip_comment(platform)?, desktop)
             }
             None => (rest, true),
         };
         let mut engine = Engine::default();
+        let mut app_tail = false;
         for (name, versioned) in products(after_platform) {
+            // What follows an app shell's own marker is the app's (WeChat, WeCom, TikTok and
+            // Electron apps append a dozen `key/value` tokens of their own after it).
+            app_tail |= APP_TAILS.contains(&name) || name.starts_with("musical_ly");
+            if app_tail {
+                engine.note(ua, name);
+                continue;
+            }
+            if stranger.is_none() && !engine_version_ok(ua, name) {
+                stranger = Some(name); // `Chrome/acmefetch`: no engine writes that
+            }
             if engine.note(ua, name) || stranger.is_some() {
                 continue;
             }
@@ -253,10 +267,29 @@ impl BrowserList {
                 stranger = Some(name);
             }
         }
-        let stranger = stranger.filter(|_| engine.is_current())?;
+        let stranger = stranger.filter(|_| engine.is_current(desktop))?;
+        // Only the shapes of apps' web views exempt a string: another app token appended to a
+        // desktop string is just a product (the list knows the real in-app ones).
         let platform = rest.strip_prefix('(');
-        let app = super::shape::is_app_shell(ua) || platform.is_some_and(is_ios_app);
+        let app = platform.is_some_and(|p| is_ios_app(p) || is_android_webview(p));
         (!app).then_some(stranger)
+    }
+}
+
+/// An engine's own token (`Chrome`, `Safari`, `AppleWebKit`, `Version`, `Firefox`, `Gecko`,
+/// `Mozilla`) is followed by a version that starts with a digit, or by nothing at all (`Mobile`,
+/// `like`, and `Version/` in some TV strings aside).
+fn engine_version_ok(ua: &str, name: &str) -> bool {
+    if !matches!(
+        name,
+        "Chrome" | "Safari" | "AppleWebKit" | "Firefox" | "Gecko" | "Mozilla"
+    ) {
+        return true;
+    }
+    let end = name.as_ptr() as usize - ua.as_ptr() as usize + name.len();
+    match ua[end..].strip_prefix('/') {
+        Some(version) => version.starts_with(|c: char| c.is_ascii_digit()),
+        None => true,
     }
 }
 
@@ -286,11 +319,15 @@ impl Engine {
         true
     }
 
-    /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+.
-    fn is_current(&self) -> bool {
+    /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+; or,
+    /// on a desktop, WebKit with neither `Chrome/` nor `Version/`-era Safari's 604+: no current
+    /// desktop browser sends `AppleWebKit/537.36` without `Chrome/` (a string with its
+    /// `Chrome/` cut out).
+    fn is_current(&self, desktop: bool) -> bool {
         match (self.chrome, self.firefox, self.webkit) {
             (Some(chrome), _, _) => chrome >= 60,
             (None, Some(firefox), _) => firefox >= 50,
+            (None, None, Some(537)) => desktop,
             (None, None, webkit) => webkit.is_some_and(|v| v >= 604),
         }
     }
@@ -319,6 +356,16 @@ fn is_fork(ua: &str, name: &str) -> bool {
     matches!((version, chrome), (Some(v), Some(c)) if !v.is_empty() && v == c)
 }
 
+/// An Android WebView: `wv` as an item of an Android platform comment (`(Linux; Android 14;
+/// Pixel 8 Build/UQ1A; wv)`); `wv` in a desktop or a later comment is nobody's web view.
+fn is_android_webview(platform: &str) -> bool {
+    let inside = skip_comment(platform).map_or(platform, |after| {
+        &platform[..platform.len() - after.len() - 1]
+    });
+    let items = || inside.split(';').map(str::trim);
+    items().any(|i| i == "wv") && items().any(|i| i.starts_with("Android") || i.contains("Build/"))
+}
+
 /// An iOS app's WebView: an iPhone, iPad or iPod platform and no `Safari/` (Safari, Chrome and
 /// Firefox on iOS all send one; a WKWebView in an app does not, and adds the app's name).
 fn is_ios_app(after_mozilla: &str) -> bool {
@@ -334,13 +381,16 @@ fn is_ios_app(after_mozilla: &str) -> bool {
 /// `rv:`, a locale, a distribution), and a service writes its name into it
 /// (`(X11; Linux x86_64; Rigor)`, `(feeder.co; Macintosh; ...)`). Mobile platform comments
 /// name devices, so the caller reads the item only for a desktop one.
-fn desktop_platform(platform: &str) -> (bool, Option<&str>) {
+fn desktop_platform(platform: &str, knows: impl Fn(&str) -> bool) -> (bool, Option<&str>) {
     let end = platform.find(')').unwrap_or(platform.len());
     let mut desktop = false;
     let mut odd = None;
     for item in platform[..end].split(';').map(str::trim) {
         desktop |= item.starts_with("Windows NT") || item == "Macintosh" || item == "X11";
-        if odd.is_none() && !is_desktop_item(item) {
+        // A device or app the list knows may name itself there too (`Xbox Series X`,
+        // `Valve Steam GameOverlay/...`, `Cortana 1.14`): its first word decides.
+        let first = item.split([' ', '/']).next().unwrap_or(item);
+        if odd.is_none() && !is_desktop_item(item) && !knows(first) && !knows(item) {
             odd = Some(item);
         }
     }
@@ -445,7 +495,11 @@ fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
             let end = skip_comment(inner).map_or(text.len(), |after| text.len() - after.len());
             let body = &text[i + 1..end.saturating_sub(1).max(i + 1)];
             i = end;
+            // The engine's own comment, and a robot's product list after it (`Safari/537.36
+            // (compatible; Acmefetch)`): their items are products.
             if let Some(items) = body.strip_prefix("KHTML, like Gecko") {
+                pending = Some(items.split([';', ',']));
+            } else if let Some(items) = body.strip_prefix("compatible") {
                 pending = Some(items.split([';', ',']));
             }
             continue;
@@ -454,7 +508,7 @@ fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
         while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'/' | b'(' | b';' | b',') {
             i += 1;
         }
-        let name = &text[start..i];
+        let name = text[start..i].trim_matches(['[', ']', '{', '}', '"', '\'']);
         let versioned = bytes.get(i) == Some(&b'/');
         // The rest of the word (its version, a glued comment) is not a product of its own.
         let mut depth = 0u32;
@@ -577,6 +631,21 @@ mod tests {
         a_fork_before_chrome: "Mozilla/5.0 (Windows NT 6.2; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Sielo/1.16.07 Chrome/65.0.3325.151 Safari/537.36" => None;
         a_fork_on_chrome_s_version: "Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/61.0.3163.69 Freeu/61.0.3163.69 Safari/537.36" => None;
         a_name_that_says_browser: "Mozilla/5.0 (Linux; Android 7.1.1; SM-J510H) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/64.0.3282.204 Mobile Safari/537.36 TNSBrowser/25.01" => None;
+        // The cold hostile review of issue 43: evasions that worked, now closed.
+        an_app_token_after_the_stranger: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Acmefetch/1.0 Line/1" => Some("Acmefetch");
+        wv_on_a_desktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; wv) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Acmefetch/1.0" => Some("Acmefetch");
+        wv_in_a_later_comment: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Acmefetch/1.0 (Windows NT 10.0; wv)" => Some("Acmefetch");
+        a_compatible_comment_after_the_engine: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 (compatible; Acmefetch)" => Some("Acmefetch");
+        an_engine_token_without_a_version: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/acmefetch-1.0 Safari/537.36" => Some("Chrome");
+        chrome_cut_out_of_a_desktop_string: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Safari/537.36 Acmefetch/1.0" => Some("Acmefetch");
+        a_bracket_is_not_part_of_the_name: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 [Acme research]" => Some("Acme");
+        // ... and real browsers it called robots.
+        xbox_series_x: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; Xbox; Xbox Series X) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edge/120.0.0.0" => None;
+        steam_overlay: "Mozilla/5.0 (X11; Linux x86_64; Valve Steam GameOverlay/1718749233) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36" => None;
+        new_outlook: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36 Edg/129.0.0.0 OneOutlook/1.2024.926.100" => None;
+        safe_exam_browser: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 SEB/3.7.1 (x64)" => None;
+        wecom_s_own_tokens: "Mozilla/5.0 (Windows NT 10.0; WOW64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.6668.101 Safari/537.36 Language/zh ColorScheme/Light wxwork/5.0.3 (MicroMessenger/6.2) WindowsWechat MailPlugin_Electron WeMail embeddisk" => None;
+        an_android_webview_without_an_android_item: "Mozilla/5.0 (TAS-AL00 Build/HUAWEITAS-AL00; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/97.0.4692.98 Mobile Safari/537.36 SomeApp/13.76" => None;
         a_phone_app_s_bare_name: "Mozilla/5.0 (Linux; Android 11; SM-A515F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.45 Mobile Safari/537.36 Banca Caboto" => None;
         bare_mobile_is_the_engine_s: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36" => None;
         a_name_in_the_desktop_platform: "Mozilla/5.0 (X11; Linux x86_64; Rigor) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 Safari/537.36" => Some("Rigor");

@@ -113,7 +113,11 @@ fn a_reload_logs_what_config_check_warns_about() {
                 .then_some(())
         },
     );
-    assert_eq!(rg.metric("robogate_config_generation"), 3.0);
+    // The warning is logged as the edit loads, just before it goes live: poll for the
+    // generation, as a reader of /metrics would (a read at once raced the swap).
+    eventually("the empty robots.txt to go live as generation 3", || {
+        (rg.metric("robogate_config_generation") == 3.0).then_some(())
+    });
 }
 
 /// `robogate report` on a log that is not robogate's (an nginx combined log) says what it
