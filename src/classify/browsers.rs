@@ -237,37 +237,40 @@ impl BrowserList {
             .next()
             .map(|(first, _)| first)
             .filter(|first| !self.knows(first));
-        let (after_platform, desktop) = match rest.strip_prefix('(') {
+        let desktop = || rest.strip_prefix('(').is_none_or(is_desktop);
+        // Most strings are decided here, by one SIMD search per engine name: older engine
+        // strings are not judged, so their products are never walked.
+        if !is_current(ua, desktop) {
+            return None;
+        }
+        let desktop = desktop();
+        let after_platform = match rest.strip_prefix('(') {
             Some(platform) => {
-                let (desktop, odd_item) = desktop_platform(platform, |w| self.knows(w));
-                stranger = stranger.or(odd_item.filter(|_| desktop));
-                (skip_comment(platform)?, desktop)
+                if desktop {
+                    stranger = stranger.or(desktop_stranger(platform, |w| self.knows(w)));
+                }
+                skip_comment(platform)?
             }
-            None => (rest, true),
+            None => rest,
         };
-        let mut engine = Engine::default();
-        let mut app_tail = false;
         for (name, versioned) in products(after_platform) {
+            if stranger.is_some() {
+                break;
+            }
             // What follows an app shell's own marker is the app's (WeChat, WeCom, TikTok and
             // Electron apps append a dozen `key/value` tokens of their own after it).
-            app_tail |= APP_TAILS.contains(&name) || name.starts_with("musical_ly");
-            if app_tail {
-                engine.note(ua, name);
-                continue;
+            if APP_TAILS.contains(&name) || name.starts_with("musical_ly") {
+                break;
             }
-            if stranger.is_none() && !engine_version_ok(ua, name) {
+            if !engine_version_ok(ua, name) {
                 stranger = Some(name); // `Chrome/acmefetch`: no engine writes that
-            }
-            if engine.note(ua, name) || stranger.is_some() {
-                continue;
-            }
-            // Phone apps append their name as bare words (`... Mobile Safari/537.36 Banca
-            // Caboto`); on a phone only `Name/version` products are read.
-            if (desktop || versioned) && !self.knows(name) && !is_fork(ua, name) {
+            } else if (desktop || versioned) && !self.knows(name) && !is_fork(ua, name) {
+                // Phone apps append their name as bare words (`... Mobile Safari/537.36 Banca
+                // Caboto`); on a phone only `Name/version` products are read.
                 stranger = Some(name);
             }
         }
-        let stranger = stranger.filter(|_| engine.is_current(desktop))?;
+        let stranger = stranger?;
         // Only the shapes of apps' web views exempt a string: another app token appended to a
         // desktop string is just a product (the list knows the real in-app ones).
         let platform = rest.strip_prefix('(');
@@ -293,43 +296,37 @@ fn engine_version_ok(ua: &str, name: &str) -> bool {
     }
 }
 
-/// The engine versions a browser string names (the first of each).
-#[derive(Default)]
-struct Engine {
-    chrome: Option<u32>,
-    firefox: Option<u32>,
-    webkit: Option<u32>,
+/// The major version after the first `name` (`Chrome/`) in `ua`, found by a searcher built once.
+fn major(ua: &str, finder: &memchr::memmem::Finder<'static>) -> Option<u32> {
+    let at = finder.find(ua.as_bytes())? + finder.needle().len();
+    let digits = ua[at..].bytes().take_while(u8::is_ascii_digit).count();
+    ua[at..at + digits].parse().ok()
 }
 
-impl Engine {
-    /// Notes `name` (a product of `ua`) if it is an engine's; true if it was.
-    fn note(&mut self, ua: &str, name: &str) -> bool {
-        let slot = match name {
-            "Chrome" => &mut self.chrome,
-            "Firefox" => &mut self.firefox,
-            "AppleWebKit" => &mut self.webkit,
-            _ => return false,
-        };
-        if slot.is_none() {
-            let end = name.as_ptr() as usize - ua.as_ptr() as usize + name.len();
-            let version = ua[end..].strip_prefix('/').unwrap_or("");
-            let digits = version.bytes().take_while(u8::is_ascii_digit).count();
-            *slot = version[..digits].parse().ok();
-        }
-        true
+/// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+; or, on a
+/// desktop, `AppleWebKit/537` with neither (no current desktop browser sends that: a string
+/// with its `Chrome/` cut out).
+fn is_current(ua: &str, desktop: impl FnOnce() -> bool) -> bool {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static FINDERS: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            Finder::new("Chrome/"),
+            Finder::new("Firefox/"),
+            Finder::new("AppleWebKit/"),
+        ]
+    });
+    let [chrome, firefox, webkit] = &*FINDERS;
+    if let Some(v) = major(ua, chrome) {
+        return v >= 60;
     }
-
-    /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+; or,
-    /// on a desktop, WebKit with neither `Chrome/` nor `Version/`-era Safari's 604+: no current
-    /// desktop browser sends `AppleWebKit/537.36` without `Chrome/` (a string with its
-    /// `Chrome/` cut out).
-    fn is_current(&self, desktop: bool) -> bool {
-        match (self.chrome, self.firefox, self.webkit) {
-            (Some(chrome), _, _) => chrome >= 60,
-            (None, Some(firefox), _) => firefox >= 50,
-            (None, None, Some(537)) => desktop,
-            (None, None, webkit) => webkit.is_some_and(|v| v >= 604),
-        }
+    if let Some(v) = major(ua, firefox) {
+        return v >= 50;
+    }
+    match major(ua, webkit) {
+        Some(537) => desktop(),
+        Some(v) => v >= 604,
+        None => false,
     }
 }
 
@@ -375,26 +372,27 @@ fn is_ios_app(after_mozilla: &str) -> bool {
         && !after_mozilla.contains("Safari/")
 }
 
-/// Is the platform comment (`platform` starts just inside it) a desktop one (`Windows NT`,
-/// `Macintosh` or `X11` among its items), and its first item outside the grammar desktop
-/// browsers write there, if any? Desktop browsers write one grammar (OS and version, CPU,
-/// `rv:`, a locale, a distribution), and a service writes its name into it
-/// (`(X11; Linux x86_64; Rigor)`, `(feeder.co; Macintosh; ...)`). Mobile platform comments
-/// name devices, so the caller reads the item only for a desktop one.
-fn desktop_platform(platform: &str, knows: impl Fn(&str) -> bool) -> (bool, Option<&str>) {
+/// A desktop platform comment (`platform` starts just inside it): `Windows NT`, `Macintosh`
+/// or `X11` among its items. A phone's or a device's items name devices, and are not read.
+fn is_desktop(platform: &str) -> bool {
     let end = platform.find(')').unwrap_or(platform.len());
-    let mut desktop = false;
-    let mut odd = None;
-    for item in platform[..end].split(';').map(str::trim) {
-        desktop |= item.starts_with("Windows NT") || item == "Macintosh" || item == "X11";
-        // A device or app the list knows may name itself there too (`Xbox Series X`,
-        // `Valve Steam GameOverlay/...`, `Cortana 1.14`): its first word decides.
+    platform[..end]
+        .split(';')
+        .map(str::trim)
+        .any(|item| item.starts_with("Windows NT") || item == "Macintosh" || item == "X11")
+}
+
+/// The first item of a desktop platform comment outside the grammar desktop browsers write
+/// there (OS and version, CPU, `rv:`, a locale, a distribution), if any: a service writes its
+/// name into it (`(X11; Linux x86_64; Rigor)`, `(feeder.co; Macintosh; ...)`). A device or app
+/// the list knows may name itself there too (`Xbox Series X`, `Valve Steam GameOverlay/...`,
+/// `Cortana 1.14`): the item or its first word decides.
+fn desktop_stranger(platform: &str, knows: impl Fn(&str) -> bool) -> Option<&str> {
+    let end = platform.find(')').unwrap_or(platform.len());
+    platform[..end].split(';').map(str::trim).find(|item| {
         let first = item.split([' ', '/']).next().unwrap_or(item);
-        if odd.is_none() && !is_desktop_item(item) && !knows(first) && !knows(item) {
-            odd = Some(item);
-        }
-    }
-    (desktop, odd)
+        !is_desktop_item(item) && !knows(first) && !knows(item)
+    })
 }
 
 /// One item of a desktop browser's platform comment.
@@ -508,7 +506,7 @@ fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
         while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'/' | b'(' | b';' | b',') {
             i += 1;
         }
-        let name = text[start..i].trim_matches(['[', ']', '{', '}', '"', '\'']);
+        let name = trim_quotes(&text[start..i]);
         let versioned = bytes.get(i) == Some(&b'/');
         // The rest of the word (its version, a glued comment) is not a product of its own.
         let mut depth = 0u32;
@@ -525,6 +523,15 @@ fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
             return Some((name, versioned));
         }
     })
+}
+
+/// `name` without the brackets or quotes around it (`[Acme` → `Acme`).
+fn trim_quotes(name: &str) -> &str {
+    let quote = |c: char| matches!(c, '[' | ']' | '{' | '}' | '"' | '\'');
+    match name.bytes().next().zip(name.bytes().last()) {
+        Some((a, b)) if quote(a as char) || quote(b as char) => name.trim_matches(quote),
+        _ => name,
+    }
 }
 
 /// The category a foreign product's own words tell, else [`Category::Other`].
