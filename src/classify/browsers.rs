@@ -75,7 +75,9 @@ const KINDS: [&str; 10] = [
 #[derive(Clone, Debug, Default)]
 pub struct BrowserList {
     file: String,
-    tokens: HashSet<Box<[u8]>>,
+    /// FNV: a few hundred short names, looked up per request; SipHash's guard against chosen
+    /// collisions buys nothing for a set built from a file, and cost more than the lookup.
+    tokens: HashSet<Box<[u8]>, fnv::FnvBuildHasher>,
     /// Tokens written with a trailing `*` (`bdh_*`): a family of names.
     prefixes: Vec<Box<[u8]>>,
     entries: usize,
@@ -116,7 +118,7 @@ impl BrowserList {
             vec![error(line, "browser", e.message().to_owned())]
         })?;
         let mut errors = Vec::new();
-        let mut tokens = HashSet::new();
+        let mut tokens = HashSet::default();
         let mut prefixes = Vec::new();
         for entry in &raw.browser {
             let line = line_of(text, entry.span().start);
