@@ -7,20 +7,21 @@
 //! translation service, a crawler that appends its name after `Firefox/`).
 //!
 //! Which strings it judges, and why only those:
-//! - `Mozilla/5.0 (` strings with a current engine: `Chrome/` 60 or later, else `Firefox/` 50
-//!   or later, else `AppleWebKit/` 604 or later. Robots copy a current browser's string; the
-//!   long tail of carrier, toolbar and handset tokens in older strings is not a list anyone can
-//!   keep, and those strings stay decided by the engine as before.
-//! - Not people's apps: an Android WebView (`; wv)`), an iOS app's WebView (an iPhone, iPad or
-//!   iPod string without `Safari/`), or any other [`super::APP_SHELLS`] shape adds the app's
-//!   own name, and the app is a person's.
+//! - `Mozilla/5.0` strings with a current engine: `Chrome/` 60 or later, else `Firefox/` 50
+//!   or later, else `AppleWebKit/` 604 or later (or 537 with neither, on a desktop). Robots
+//!   copy a current browser's string; the long tail of carrier, toolbar and handset tokens in
+//!   older strings is not a list anyone can keep, and those strings stay decided by the engine.
+//! - Not the web views of people's apps: an Android WebView (`wv` in an Android platform
+//!   comment) or an iOS app's WebView (an iPhone, iPad or iPod string without `Safari/`) adds
+//!   the app's own name. Tokens after an app shell's own marker ([`APP_TAILS`]) are the app's.
 //! - The products read: a product before `Mozilla/5.0`; in a desktop platform comment
 //!   (`Windows NT`, `Macintosh`, `X11`), any item outside the grammar desktop browsers write
-//!   there (OS, CPU, `rv:`, locale); then every top-level word after the platform comment (its
-//!   name before a `/`, or a bare word such as `GTmetrix`), and the items of a
-//!   `(KHTML, like Gecko; ...)` comment after its first two. Other comments are not read (the
-//!   marker scan reads them for tool words), nor are mobile platform comments (they name
-//!   devices).
+//!   there (OS, CPU, `rv:`, locale) that the list does not know; then every top-level word
+//!   after the platform comment (its name before a `/`; on a desktop also a bare word such as
+//!   `GTmetrix`), and the items of a `(KHTML, like Gecko; ...)` or a `(compatible; ...)`
+//!   comment. Other comments are not read (the marker scan reads them for tool words), nor are
+//!   mobile platform comments (they name devices). A Chromium fork's own product ([`is_fork`])
+//!   is not a stranger.
 
 use std::collections::HashSet;
 
@@ -223,10 +224,10 @@ impl BrowserList {
     }
 
     /// The first product of a current browser-shaped string that no browser sends, if any (see
-    /// the module's documentation for which strings and which products are read). One walk
-    /// over the products finds both the engine's versions and the first stranger; the
-    /// exemptions are asked only of a string with a stranger in it (most browser strings have
-    /// none, and the app-shell shapes are two dozen substring searches).
+    /// the module's documentation for which strings and which products are read). Older
+    /// engines are ruled out first (one SIMD search per engine name); the products are then
+    /// walked up to the first stranger; the web-view exemptions are asked only of a string with
+    /// a stranger in it.
     pub fn foreign_product<'u>(&self, ua: &'u str) -> Option<&'u str> {
         const MOZILLA: &str = "Mozilla/5.0 ";
         let at = match ua.starts_with(MOZILLA) {
@@ -298,6 +299,17 @@ fn engine_version_ok(ua: &str, name: &str) -> bool {
     }
 }
 
+/// Searchers for `Chrome/`, `Firefox/` and `AppleWebKit/`, built once.
+static ENGINE_FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+    std::sync::LazyLock::new(|| {
+        use memchr::memmem::Finder;
+        [
+            Finder::new("Chrome/"),
+            Finder::new("Firefox/"),
+            Finder::new("AppleWebKit/"),
+        ]
+    });
+
 /// The major version after the first `name` (`Chrome/`) in `ua`, found by a searcher built once.
 fn major(ua: &str, finder: &memchr::memmem::Finder<'static>) -> Option<u32> {
     let at = finder.find(ua.as_bytes())? + finder.needle().len();
@@ -309,16 +321,7 @@ fn major(ua: &str, finder: &memchr::memmem::Finder<'static>) -> Option<u32> {
 /// desktop, `AppleWebKit/537` with neither (no current desktop browser sends that: a string
 /// with its `Chrome/` cut out).
 fn is_current(ua: &str, desktop: impl FnOnce() -> bool) -> bool {
-    use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    static FINDERS: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
-        [
-            Finder::new("Chrome/"),
-            Finder::new("Firefox/"),
-            Finder::new("AppleWebKit/"),
-        ]
-    });
-    let [chrome, firefox, webkit] = &*FINDERS;
+    let [chrome, firefox, webkit] = &*ENGINE_FINDERS;
     if let Some(v) = major(ua, chrome) {
         return v >= 60;
     }
@@ -349,20 +352,30 @@ fn is_fork(ua: &str, name: &str) -> bool {
     if after.trim_start().starts_with("Chrome/") {
         return true;
     }
-    let chrome = ua
-        .split_once("Chrome/")
-        .map(|(_, v)| v.split([' ', '(', ';']).next().unwrap_or(""));
+    let [chrome, ..] = &*ENGINE_FINDERS;
+    let chrome = chrome.find(ua.as_bytes()).map(|at| {
+        ua[at + "Chrome/".len()..]
+            .split([' ', '(', ';'])
+            .next()
+            .unwrap_or("")
+    });
     matches!((version, chrome), (Some(v), Some(c)) if !v.is_empty() && v == c)
 }
 
 /// An Android WebView: `wv` as an item of an Android platform comment (`(Linux; Android 14;
 /// Pixel 8 Build/UQ1A; wv)`); `wv` in a desktop or a later comment is nobody's web view.
 fn is_android_webview(platform: &str) -> bool {
+    platform_items(platform).any(|i| i == "wv")
+        && platform_items(platform).any(|i| i.starts_with("Android") || i.contains("Build/"))
+}
+
+/// The items of the platform comment `platform` starts just inside of, up to its own `)`
+/// (a device's `(XT2005DL)` inside it is part of an item).
+fn platform_items(platform: &str) -> impl Iterator<Item = &str> {
     let inside = skip_comment(platform).map_or(platform, |after| {
         &platform[..platform.len() - after.len() - 1]
     });
-    let items = || inside.split(';').map(str::trim);
-    items().any(|i| i == "wv") && items().any(|i| i.starts_with("Android") || i.contains("Build/"))
+    inside.split(';').map(str::trim)
 }
 
 /// An iOS app's WebView: an iPhone, iPad or iPod platform and no `Safari/` (Safari, Chrome and
@@ -377,10 +390,7 @@ fn is_ios_app(after_mozilla: &str) -> bool {
 /// A desktop platform comment (`platform` starts just inside it): `Windows NT`, `Macintosh`
 /// or `X11` among its items. A phone's or a device's items name devices, and are not read.
 fn is_desktop(platform: &str) -> bool {
-    let end = platform.find(')').unwrap_or(platform.len());
-    platform[..end]
-        .split(';')
-        .map(str::trim)
+    platform_items(platform)
         .any(|item| item.starts_with("Windows NT") || item == "Macintosh" || item == "X11")
 }
 
@@ -390,8 +400,7 @@ fn is_desktop(platform: &str) -> bool {
 /// the list knows may name itself there too (`Xbox Series X`, `Valve Steam GameOverlay/...`,
 /// `Cortana 1.14`): the item or its first word decides.
 fn desktop_stranger(platform: &str, knows: impl Fn(&str) -> bool) -> Option<&str> {
-    let end = platform.find(')').unwrap_or(platform.len());
-    platform[..end].split(';').map(str::trim).find(|item| {
+    platform_items(platform).find(|item| {
         let first = item.split([' ', '/']).next().unwrap_or(item);
         !is_desktop_item(item) && !knows(first) && !knows(item)
     })
