@@ -54,6 +54,9 @@ const SIGNATURES: [(&str, bool); 44] = [
     ("fresco/", true),
 ];
 
+/// The index of `applewebkit` in the signatures (its version is noted for the browser list).
+pub(crate) const APPLEWEBKIT: usize = 0;
+
 /// The signature names, for the classifier's automaton (pattern order = [`holds`] index).
 pub(crate) fn signature_names() -> impl Iterator<Item = &'static str> {
     SIGNATURES.iter().map(|(name, _)| *name)

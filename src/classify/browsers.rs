@@ -225,14 +225,17 @@ impl BrowserList {
 
     /// The first product of a current browser-shaped string that no browser sends, if any (see
     /// the module's documentation for which strings and which products are read). Older
-    /// engines are ruled out first (one SIMD search per engine name); the products are then
+    /// engines are ruled out first (by `engines`, which the scan noted); the products are then
     /// walked up to the first stranger; the web-view exemptions are asked only of a string with
     /// a stranger in it.
-    pub fn foreign_product<'u>(&self, ua: &'u str) -> Option<&'u str> {
-        const MOZILLA: &str = "Mozilla/5.0 ";
+    pub(crate) fn foreign_product<'u>(
+        &self,
+        ua: &'u str,
+        engines: EngineVersions,
+    ) -> Option<&'u str> {
         let at = match ua.starts_with(MOZILLA) {
             true => 0,
-            false => memchr::memmem::find(ua.as_bytes(), MOZILLA.as_bytes())?,
+            false => MOZILLA_FINDER.find(ua.as_bytes())?,
         };
         let rest = &ua[at + MOZILLA.len()..];
         // A product before the browser's string (`Web Measure/1.0 (...) Mozilla/5.0 ...`).
@@ -241,9 +244,9 @@ impl BrowserList {
             .map(|(first, _)| first)
             .filter(|first| !self.knows(first));
         let desktop = || rest.strip_prefix('(').is_none_or(is_desktop);
-        // Most strings are decided here, by one SIMD search per engine name: older engine
-        // strings are not judged, so their products are never walked.
-        if !is_current(ua, desktop) {
+        // Most strings are decided here, by the versions the scan noted: older engine strings
+        // are not judged, so their products are never walked.
+        if !engines.current(desktop) {
             return None;
         }
         let desktop = desktop();
@@ -299,39 +302,69 @@ fn engine_version_ok(ua: &str, name: &str) -> bool {
     }
 }
 
-/// Searchers for `Chrome/`, `Firefox/` and `AppleWebKit/`, built once.
-static ENGINE_FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
-    std::sync::LazyLock::new(|| {
-        use memchr::memmem::Finder;
-        [
-            Finder::new("Chrome/"),
-            Finder::new("Firefox/"),
-            Finder::new("AppleWebKit/"),
-        ]
-    });
+/// `Mozilla/5.0 ` where a product comes before it, found by a searcher built once.
+static MOZILLA_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MOZILLA));
 
-/// The major version after the first `name` (`Chrome/`) in `ua`, found by a searcher built once.
-fn major(ua: &str, finder: &memchr::memmem::Finder<'static>) -> Option<u32> {
-    let at = finder.find(ua.as_bytes())? + finder.needle().len();
-    let digits = ua[at..].bytes().take_while(u8::is_ascii_digit).count();
-    ua[at..at + digits].parse().ok()
+const MOZILLA: &str = "Mozilla/5.0 ";
+
+/// The engine products whose major versions decide what is current, as engines write them.
+pub(crate) const ENGINES: [&str; 3] = ["Chrome/", "Firefox/", "AppleWebKit/"];
+/// Slots of [`ENGINES`].
+pub(crate) const CHROME: usize = 0;
+pub(crate) const FIREFOX: usize = 1;
+pub(crate) const WEBKIT: usize = 2;
+
+/// The major versions after the first `Chrome/`, `Firefox/` and `AppleWebKit/` of a string
+/// (`None` for one it lacks or that has no number). The classifier's scan notes them as it
+/// passes (its automaton holds the three names), so judging a string costs no second search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EngineVersions {
+    major: [Option<u32>; 3],
+    seen: [bool; 3],
 }
 
-/// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+; or, on a
-/// desktop, `AppleWebKit/537` with neither (no current desktop browser sends that: a string
-/// with its `Chrome/` cut out).
-fn is_current(ua: &str, desktop: impl FnOnce() -> bool) -> bool {
-    let [chrome, firefox, webkit] = &*ENGINE_FINDERS;
-    if let Some(v) = major(ua, chrome) {
-        return v >= 60;
+impl EngineVersions {
+    /// By a search of their own, for a string the scan did not read (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn of(ua: &str) -> EngineVersions {
+        let mut versions = EngineVersions::default();
+        for (engine, name) in ENGINES.iter().enumerate() {
+            if let Some(at) = ua.find(name) {
+                versions.note(engine, &ua.as_bytes()[at..]);
+            }
+        }
+        versions
     }
-    if let Some(v) = major(ua, firefox) {
-        return v >= 50;
+
+    /// `found` starts with something the scan matched case-insensitively as engine `engine`
+    /// of [`ENGINES`]; only the first exact-case one counts (`Chrome/acmefetch` has none).
+    pub(crate) fn note(&mut self, engine: usize, found: &[u8]) {
+        let Some(name) = ENGINES.get(engine) else {
+            return;
+        };
+        if self.seen[engine] || !found.starts_with(name.as_bytes()) {
+            return;
+        }
+        self.seen[engine] = true;
+        let version = &found[name.len()..];
+        let digits = version.iter().take_while(|b| b.is_ascii_digit()).count();
+        self.major[engine] = std::str::from_utf8(&version[..digits])
+            .ok()
+            .and_then(|d| d.parse().ok());
     }
-    match major(ua, webkit) {
-        Some(537) => desktop(),
-        Some(v) => v >= 604,
-        None => false,
+
+    /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+; or, on
+    /// a desktop, `AppleWebKit/537` with neither (no current desktop browser sends that: a
+    /// string with its `Chrome/` cut out).
+    fn current(self, desktop: impl FnOnce() -> bool) -> bool {
+        match self.major {
+            [Some(chrome), ..] => chrome >= 60,
+            [None, Some(firefox), _] => firefox >= 50,
+            [None, None, Some(537)] => desktop(),
+            [None, None, Some(webkit)] => webkit >= 604,
+            [None, None, None] => false,
+        }
     }
 }
 
@@ -352,8 +385,7 @@ fn is_fork(ua: &str, name: &str) -> bool {
     if after.trim_start().starts_with("Chrome/") {
         return true;
     }
-    let [chrome, ..] = &*ENGINE_FINDERS;
-    let chrome = chrome.find(ua.as_bytes()).map(|at| {
+    let chrome = memchr::memmem::find(ua.as_bytes(), b"Chrome/").map(|at| {
         ua[at + "Chrome/".len()..]
             .split([' ', '(', ';'])
             .next()
@@ -617,7 +649,7 @@ mod tests {
         ($($name:ident: $ua:expr => $want:expr;)*) => {$(
             #[test]
             fn $name() {
-                assert_eq!(list().foreign_product($ua), $want, "{:?}", $ua);
+                assert_eq!(list().foreign_product($ua, EngineVersions::of($ua)), $want, "{:?}", $ua);
             }
         )*};
     }

@@ -7,6 +7,7 @@ use aho_corasick::MatchKind;
 use regex::{Regex, RegexBuilder};
 
 use super::browser;
+use super::browsers::{self, EngineVersions};
 use super::catalog::{Agent, CatalogError};
 use super::kind::Category;
 use super::markers::{self, MarkerScan, Strength};
@@ -14,6 +15,13 @@ use super::shape;
 use super::table::{Found, Table};
 
 /// True for bytes that continue a product token: a match must not be glued to one of these.
+/// The engine names the scan notes versions of, besides the `AppleWebKit` signature, and
+/// their slots in [`EngineVersions`].
+const ENGINE_PATTERNS: [(&str, usize); 2] = [
+    ("chrome/", browsers::CHROME),
+    ("firefox/", browsers::FIREFOX),
+];
+
 pub(crate) fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
 }
@@ -54,6 +62,7 @@ struct Hits {
     regexes_run: RegexesRun,
     markers: MarkerScan,
     browser: bool,
+    engines: EngineVersions,
     suspect: bool,
 }
 
@@ -66,6 +75,8 @@ pub(crate) struct Scan {
     pub(crate) markers: Strength,
     /// A browser engine signature.
     pub(crate) browser: bool,
+    /// The engine versions it passed (read only for a browser-shaped string).
+    pub(crate) engines: EngineVersions,
     /// An injection trigger ([`shape::TRIGGERS`]): the string may hold a payload.
     pub(crate) suspect: bool,
 }
@@ -132,6 +143,8 @@ impl KnownAgents {
         patterns.extend(vocabulary);
         patterns.extend(browser::signature_names().map(|s| s.as_bytes().to_vec()));
         let signatures_len = browser::signature_names().count();
+        // `AppleWebKit` is a signature already; its version is noted from that hit.
+        patterns.extend(ENGINE_PATTERNS.map(|(name, _)| name.as_bytes().to_vec()));
         patterns.extend(shape::TRIGGERS.map(|t| t.as_bytes().to_vec()));
         let automaton = DFA::builder()
             .ascii_case_insensitive(true)
@@ -191,6 +204,7 @@ impl KnownAgents {
                 agent: None,
                 markers: Strength::None,
                 browser: false,
+                engines: EngineVersions::default(),
                 suspect: false,
             };
         };
@@ -211,6 +225,7 @@ impl KnownAgents {
             agent: hits.best.map(|hit| hit.agent).or(hits.regex_agent),
             markers: hits.markers.strength(bytes),
             browser: hits.browser,
+            engines: hits.engines,
             suspect: hits.suspect,
         }
     }
@@ -255,7 +270,15 @@ impl KnownAgents {
         if id < self.vocabulary_len {
             hits.markers.on_hit(bytes, m.start);
         } else if id < self.vocabulary_len + self.signatures_len {
-            hits.browser |= browser::holds(id - self.vocabulary_len, &bytes[m.end..]);
+            let signature = id - self.vocabulary_len;
+            hits.browser |= browser::holds(signature, &bytes[m.end..]);
+            if signature == browser::APPLEWEBKIT {
+                hits.engines.note(browsers::WEBKIT, &bytes[m.start..]);
+            }
+        } else if let Some((_, engine)) =
+            ENGINE_PATTERNS.get(id - self.vocabulary_len - self.signatures_len)
+        {
+            hits.engines.note(*engine, &bytes[m.start..]);
         } else {
             hits.suspect = true;
         }

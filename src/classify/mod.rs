@@ -278,7 +278,7 @@ impl Classifier {
             }
             // A current engine string is a browser only if the browser list knows every
             // product in it; any other product is a service in a browser's clothing.
-            (_, true) => match self.browsers.foreign_product(ua) {
+            (_, true) => match self.browsers.foreign_product(ua, scan.engines) {
                 Some(product) => Classification::new(
                     Class::Robot,
                     None,
@@ -326,7 +326,9 @@ impl Classifier {
     pub fn foreign_product<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
         match self.classify_uncached(user_agent).reason {
             Reason::Shape(Shape::ForeignProduct(_)) => {
-                self.browsers.foreign_product(user_agent.trim_ascii())
+                let ua = user_agent.trim_ascii();
+                self.browsers
+                    .foreign_product(ua, self.known.scan(ua).engines)
             }
             _ => None,
         }

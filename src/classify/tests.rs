@@ -536,3 +536,29 @@ classify! {
     reader_not_a_person_s_app_stack: "WeatherNow/12.3 CFNetwork/1410.0.3 Darwin/22.4.0" => Unknown, "-", "-", [];
     sdk_not_an_ios_app: "WeatherNow/12.3 (iPhone; iOS 17.4; Scale/3.00)" => Unknown, "-", "-", [];
 }
+
+/// The scan notes the engine versions the browser list judges by; a search of their own finds
+/// the same (an automaton pattern shadowing `Chrome/` or `Firefox/` would show here).
+#[test]
+fn the_scan_notes_the_engine_versions_a_search_finds() {
+    let strings = [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1",
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0.6099.43 Mobile Safari/537.36",
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/acmefetch Safari/537.36",
+        "Mozilla/5.0 (Windows NT 6.1) AppleWebKit/534.30 (KHTML, like Gecko) Chrome/12.0.742.112 Safari/534.30 Chrome/99.0",
+        "Mozilla/5.0 (Macintosh) applewebkit/605.1.15 chrome/120 firefox/99",
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36 Chrome-Lighthouse",
+        "curl/8.4.0",
+        "Opera/9.80 (Windows NT 6.1) Presto/2.12.388 Version/12.16 Firefox/",
+    ];
+    let classifier = classifier();
+    for ua in strings {
+        assert_eq!(
+            classifier.known.scan(ua).engines,
+            browsers::EngineVersions::of(ua),
+            "{ua:?}"
+        );
+    }
+}
