@@ -77,6 +77,8 @@ pub(crate) struct Scan {
     pub(crate) browser: bool,
     /// The engine versions it passed (read only for a browser-shaped string).
     pub(crate) engines: EngineVersions,
+    /// The marker word that decided `markers`, `start..end` (for `classify --explain`).
+    pub(crate) marker: Option<(usize, usize)>,
     /// An injection trigger ([`shape::TRIGGERS`]): the string may hold a payload.
     pub(crate) suspect: bool,
 }
@@ -205,6 +207,7 @@ impl KnownAgents {
                 markers: Strength::None,
                 browser: false,
                 engines: EngineVersions::default(),
+                marker: None,
                 suspect: false,
             };
         };
@@ -226,6 +229,7 @@ impl KnownAgents {
             markers: hits.markers.strength(bytes),
             browser: hits.browser,
             engines: hits.engines,
+            marker: hits.markers.witness(),
             suspect: hits.suspect,
         }
     }

@@ -200,6 +200,9 @@ pub(crate) struct MarkerScan {
     last_word: Option<(usize, usize)>,
     /// Comment state up to the start of the word judged last.
     nesting: Nesting,
+    /// The first word that added a fact, or the one that made the scan strong: what
+    /// `classify --explain` names.
+    witness: Option<(usize, usize)>,
 }
 
 impl MarkerScan {
@@ -209,8 +212,10 @@ impl MarkerScan {
         if self.facts.strong {
             return;
         }
+        let before = self.facts;
         if bytes[at] == b'@' {
             judge_at(bytes, at, &mut self.facts);
+            self.note_witness(before, bytes, at);
             return;
         }
         let inside = if bytes[at] == b'.' { at + 1 } else { at };
@@ -233,12 +238,39 @@ impl MarkerScan {
         self.facts.strong |= scheme && start > 0 && bytes[start - 1] == b'+';
         judge_word(word, place, &bytes[..start], &bytes[end..], &mut self.facts);
         self.facts.weak |= place.depth > 0 && modern_compatible(word, bytes);
+        self.note_witness(before, bytes, start);
+    }
+
+    /// Remembers the item around `at` if judging its word added the first fact or made the
+    /// scan strong (at most twice a scan: the item is found only then).
+    fn note_witness(&mut self, before: Facts, bytes: &[u8], at: usize) {
+        if self.facts != before && (self.witness.is_none() || (self.facts.strong && !before.strong))
+        {
+            self.witness = Some(item_around(bytes, at));
+        }
+    }
+
+    /// Where the word that decided lies (`start..end`), for explaining a marker decision.
+    pub(crate) fn witness(&self) -> Option<(usize, usize)> {
+        self.witness
     }
 
     /// How strongly the whole User-Agent says "robot".
     pub(crate) fn strength(&self, bytes: &[u8]) -> Strength {
         self.facts.strength(starts_with_ci(bytes, b"mozilla/"))
     }
+}
+
+/// The run around `at` up to a space, `;`, `(`, `)`, `<` or `>` either way: the product, URL or
+/// address a marker word sits in (`Boto3/1.26.0`, `+http://acme.example/bot`).
+fn item_around(bytes: &[u8], at: usize) -> (usize, usize) {
+    let stop = |b: &u8| b.is_ascii_whitespace() || matches!(b, b';' | b'(' | b')' | b'<' | b'>');
+    let start = bytes[..at].iter().rposition(stop).map_or(0, |p| p + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(stop)
+        .map_or(bytes.len(), |p| at + p);
+    (start, end)
 }
 
 /// The alphanumeric word that contains `at`.

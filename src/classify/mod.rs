@@ -321,15 +321,17 @@ impl Classifier {
         &self.browsers
     }
 
-    /// For `robogate classify --explain`: the product that made a browser-shaped string a
-    /// robot ([`Shape::ForeignProduct`]), if that is what decided.
-    pub fn foreign_product<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
-        match self.classify_uncached(user_agent).reason {
+    /// For `robogate classify --explain`: the text that decided, if the rule found one: the
+    /// product that made a browser-shaped string a robot ([`Shape::ForeignProduct`]), or the
+    /// word of a robot marker ([`Reason::Marker`]).
+    pub fn deciding_text<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
+        let ua = user_agent.trim_ascii();
+        let scan = self.known.scan(ua);
+        match self.classify_uncached(ua).reason {
             Reason::Shape(Shape::ForeignProduct(_)) => {
-                let ua = user_agent.trim_ascii();
-                self.browsers
-                    .foreign_product(ua, self.known.scan(ua).engines)
+                self.browsers.foreign_product(ua, scan.engines)
             }
+            Reason::Marker => scan.marker.and_then(|(start, end)| ua.get(start..end)),
             _ => None,
         }
     }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use bytes::Bytes;
 use serde::Serialize;
 
-use crate::classify::{Catalog, Class, Classification};
+use crate::classify::{Catalog, Class, Classification, Reason};
 use crate::policy::Policy;
 
 /// Classify User-Agent strings read one per line.
@@ -54,14 +54,14 @@ impl<'a> Line<'a> {
     /// `group`: the header token that names a group of the live robots.txt, when that made the
     /// client a robot ([`Policy::classification`]).
     ///
-    /// `foreign`: for `--explain`, the product that made a browser-shaped string a robot
-    /// ([`crate::classify::Classifier::foreign_product`]).
+    /// `deciding`: for `--explain`, the product or marker word that decided
+    /// ([`crate::classify::Classifier::deciding_text`]).
     fn new(
         ua: &'a str,
         c: &Classification<'a>,
         group: Option<&str>,
         explain: bool,
-        foreign: Option<&str>,
+        deciding: Option<&str>,
     ) -> Line<'a> {
         let (class, reason) = match group {
             Some(_) => (Class::Robot, GROUP_REASON),
@@ -82,7 +82,11 @@ impl<'a> Line<'a> {
                      unknown: {})",
                     c.reason.explain()
                 ),
-                None => match foreign {
+                None => match deciding {
+                    Some(marker) if c.reason == Reason::Marker => format!(
+                        "rule `marker`: {}; the marker is in `{marker}`",
+                        c.reason.explain()
+                    ),
                     Some(product) => format!(
                         "rule `{}`: {}; the product `{product}` is no browser's (add it to the \
                          browser list, `[agents] browsers`, if it is one)",
@@ -220,10 +224,10 @@ pub fn classify_lines(
             counts.add(&c, group);
         } else {
             let explained = mode == Output::Explained;
-            let foreign = explained
-                .then(|| policy.classifier.foreign_product(ua))
+            let deciding = explained
+                .then(|| policy.classifier.deciding_text(ua))
                 .flatten();
-            let line = Line::new(ua, &c, group, explained, foreign);
+            let line = Line::new(ua, &c, group, explained, deciding);
             serde_json::to_writer(&mut *out, &line)?;
             out.write_all(b"\n")?;
         }
@@ -327,6 +331,35 @@ mod tests {
             explain.starts_with("rule `foreign-product`: ")
                 && explain.contains("the product `SiteStatusProbe`"),
             "{explain}"
+        );
+    }
+
+    #[test]
+    fn explain_names_the_marker_word() {
+        let out = run_mode(
+            "Mozilla/5.0 (compatible; Acme Fetcher; +http://acme.example/about)\n\
+             Mozilla/5.0 (Windows NT 10.0) Gecko/20100101 Firefox/120.0 (probe; ops@acme.example)\n",
+            Output::Explained,
+        );
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        let explains: Vec<&str> = lines
+            .iter()
+            .map(|l| l["explain"].as_str().expect("explained"))
+            .collect();
+        assert_eq!(lines[0]["reason"], "marker", "{explains:?}");
+        assert!(
+            explains[0].ends_with("the marker is in `+http://acme.example/about`"),
+            "{}",
+            explains[0]
+        );
+        assert_eq!(lines[1]["reason"], "marker", "{explains:?}");
+        assert!(
+            explains[1].ends_with("the marker is in `ops@acme.example`"),
+            "{}",
+            explains[1]
         );
     }
 
