@@ -215,6 +215,9 @@ HAND = [
     A("Feeddler", "feed-reader", "Feeddler", checked=False),
     A("Unread", "feed-reader", "Golden Hill Software", checked=False),
     A("Vienna", "feed-reader", "Vienna project", checked=False),
+    # crawler-user-agents tags it seo; its documented use is payment webhooks and checks of
+    # merchants' sites (https://stripe.com/docs/webhooks)
+    A("Stripe", "other", "stripe.com", match=["Stripe"], checked=False),
     # Tools
     A("curl", "http-library", "curl project", match=["curl", "libcurl"]),
     A("Wget", "http-library", "GNU"),
@@ -236,6 +239,15 @@ HAND = [
     A("insomnia", "http-library", "Kong"),
     A("GuzzleHttp", "http-library", "Guzzle"),
     A("Faraday", "http-library", "lostisland", match=["Faraday"]),
+    # PowerShell's Invoke-WebRequest: `... WindowsPowerShell/5.1.19041` (5.x), `... PowerShell/7.4.0`
+    A("PowerShell", "http-library", "Microsoft", ["powershell"], match=["WindowsPowerShell", "PowerShell"], checked=False),
+    # Cloud SDKs and CLIs, as their vendors document their User-Agents: the SDK is the client
+    # (a `Python/3.11` or `go1.20` after it is its runtime).
+    A("Botocore", "http-library", "Amazon Web Services", ["botocore"], match=["Botocore", "Boto3"], checked=False),
+    A("aws-cli", "http-library", "Amazon Web Services", checked=False),
+    A("aws-sdk", "http-library", "Amazon Web Services", match=[], regex=r"(^|\s)aws-sdk-[a-z0-9]+/[0-9]", checked=False),
+    A("azsdk", "http-library", "Microsoft", match=[], regex=r"(^|\s)azsdk-[a-z]+-[A-Za-z0-9.-]+/[0-9]", checked=False),
+    A("google-api", "http-library", "Google", ["google-api"], match=[], regex=r"(^|\s)google-api-[a-z]+-client/[0-9]", checked=False),
     A("Ruby", "http-library", "Ruby net/http", match=[], regex=r"^Ruby$"),
     A("Scrapy", "http-library", "Zyte", note="a scraping framework (a tool, like the HTTP libraries): its users crawl for any purpose; ai.robots.txt files it under AI training"),
     A("HeadlessChrome", "other", "Google (automation)"),
