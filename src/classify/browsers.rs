@@ -347,11 +347,21 @@ impl EngineVersions {
             return;
         }
         self.seen[engine] = true;
-        let version = &found[name.len()..];
-        let digits = version.iter().take_while(|b| b.is_ascii_digit()).count();
-        self.major[engine] = std::str::from_utf8(&version[..digits])
-            .ok()
-            .and_then(|d| d.parse().ok());
+        let mut major: Option<u32> = None;
+        for &b in found[name.len()..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+        {
+            // More digits than a `u32` holds is no engine's version either.
+            major = major
+                .unwrap_or(0)
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u32::from(b - b'0')));
+            if major.is_none() {
+                break;
+            }
+        }
+        self.major[engine] = major;
     }
 
     /// A current engine: `Chrome/` 60+, else `Firefox/` 50+, else `AppleWebKit/` 604+; or, on

@@ -52,7 +52,8 @@ fn config_check_reports_every_problem_with_file_line_and_key() {
 #[test]
 fn config_check_fails_when_the_origin_robots_txt_cannot_be_fetched() {
     let dir = tempfile::tempdir().unwrap();
-    let closed = format!("127.0.0.1:{}", free_port());
+    let closed = ClosedPort::new();
+    let closed = closed.addr;
     let check = config_check(
         dir.path(),
         &format!("[origin]\naddress = \"{closed}\"\nhost = \"example.test\"\nconnect_timeout = \"1s\"\n\n[robots]\nsource = \"origin\"\n"),
@@ -241,7 +242,7 @@ fn serve_fails_fast_when_the_port_is_taken() {
     let conf = dir.path().join("robogate.toml");
     std::fs::write(
         &conf,
-        format!("[server]\nlisten = \"{}\"\n[admin]\nlisten = \"127.0.0.1:{}\"\n[origin]\naddress = \"127.0.0.1:1\"\n", taken.local_addr().unwrap(), free_port()),
+        format!("[server]\nlisten = \"{}\"\n[admin]\nlisten = \"127.0.0.1:0\"\n[origin]\naddress = \"127.0.0.1:1\"\n", taken.local_addr().unwrap()),
     )
     .unwrap();
     let o = run(&["--config", conf.to_str().unwrap()]);
@@ -275,7 +276,7 @@ fn serve_expecting_refusal(conf: &std::path::Path) -> (Option<i32>, String) {
 #[test]
 fn serve_refuses_two_listeners_that_clash() {
     for _ in 0..5 {
-        let port = free_port();
+        let port = port_to_try();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("robots.txt"), "").unwrap();
         let conf = dir.path().join("robogate.toml");
@@ -304,30 +305,22 @@ fn serve_refuses_to_start_when_its_pid_file_cannot_be_written() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("robots.txt"), "").unwrap();
     let conf = dir.path().join("robogate.toml");
-    for _ in 0..5 {
-        let (port, admin) = two_free_ports();
-        std::fs::write(
-            &conf,
-            format!("[server]\nlisten = \"127.0.0.1:{port}\"\npid_file = \"no-such-folder/robogate.pid\"\n[admin]\nlisten = \"127.0.0.1:{admin}\"\n[origin]\naddress = \"127.0.0.1:1\"\n"),
-        )
-        .unwrap();
-        let (code, err) = serve_expecting_refusal(&conf);
-        if err.contains("cannot listen on") {
-            continue; // another test took a port first
-        }
-        assert_eq!(code, Some(1), "{err}");
-        let folder = dir.path().join("no-such-folder");
-        assert!(
-            err.contains(&format!(
-                "cannot write server.pid_file {}: the folder {} does not exist",
-                folder.join("robogate.pid").display(),
-                folder.display()
-            )),
-            "{err}"
-        );
-        return;
-    }
-    panic!("the ports were taken in every attempt");
+    std::fs::write(
+        &conf,
+        "[server]\nlisten = \"127.0.0.1:0\"\npid_file = \"no-such-folder/robogate.pid\"\n[admin]\nlisten = \"127.0.0.1:0\"\n[origin]\naddress = \"127.0.0.1:1\"\n",
+    )
+    .unwrap();
+    let (code, err) = serve_expecting_refusal(&conf);
+    assert_eq!(code, Some(1), "{err}");
+    let folder = dir.path().join("no-such-folder");
+    assert!(
+        err.contains(&format!(
+            "cannot write server.pid_file {}: the folder {} does not exist",
+            folder.join("robogate.pid").display(),
+            folder.display()
+        )),
+        "{err}"
+    );
 }
 
 #[test]

@@ -298,9 +298,8 @@ fn answers_a_half_closed_client() {
 
 #[test]
 fn origin_down_gives_a_502_page_and_recovers() {
-    let port = free_port();
-    let addr = format!("127.0.0.1:{port}").parse().unwrap();
-    let mut origin = Origin::start_on(addr);
+    let mut origin = Origin::start();
+    let addr = origin.addr;
     let rg = Robogate::start(addr, DEFAULT_ROBOTS, "");
     assert_eq!(get(rg.addr, "/", Some(FIREFOX)).unwrap().status, 200);
     origin.stop();

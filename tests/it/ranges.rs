@@ -4,7 +4,7 @@
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 
-use crate::support::{free_port, reply, robogate_cmd, Scripted};
+use crate::support::{reply, robogate_cmd, ClosedPort, Scripted};
 
 const OLD: &str = r#"{"creationTime": "old", "prefixes": [{"ipv4Prefix": "192.0.2.0/28"}]}"#;
 const NEW: &str = r#"{"creationTime": "2026-11-24T00:00:00", "prefixes": [{"ipv4Prefix": "192.0.2.0/28"}, {"ipv4Prefix": "66.249.64.0/27"}, {"ipv6Prefix": "2001:4860:4801:10::/64"}]}"#;
@@ -40,7 +40,8 @@ fn update_writes_valid_lists_and_keeps_the_old_file_of_every_failed_one() {
         reply(200, "application/json", r#"{"prefixes": []}"#),
     );
     let hang = silent();
-    let refused = free_port();
+    let refused = ClosedPort::new();
+    let refused = refused.addr.port();
     let o = origin.addr;
     let dir = tempfile::tempdir().unwrap();
     let sources = format!(

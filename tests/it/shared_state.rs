@@ -15,11 +15,26 @@ pub struct Redis {
 }
 
 impl Redis {
+    /// On a port found free (redis-server cannot report a port 0 it was given): tried again
+    /// on another if the port was taken before redis-server bound it.
     pub fn start() -> Redis {
-        Redis::start_on(free_port())
+        for _ in 0..5 {
+            if let Some(redis) = Redis::try_start_on(port_to_try()) {
+                return redis;
+            }
+        }
+        panic!("redis-server could not listen on any of five free loopback ports");
     }
 
+    /// On `port` (a restart where robogate already points): panics if it cannot listen there.
     pub fn start_on(port: u16) -> Redis {
+        Redis::try_start_on(port)
+            .unwrap_or_else(|| panic!("redis-server could not listen on 127.0.0.1:{port}"))
+    }
+
+    /// Started and answering, itself (its `INFO` names its own process): `None` if it exited,
+    /// the port taken.
+    fn try_start_on(port: u16) -> Option<Redis> {
         let child = Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
             .args(["--save", "", "--appendonly", "no"])
@@ -28,22 +43,33 @@ impl Redis {
             .spawn()
             .expect("redis-server (apt-get install redis-server; .ci/test-deps does)");
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let redis = Redis { addr, child };
-        eventually("redis-server to answer PING", || redis.ping().then_some(()));
-        redis
+        let mut redis = Redis { addr, child };
+        let pid = redis.child.id();
+        let ours = eventually("redis-server to answer or exit", || {
+            if redis.child.try_wait().is_ok_and(|status| status.is_some()) {
+                return Some(false);
+            }
+            redis.process_id().map(|answering| answering == pid)
+        });
+        ours.then_some(redis)
     }
 
-    /// Whether the server answers `PING` (a RESP exchange over a plain socket).
-    pub fn ping(&self) -> bool {
+    /// The `process_id` the server on `addr` reports (`INFO server`), if one answers.
+    fn process_id(&self) -> Option<u32> {
         use std::io::{Read, Write};
-        let Ok(mut s) = std::net::TcpStream::connect(self.addr) else {
-            return false;
-        };
-        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(1)));
-        let mut answer = [0; 7];
-        s.write_all(b"PING\r\n").is_ok()
-            && s.read_exact(&mut answer).is_ok()
-            && &answer == b"+PONG\r\n"
+        let mut s = std::net::TcpStream::connect(self.addr).ok()?;
+        s.set_read_timeout(Some(std::time::Duration::from_secs(1)))
+            .ok()?;
+        s.write_all(b"INFO server\r\n").ok()?;
+        let mut reply = Vec::new();
+        let mut buf = [0; 4096];
+        while !reply.windows(11).any(|w| w == b"process_id:") || !reply.ends_with(b"\r\n") {
+            let n = s.read(&mut buf).ok().filter(|&n| n > 0)?;
+            reply.extend_from_slice(&buf[..n]);
+        }
+        let text = String::from_utf8_lossy(&reply);
+        let line = text.lines().find_map(|l| l.strip_prefix("process_id:"))?;
+        line.trim().parse().ok()
     }
 
     pub fn kill(&mut self) {
@@ -281,7 +307,8 @@ fn state_check_tells_whether_the_backend_answers() {
     );
     assert!(text.contains("PING"), "{text}");
 
-    write(&format!("redis://127.0.0.1:{}/0", free_port()));
+    let closed = ClosedPort::new();
+    write(&format!("redis://{}/0", closed.addr));
     let out = robogate_cmd()
         .args(["state", "check", "--config"])
         .arg(&conf)
@@ -301,7 +328,8 @@ fn state_check_tells_whether_the_backend_answers() {
 #[test]
 fn redis_absent_at_start_is_down_until_it_answers() {
     let origin = Origin::start();
-    let port = free_port();
+    let absent = ClosedPort::new();
+    let port = absent.addr.port();
     let state = format!(
         "[state]\nbackend = \"redis\"\nurl = \"redis://127.0.0.1:{port}/0\"\ntimeout = \"250ms\"\n"
     );
@@ -322,7 +350,7 @@ fn redis_absent_at_start_is_down_until_it_answers() {
         "said once"
     );
     assert_eq!(get_from(&rg, "198.51.100.40", "/", FIREFOX), 200);
-    let _redis = Redis::start_on(port);
+    let _redis = Redis::start_on(absent.release());
     eventually("the shared state to come up", || {
         (rg.metric("robogate_state_backend_up") == 1.0
             && rg.output().contains("shared state connected"))

@@ -573,7 +573,8 @@ fn python_parsers_agree_with_the_generated_example_policy() {
 /// answered 304. Once the origin answers, its file is served cacheable again.
 #[test]
 fn complete_disallow_for_an_unreachable_origin_is_not_cacheable() {
-    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let closed = ClosedPort::new();
+    let addr = closed.addr;
     let rg = Robogate::start(addr, "", "[robots]\nsource = \"origin\"\n");
     let served = get(rg.addr, "/robots.txt", None).unwrap();
     assert_eq!(served.status, 503);
@@ -592,6 +593,7 @@ fn complete_disallow_for_an_unreachable_origin_is_not_cacheable() {
         let again = request(rg.addr, "GET", "/robots.txt", None, &[(name, value)]).unwrap();
         assert_eq!(again.status, 503, "{name}");
     }
+    closed.release();
     let _origin = Origin::start_on(addr);
     rg.signal("HUP");
     let back = eventually("the origin's file", || {

@@ -43,21 +43,42 @@ pub fn within(mut check: impl FnMut() -> bool) -> bool {
     true
 }
 
-/// A port that was free a moment ago (for listeners that must be given an address up front).
-pub fn free_port() -> u16 {
+/// A port that was free a moment ago, for a loop that starts a server which must be given its
+/// port up front (nginx, redis-server) and tries again on another when that one was taken
+/// meanwhile. Anything robogate or this harness binds itself binds port 0 instead.
+pub fn port_to_try() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("bind 127.0.0.1:0")
 }
 
-/// Two distinct free ports: both held at once while they are found (two [`free_port`] calls in
-/// a row can return the same port, which robogate refuses for its listener and admin).
-pub fn two_free_ports() -> (u16, u16) {
-    let bind = || TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    let (a, b) = (bind(), bind());
-    let port = |l: &TcpListener| l.local_addr().expect("local address").port();
-    (port(&a), port(&b))
+/// A loopback address where nothing listens, held for as long as the value lives: the port is
+/// bound but never listened on, so connecting is refused and no other process can take it.
+/// [`ClosedPort::release`] gives it up for a server the test starts there later.
+pub struct ClosedPort {
+    socket: Option<tokio::net::TcpSocket>,
+    pub addr: SocketAddr,
+}
+
+impl ClosedPort {
+    pub fn new() -> ClosedPort {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+        socket
+            .bind("127.0.0.1:0".parse().unwrap())
+            .expect("bind 127.0.0.1:0");
+        let addr = socket.local_addr().expect("its address");
+        ClosedPort {
+            socket: Some(socket),
+            addr,
+        }
+    }
+
+    /// The port, free again for a server that is to listen there (the race is back from here).
+    pub fn release(mut self) -> u16 {
+        self.socket.take();
+        self.addr.port()
+    }
 }
 
 /// The demo origin on its own runtime; dropping (or [`Origin::stop`]) kills it and every
@@ -184,7 +205,7 @@ impl Nginx {
         std::fs::write(www.join("robots.txt"), demo_origin::ORIGIN_ROBOTS).unwrap();
         let mut last_error = String::new();
         for _ in 0..5 {
-            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            let addr: SocketAddr = format!("127.0.0.1:{}", port_to_try()).parse().unwrap();
             let conf = dir.path().join("nginx.conf");
             let d = dir.path().display();
             let server = server(addr, &d.to_string());
