@@ -239,6 +239,15 @@ HAND = [
     A("insomnia", "http-library", "Kong"),
     A("GuzzleHttp", "http-library", "Guzzle"),
     A("Faraday", "http-library", "lostisland", match=["Faraday"]),
+    # Headless page renderers and SOAP clients that send an engine-like string of their own
+    A("jsdom", "http-library", "jsdom project", checked=False),
+    A("Splash", "http-library", "Zyte", match=["splash"], checked=False,
+      note="Scrapy's rendering service: `AppleWebKit/538.1 (KHTML, like Gecko) splash Safari/538.1`"),
+    A("MS Web Services Client Protocol", "http-library", "Microsoft", ["ms"],
+      match=["MS Web Services Client Protocol"], checked=False),
+    # crawler-user-agents' `Fetch\/` (a CMS-detection tool): only `Fetch/<version>`, never the
+    # word in a person's app (`Acme Fetch`)
+    A("Fetch", "seo", "unknown", match=[], regex=r"(^|\s)Fetch/[0-9]", checked=False),
     # PowerShell's Invoke-WebRequest: `... WindowsPowerShell/5.1.19041` (5.x), `... PowerShell/7.4.0`
     A("PowerShell", "http-library", "Microsoft", ["powershell"], match=["WindowsPowerShell", "PowerShell"], checked=False),
     # Cloud SDKs and CLIs, as their vendors document their User-Agents: the SDK is the client

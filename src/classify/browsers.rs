@@ -380,8 +380,8 @@ impl EngineVersions {
 
 /// A Chromium fork's own product, by where and how forks write it: right before `Chrome/`
 /// (`... (KHTML, like Gecko) Sielo/1.16.07 Chrome/65.0...`), or with the very version of
-/// the `Chrome/` it is built on (`Chrome/61.0.3163.69 Freeu/61.0.3163.69`). Services append
-/// their own name and version after the engine's.
+/// the `Chrome/` it is built on (`Chrome/61.0.3163.69 Freeu/61.0.3163.69`), unless that is
+/// Chrome's reduced `N.0.0.0`. Services append their own name and version after the engine's.
 fn is_fork(ua: &str, name: &str) -> bool {
     let start = name.as_ptr() as usize - ua.as_ptr() as usize;
     if ua[..start].trim_end().ends_with([';', ',', '(']) {
@@ -401,7 +401,8 @@ fn is_fork(ua: &str, name: &str) -> bool {
             .next()
             .unwrap_or("")
     });
-    matches!((version, chrome), (Some(v), Some(c)) if !v.is_empty() && v == c)
+    // Chrome's reduced version (`131.0.0.0`) is everyone's to copy: it proves nothing.
+    matches!((version, chrome), (Some(v), Some(c)) if !v.is_empty() && v == c && !c.ends_with(".0.0.0"))
 }
 
 /// An Android WebView: `wv` as an item of an Android platform comment (`(Linux; Android 14;
@@ -493,7 +494,15 @@ fn is_desktop_item(item: &str) -> bool {
                 && matches!(b[2], b'-' | b'_')
                 && b[3..].iter().all(u8::is_ascii_alphabetic))
     };
-    EXACT.contains(&item) || PREFIXES.iter().any(|p| item.starts_with(p)) || is_locale(item)
+    // A build or version number (`Cortana 1.14.9.19041; 10.0.0.0.19045.5131`).
+    let is_version = |s: &str| {
+        s.bytes().next().is_some_and(|b| b.is_ascii_digit())
+            && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    };
+    EXACT.contains(&item)
+        || PREFIXES.iter().any(|p| item.starts_with(p))
+        || is_locale(item)
+        || is_version(item)
 }
 
 /// What follows the comment `text` is inside (it starts just after the `(`).
@@ -515,8 +524,9 @@ fn skip_comment(text: &str) -> Option<&str> {
 }
 
 /// The product names after the platform comment, each with whether a `/` follows it: each
-/// top-level word's name, and the items of a `(KHTML, like Gecko; ...)` comment after its
-/// first two (read as versioned: nothing else belongs there).
+/// top-level word's name, the items of a `(KHTML, like Gecko; ...)` or `(compatible; ...)`
+/// comment (read as versioned: nothing else belongs there), and the first word of any other
+/// comment that stands on its own (read as a bare word).
 fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -542,6 +552,7 @@ fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
             return None;
         }
         if bytes[i] == b'(' {
+            let start = i;
             let inner = &text[i + 1..];
             let end = skip_comment(inner).map_or(text.len(), |after| text.len() - after.len());
             let body = &text[i + 1..end.saturating_sub(1).max(i + 1)];
@@ -552,6 +563,25 @@ fn products(text: &str) -> impl Iterator<Item = (&str, bool)> {
                 pending = Some(items.split([';', ',']));
             } else if let Some(items) = body.strip_prefix("compatible") {
                 pending = Some(items.split([';', ',']));
+            } else if start > 0 && matches!(bytes[start - 1], b' ' | b'\t') {
+                // A comment of its own (`Safari/537.36 (StatusCake)`), not one glued to a
+                // product: its first word names whoever wrote it, read as a bare word.
+                let item = body.split([';', ',']).next().unwrap_or("").trim();
+                let first = item.split([' ', '/']).next().unwrap_or("");
+                // A product's own platform note (`SEB/3.7.1 (x64)`, `(en-US)`) is no name; a
+                // browser may name itself in words (`(Airwatch Browser v7.9)`).
+                let says_browser = item
+                    .as_bytes()
+                    .windows(7)
+                    .any(|w| w.eq_ignore_ascii_case(b"browser"));
+                if first
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| b.is_ascii_alphabetic())
+                    && !is_desktop_item(first)
+                {
+                    return Some((if says_browser { item } else { first }, false));
+                }
             }
             continue;
         }

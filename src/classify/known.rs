@@ -77,6 +77,8 @@ pub(crate) struct Scan {
     pub(crate) browser: bool,
     /// The engine versions it passed (read only for a browser-shaped string).
     pub(crate) engines: EngineVersions,
+    /// Where the catalog literal that named `agent` lies, `start..end` (none for a regex).
+    pub(crate) agent_span: Option<(usize, usize)>,
     /// The marker word that decided `markers`, `start..end` (for `classify --explain`).
     pub(crate) marker: Option<(usize, usize)>,
     /// An injection trigger ([`shape::TRIGGERS`]): the string may hold a payload.
@@ -207,6 +209,7 @@ impl KnownAgents {
                 markers: Strength::None,
                 browser: false,
                 engines: EngineVersions::default(),
+                agent_span: None,
                 marker: None,
                 suspect: false,
             };
@@ -229,6 +232,7 @@ impl KnownAgents {
             markers: hits.markers.strength(bytes),
             browser: hits.browser,
             engines: hits.engines,
+            agent_span: hits.best.map(|hit| (hit.start, hit.start + hit.len)),
             marker: hits.markers.witness(),
             suspect: hits.suspect,
         }

@@ -257,7 +257,14 @@ impl Classifier {
         if scan.suspect && self.shapes.holds_injection(ua) {
             return Classification::new(Class::Robot, None, Reason::Shape(Shape::Injection));
         }
-        if let Some((index, agent)) = scan.agent.and_then(|i| Some((i, self.agents.get(i)?))) {
+        // An app the browser list knows, in a browser-shaped string (`... Mobile/15E148
+        // Bluesky/1.92`), is that app's in-app browser, not the catalog's fetcher of that name.
+        let in_app = scan.browser
+            && scan
+                .agent_span
+                .is_some_and(|(start, end)| self.browsers.knows(&ua[start..end]));
+        let agent = scan.agent.filter(|_| !in_app);
+        if let Some((index, agent)) = agent.and_then(|i| Some((i, self.agents.get(i)?))) {
             let reason = if agent.category == Category::HttpLibrary {
                 Reason::HttpTool
             } else {
