@@ -330,7 +330,8 @@ impl Classifier {
 
     /// For `robogate classify --explain`: the text that decided, if the rule found one: the
     /// product that made a browser-shaped string a robot ([`Shape::ForeignProduct`]), or the
-    /// word of a robot marker ([`Reason::Marker`]).
+    /// item holding the robot marker or service's tool word ([`Reason::Marker`],
+    /// [`Shape::ServiceProduct`]), or the catalog token that matched (none for a regex entry).
     pub fn deciding_text<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
         let ua = user_agent.trim_ascii();
         let scan = self.known.scan(ua);
@@ -338,7 +339,12 @@ impl Classifier {
             Reason::Shape(Shape::ForeignProduct(_)) => {
                 self.browsers.foreign_product(ua, scan.engines)
             }
-            Reason::Marker => scan.marker.and_then(|(start, end)| ua.get(start..end)),
+            Reason::Catalog | Reason::HttpTool if scan.agent.is_some() => {
+                scan.agent_span.and_then(|(start, end)| ua.get(start..end))
+            }
+            Reason::Marker | Reason::Shape(Shape::ServiceProduct) => {
+                scan.marker.and_then(|(start, end)| ua.get(start..end))
+            }
             _ => None,
         }
     }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use bytes::Bytes;
 use serde::Serialize;
 
-use crate::classify::{Catalog, Class, Classification, Reason};
+use crate::classify::{Catalog, Class, Classification, Reason, Shape};
 use crate::policy::Policy;
 
 /// Classify User-Agent strings read one per line.
@@ -87,9 +87,21 @@ impl<'a> Line<'a> {
                         "rule `marker`: {}; the marker is in `{marker}`",
                         c.reason.explain()
                     ),
+                    Some(token) if matches!(c.reason, Reason::Catalog | Reason::HttpTool) => {
+                        format!(
+                            "rule `{}`: {}; it matched `{token}`",
+                            c.reason.as_str(),
+                            c.reason.explain()
+                        )
+                    }
+                    Some(service) if c.reason == Reason::Shape(Shape::ServiceProduct) => format!(
+                        "rule `service-product`: {}; the service is named in `{service}`",
+                        c.reason.explain()
+                    ),
                     Some(product) => format!(
-                        "rule `{}`: {}; the product `{product}` is no browser's (add it to the \
-                         browser list, `[agents] browsers`, if it is one)",
+                        "rule `{}`: {}; the product `{product}` is no browser's (if it is one, \
+                         add it to a copy of conf/browsers.toml and name that copy in \
+                         `[agents] browsers`: the file replaces the built-in list)",
                         c.reason.as_str(),
                         c.reason.explain()
                     ),
@@ -360,6 +372,27 @@ mod tests {
             explains[1].ends_with("the marker is in `ops@acme.example`"),
             "{}",
             explains[1]
+        );
+    }
+
+    #[test]
+    fn explain_names_the_catalog_token_and_the_service() {
+        let out = run_mode("Acme/1.0 (compatible; bingbot/2.0)\n", Output::Explained);
+        let line: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+        let explain = line["explain"].as_str().expect("explained");
+        assert!(explain.ends_with("it matched `bingbot`"), "{explain}");
+        let policy = catalog_policy(Catalog::parse("", "empty.toml").expect("empty catalog"))
+            .expect("compiles");
+        let mut out = Vec::new();
+        let ua = "Mozilla/5.0 (X11) AppleWebKit/537.36 Chrome/62.0 Safari/537.36 Nitro-Optimizer-Agent\n";
+        classify_lines(&policy, ua.as_bytes(), &mut out, Output::Explained).expect("classified");
+        let line: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&out).trim()).expect("json");
+        assert_eq!(line["reason"], "service-product");
+        let explain = line["explain"].as_str().expect("explained");
+        assert!(
+            explain.ends_with("the service is named in `Nitro-Optimizer-Agent`"),
+            "{explain}"
         );
     }
 

@@ -174,14 +174,27 @@ fn config_check(path: &Path) -> ExitCode {
                 v.spoofed,
             );
             println!("{}", fingerprint_line(p, &loaded.settings));
+            let browsers = p.classifier.browsers();
+            let built_in = crate::classify::BrowserList::builtin().len();
+            if browsers.file() != crate::classify::BROWSERS_FILE && browsers.len() < built_in {
+                println!(
+                    "warning: agents.browsers: {} names {} families, the built-in list {}: the file \
+                     replaces the list, so a browser product it lacks makes its string a robot \
+                     (start from a copy of conf/browsers.toml and add to it)",
+                    browsers.file(),
+                    browsers.len(),
+                    built_in
+                );
+            }
             println!(
-                "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, enforce mode {})",
+                "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, {} browser families, enforce mode {})",
                 path.display(),
                 loaded.settings.listen,
                 loaded.settings.admin_listen,
                 p.upstream.address,
                 p.robots.body.len(),
                 p.classifier.agents().len(),
+                browsers.len(),
                 p.enforce.mode,
             );
             ExitCode::SUCCESS

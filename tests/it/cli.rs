@@ -47,6 +47,33 @@ fn config_check_reports_every_problem_with_file_line_and_key() {
     }
 }
 
+/// A browser list of one's own replaces the built-in one: `config check` says so when it is the
+/// smaller (a cold reviewer's one-entry list made Vivaldi and Opera users robots, silently).
+#[test]
+fn config_check_warns_about_a_browser_list_smaller_than_the_built_in_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "User-agent: *\nDisallow:\n").unwrap();
+    std::fs::write(
+        dir.path().join("mine.toml"),
+        "[[browser]]\nname = \"Teams\"\nkind = \"app-shell\"\ntokens = [\"Teams\"]\nsource = \"mine\"\n",
+    )
+    .unwrap();
+    let check = config_check(
+        dir.path(),
+        "[origin]\naddress = \"127.0.0.1:1\"\n\n[agents]\nbrowsers = \"mine.toml\"\n",
+    );
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    assert!(
+        check.stdout.contains("warning: agents.browsers: ")
+            && check.stdout.contains("names 1 families")
+            && check.stdout.contains("1 browser families"),
+        "{}",
+        check.stdout
+    );
+    let shipped = config_check(dir.path(), "[origin]\naddress = \"127.0.0.1:1\"\n");
+    assert!(!shipped.stdout.contains("agents.browsers"), "{}", shipped.stdout);
+}
+
 /// `source = "origin"` with an origin that does not answer: the live proxy would serve complete
 /// disallow with status 503, so `config check` must not say ok.
 #[test]
