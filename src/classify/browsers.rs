@@ -28,7 +28,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::catalog::{line_of, CatalogError};
+use super::error::{line_of, CatalogError};
 use super::kind::Category;
 
 /// The list shipped in the binary.

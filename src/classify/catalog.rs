@@ -5,7 +5,6 @@
 //! is reported at once, each as a [`CatalogError`] with file, line and key.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::path::Path;
 
 use regex::RegexBuilder;
@@ -13,8 +12,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::browsers::BrowserList;
+use super::error::{line_of, CatalogError};
 use super::kind::Category;
-use super::known::is_token_byte;
 
 /// The shipped catalog, embedded so `robogate classify` works from any folder.
 pub const BUILTIN_TEXT: &str = include_str!("../../conf/agents.toml");
@@ -75,31 +74,6 @@ pub struct Catalog {
     agents: Vec<Agent>,
     browsers: BrowserList,
 }
-
-/// One problem in a catalog file. Displays as `file:line: key: message`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CatalogError {
-    /// The catalog file as given to [`Catalog::parse`].
-    pub file: String,
-    /// 1-based line of the offending entry (0 if the file could not be read at all).
-    pub line: u32,
-    /// The key at fault, e.g. `agent.regex`.
-    pub key: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-impl fmt::Display for CatalogError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}: {}: {}",
-            self.file, self.line, self.key, self.message
-        )
-    }
-}
-
-impl std::error::Error for CatalogError {}
 
 /// The file as serde sees it: only `[[agent]]` tables, each with its span.
 #[derive(Deserialize)]
@@ -305,11 +279,8 @@ fn error(file: &str, line: u32, key: &str, message: String) -> CatalogError {
     }
 }
 
-/// 1-based line number of a byte offset.
-pub(crate) fn line_of(text: &str, offset: usize) -> u32 {
-    let before = text.get(..offset).unwrap_or(text);
-    let newlines = before.bytes().filter(|&b| b == b'\n').count();
-    u32::try_from(newlines + 1).unwrap_or(u32::MAX)
+pub(crate) fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
 }
 
 /// [`line_of`] for offsets that mostly come in increasing order (the entries of a file): counts

@@ -8,7 +8,8 @@ use regex::{Regex, RegexBuilder};
 
 use super::browser;
 use super::browsers::{self, EngineVersions};
-use super::catalog::{Agent, CatalogError};
+use super::catalog::{is_token_byte, Agent};
+use super::error::CatalogError;
 use super::kind::Category;
 use super::markers::{self, MarkerScan, Strength};
 use super::shape;
@@ -21,10 +22,6 @@ const ENGINE_PATTERNS: [(&str, usize); 2] = [
     ("chrome/", browsers::CHROME),
     ("firefox/", browsers::FIREFOX),
 ];
-
-pub(crate) fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
-}
 
 /// One catalog literal: which agent it names and which of its ends need a token boundary.
 #[derive(Debug)]

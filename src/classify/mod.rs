@@ -39,6 +39,7 @@ mod browser;
 mod browsers;
 mod catalog;
 pub mod disguise;
+mod error;
 mod kind;
 mod known;
 mod markers;
@@ -49,7 +50,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 pub use browsers::{BrowserList, BROWSERS_FILE, BROWSERS_TEXT};
-pub use catalog::{Agent, Catalog, CatalogError, BUILTIN_FILE, BUILTIN_TEXT};
+pub use catalog::{Agent, Catalog, BUILTIN_FILE, BUILTIN_TEXT};
+pub use error::CatalogError;
 pub use kind::{Category, Class};
 pub use shape::{Shape, APP_SHELLS, ELECTRON_APPS};
 

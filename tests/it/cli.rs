@@ -71,7 +71,11 @@ fn config_check_warns_about_a_browser_list_smaller_than_the_built_in_one() {
         check.stdout
     );
     let shipped = config_check(dir.path(), "[origin]\naddress = \"127.0.0.1:1\"\n");
-    assert!(!shipped.stdout.contains("agents.browsers"), "{}", shipped.stdout);
+    assert!(
+        !shipped.stdout.contains("agents.browsers"),
+        "{}",
+        shipped.stdout
+    );
 }
 
 /// `source = "origin"` with an origin that does not answer: the live proxy would serve complete
