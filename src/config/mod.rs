@@ -236,31 +236,8 @@ fn compile(
     let mut settings = compile_settings(raw, base, errors);
     let server_tls = raw
         .read("server")
-        .then(|| tls::compile_server_tls(raw, base, errors))
+        .then(|| tls::compile_server_tls_for(raw, base, settings.as_mut(), errors))
         .flatten();
-    if let (Some(settings), Some(t)) = (&mut settings, &server_tls) {
-        settings.tls_listen = t.listen;
-        settings.tls_min_version = t.min_version.unwrap_or(crate::tls::MinVersion::Tls12);
-        let others = [
-            ("server.listen", settings.listen),
-            ("admin.listen", settings.admin_listen),
-        ];
-        for (key, other) in others {
-            let (Some(tls), Some(span)) = (t.listen, raw.server.tls_listen.as_ref()) else {
-                continue;
-            };
-            if settings::same_port(tls, other) {
-                errors.push(
-                    Some(span.span()),
-                    "server.tls_listen",
-                    format!(
-                        "{tls} takes the port of {key} {other}: the second listener could not \
-                         bind; give server.tls_listen another port"
-                    ),
-                );
-            }
-        }
-    }
     let origin_tls = raw
         .read("origin")
         .then(|| tls::compile_origin_tls(raw, base, errors))

@@ -57,6 +57,42 @@ pub fn seconds_left(not_after: i64) -> i64 {
     not_after - now
 }
 
+/// `[server]`'s TLS as [`compile_server_tls`] reads it, its listener and minimum version set on
+/// `settings`, and refused where `server.tls_listen` takes the port of another listener.
+pub(super) fn compile_server_tls_for(
+    raw: &RawConfig,
+    base: &Path,
+    settings: Option<&mut super::Settings>,
+    errors: &mut Errors<'_>,
+) -> Option<ServerTls> {
+    let t = compile_server_tls(raw, base, errors)?;
+    let Some(settings) = settings else {
+        return Some(t);
+    };
+    settings.tls_listen = t.listen;
+    settings.tls_min_version = t.min_version.unwrap_or(MinVersion::Tls12);
+    let others = [
+        ("server.listen", settings.listen),
+        ("admin.listen", settings.admin_listen),
+    ];
+    for (key, other) in others {
+        let (Some(tls), Some(span)) = (t.listen, raw.server.tls_listen.as_ref()) else {
+            continue;
+        };
+        if super::settings::same_port(tls, other) {
+            errors.push(
+                Some(span.span()),
+                "server.tls_listen",
+                format!(
+                    "{tls} takes the port of {key} {other}: the second listener could not \
+                     bind; give server.tls_listen another port"
+                ),
+            );
+        }
+    }
+    Some(t)
+}
+
 /// Compiles the TLS keys of `[server]`. `None` when something is wrong (reported).
 pub(super) fn compile_server_tls(
     raw: &RawConfig,
