@@ -7,11 +7,10 @@
 //! distinct addresses does. Pure: the caller passes `now`.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasher;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::bound::Sharded;
 use crate::policy::BanKey;
 
 const SHARDS: usize = 16;
@@ -140,24 +139,15 @@ impl Shard {
 
 /// The caught clients of this instance.
 pub struct Catches {
-    shards: Vec<Mutex<Shard>>,
-    /// Entries in all shards together, and their bound.
-    entries: super::bound::Bound,
-    hasher: std::collections::hash_map::RandomState,
+    table: Sharded<Shard>,
 }
 
 impl Catches {
     /// A table of at most `max_entries` catches (at least one).
     pub fn new(max_entries: usize) -> Catches {
         Catches {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            entries: super::bound::Bound::new(max_entries),
-            hasher: Default::default(),
+            table: Sharded::new(SHARDS, max_entries),
         }
-    }
-
-    fn shard_of(&self, key: &CatchKey) -> usize {
-        (self.hasher.hash_one(key) as usize) % SHARDS
     }
 
     /// Records that `key` was caught at `now` for `ban` (zero: no ban, nothing recorded). A key
@@ -183,8 +173,8 @@ impl Catches {
             return;
         }
         let until = ban.until;
-        let shard = self.shard_of(&key);
-        let Ok(mut map) = self.shards[shard].lock() else {
+        let shard = self.table.shard_of(&key);
+        let Some(mut map) = self.table.lock(shard) else {
             return;
         };
         if let Some(held) = map.bans.get_mut(&key) {
@@ -195,15 +185,15 @@ impl Catches {
         }
         // Expired catches are dropped as they reach the front, without a sweep.
         while map.drop_oldest_expired(now) {
-            self.entries.release(1);
+            self.table.entries.release(1);
         }
-        if !self.entries.reserve() {
+        if !self.table.entries.reserve() {
             // Full: the oldest expired catch of another shard, else the oldest catch of this
             // one, else of another; each shard locked on its own (never two at once).
             drop(map);
             self.evict_one(shard, now);
-            map = match self.shards[shard].lock() {
-                Ok(map) if self.entries.reserve() => map,
+            map = match self.table.lock(shard) {
+                Some(map) if self.table.entries.reserve() => map,
                 _ => return,
             };
         }
@@ -216,12 +206,12 @@ impl Catches {
     fn evict_one(&self, own: usize, now: Instant) {
         let others = || (1..SHARDS).map(|k| (own + k) % SHARDS);
         let drop_from = |i: usize, expired_only: bool| {
-            let Ok(mut map) = self.shards[i].lock() else {
+            let Some(mut map) = self.table.lock(i) else {
                 return false;
             };
             let dropped = map.drop_oldest_expired(now) || (!expired_only && map.drop_oldest());
             if dropped {
-                self.entries.release(1);
+                self.table.entries.release(1);
             }
             dropped
         };
@@ -232,27 +222,23 @@ impl Catches {
 
     /// The ban `key` is under at `now`, if any.
     pub fn caught(&self, key: &CatchKey, now: Instant) -> Option<Ban> {
-        let map = self.shards[self.shard_of(key)].lock().ok()?;
+        let map = self.table.lock(self.table.shard_of(key))?;
         map.bans.get(key).copied().filter(|ban| ban.until > now)
     }
 
     /// Drops every expired ban, and returns how many bans are live at `now` (for the gauge).
     /// O(entries): call it from a periodic task, never per request.
     pub fn active(&self, now: Instant) -> usize {
-        let mut live = 0;
-        for shard in &self.shards {
-            if let Ok(mut map) = shard.lock() {
-                let dropped = map.drop_expired(now);
-                self.entries.release(dropped);
-                live += map.bans.len();
-            }
-        }
-        live
+        self.table.sum(|map| {
+            let dropped = map.drop_expired(now);
+            self.table.entries.release(dropped);
+            map.bans.len()
+        })
     }
 
     /// Entries held, expired ones not yet dropped included (never above the bound).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.table.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -262,14 +248,10 @@ impl Catches {
     /// Heap bytes the table holds now (its maps' and queues' allocated capacity), for tests
     /// and the memory bound in the README.
     pub fn heap_bytes(&self) -> usize {
-        self.shards
-            .iter()
-            .filter_map(|s| s.lock().ok())
-            .map(|map| {
-                map.bans.capacity() * (size_of::<(CatchKey, Ban)>() + 1)
-                    + map.order.capacity() * size_of::<CatchKey>()
-            })
-            .sum()
+        self.table.sum(|map| {
+            map.bans.capacity() * (size_of::<(CatchKey, Ban)>() + 1)
+                + map.order.capacity() * size_of::<CatchKey>()
+        })
     }
 }
 

@@ -19,12 +19,13 @@
 //! batch.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher;
+
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::bound::Sharded;
 use super::catches::client_prefix;
 use crate::policy::RapidFire as Limits;
 
@@ -126,17 +127,14 @@ struct Shard {
 
 /// Token buckets of the client addresses of this instance.
 pub struct RapidFire {
-    shards: Vec<Mutex<Shard>>,
+    table: Sharded<Shard>,
     /// Whether requests are counted for a shared backend.
     sharing: bool,
     /// The emission interval of the limits last checked against (nanoseconds), for the other
     /// instances' requests.
     interval: AtomicU64,
-    /// Entries in all shards together, and their bound.
-    entries: super::bound::Bound,
     /// When a full table last dropped the forgettable buckets of all shards.
     last_sweep: Mutex<Option<Instant>>,
-    hasher: std::collections::hash_map::RandomState,
     /// Times are kept as nanoseconds since this instant (8 bytes, not 16).
     epoch: Instant,
 }
@@ -174,12 +172,10 @@ impl RapidFire {
     /// A table of at most `max_entries` addresses (at least one).
     pub fn new(max_entries: usize) -> RapidFire {
         RapidFire {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            table: Sharded::new(SHARDS, max_entries),
             sharing: false,
             interval: AtomicU64::new(0),
-            entries: super::bound::Bound::new(max_entries),
             last_sweep: Mutex::new(None),
-            hasher: Default::default(),
             epoch: Instant::now(),
         }
     }
@@ -197,20 +193,20 @@ impl RapidFire {
             self.interval.store(n.interval, Ordering::Relaxed);
         }
         let t = self.nanos(now);
-        let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
-        let Ok(mut shard) = self.shards[shard].lock() else {
+        let shard = self.table.shard_of(&ip);
+        let Some(mut shard) = self.table.lock(shard) else {
             return Check::untracked();
         };
         if !shard.map.contains_key(&ip) {
-            if !self.entries.reserve() {
+            if !self.table.entries.reserve() {
                 // Full: make room from the forgettable buckets of every shard, at most once a
                 // second (a sweep is O(max_entries): never per request, so a flood of new
                 // addresses costs O(1) each).
                 drop(shard);
                 self.sweep(now, t, n.gap);
-                let index = (self.hasher.hash_one(ip) as usize) % SHARDS;
-                shard = match self.shards[index].lock() {
-                    Ok(shard) if self.entries.reserve() => shard,
+                let index = self.table.shard_of(&ip);
+                shard = match self.table.lock(index) {
+                    Some(shard) if self.table.entries.reserve() => shard,
                     _ => return Check::untracked(),
                 };
             }
@@ -256,8 +252,8 @@ impl RapidFire {
     /// [`RapidFire::share`] was called.
     pub fn take_unshared(&self) -> Vec<(IpAddr, u32)> {
         let mut taken = Vec::new();
-        for shard in &self.shards {
-            let Ok(mut shard) = shard.lock() else {
+        for index in 0..self.table.count() {
+            let Some(mut shard) = self.table.lock(index) else {
                 continue;
             };
             let Shard {
@@ -311,8 +307,8 @@ impl RapidFire {
         let t = self.nanos(now);
         let mut added = 0;
         for (&(ip, own), &(total, total_before)) in counted.iter().zip(totals) {
-            let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
-            let Ok(mut shard) = self.shards[shard].lock() else {
+            let shard = self.table.shard_of(&ip);
+            let Some(mut shard) = self.table.lock(shard) else {
                 continue;
             };
             let Shard { map, counts, .. } = &mut *shard;
@@ -348,8 +344,8 @@ impl RapidFire {
         }
         let ip = client_prefix(ip);
         let t = self.nanos(now);
-        let shard = (self.hasher.hash_one(ip) as usize) % SHARDS;
-        let shard = self.shards[shard].lock().ok()?;
+        let shard = self.table.shard_of(&ip);
+        let shard = self.table.lock(shard)?;
         let until = shard.map.get(&ip)?.robot_until;
         (until > t).then(|| self.epoch + Duration::from_nanos(until))
     }
@@ -399,15 +395,15 @@ impl RapidFire {
             return;
         }
         *last = Some(now);
-        for shard in &self.shards {
-            if let Ok(mut shard) = shard.lock() {
+        for index in 0..self.table.count() {
+            if let Some(mut shard) = self.table.lock(index) {
                 let Shard { map, counts, .. } = &mut *shard;
                 let before = map.len();
                 // A bucket with requests not shared yet is kept until they are.
                 map.retain(|ip, b| {
                     !b.forgettable(t, gap) || counts.get(ip).is_some_and(|c| c.unshared > 0)
                 });
-                self.entries.release(before - map.len());
+                self.table.entries.release(before - map.len());
             }
         }
     }
@@ -421,16 +417,13 @@ impl RapidFire {
         let paced = |b: &Bucket| {
             (b.last_paced != NONE && t.saturating_sub(b.last_paced) <= gap) || b.robot_until > t
         };
-        self.shards
-            .iter()
-            .filter_map(|shard| shard.lock().ok())
-            .map(|shard| shard.map.values().filter(|b| paced(b)).count())
-            .sum()
+        self.table
+            .sum(|shard| shard.map.values().filter(|b| paced(b)).count())
     }
 
     /// Addresses tracked (for tests and diagnostics; never above the bound).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.table.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -440,15 +433,11 @@ impl RapidFire {
     /// Heap bytes the table holds now (its maps' allocated capacity), for tests and the memory
     /// bound in the README.
     pub fn heap_bytes(&self) -> usize {
-        self.shards
-            .iter()
-            .filter_map(|s| s.lock().ok())
-            .map(|shard| {
-                shard.map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1)
-                    + shard.counts.capacity() * (size_of::<(IpAddr, Counts)>() + 1)
-                    + (shard.unshared.capacity() + shard.recent.capacity()) * size_of::<IpAddr>()
-            })
-            .sum()
+        self.table.sum(|shard| {
+            shard.map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1)
+                + shard.counts.capacity() * (size_of::<(IpAddr, Counts)>() + 1)
+                + (shard.unshared.capacity() + shard.recent.capacity()) * size_of::<IpAddr>()
+        })
     }
 }
 
