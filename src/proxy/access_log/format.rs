@@ -16,6 +16,9 @@
 //!   message first.
 //! - JSON: `{"timestamp":…,"level":…,<fields in the same order>,"target":"access"}` (the cut
 //!   line's `message` after `level`), strings escaped by serde_json, numbers as numbers.
+//!
+//! The fields are declared once ([`fields`]: name, value and the kind of value), and each kind
+//! is written one way in each format.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -68,6 +71,56 @@ pub fn append(out: &mut Vec<u8>, line: &Line<'_>, json: bool, now: SystemTime) {
     }
 }
 
+/// How one field's value is written; each kind is written one way in text, one way in JSON.
+#[derive(Clone, Copy)]
+enum Value<'a> {
+    /// Text as it is (method, path); a JSON string.
+    Plain(&'a str),
+    /// Text quoted as Rust's `Debug` writes it; a JSON string.
+    Quoted(&'a str),
+    /// A number, bare in both.
+    Number(u64),
+    /// The client address or `-`; a JSON string.
+    Client(Option<IpAddr>),
+    /// A robots.txt version; a JSON string.
+    Version(Version),
+    /// Which robots.txt a robot read; a JSON string.
+    Read(&'a Read),
+    /// Milliseconds from whole nanoseconds, a number in both.
+    Millis(Duration),
+    /// The raw User-Agent: nginx-escaped in quotes in text, a JSON string (UTF-8, an invalid
+    /// sequence as U+FFFD); `-` when there is none.
+    UserAgent(Option<&'a [u8]>),
+}
+
+/// The line's fields, in the order both formats write them: the one declaration of the line.
+fn fields<'a>(l: &'a Line<'a>) -> [(&'static str, Value<'a>); 20] {
+    use Value::*;
+    [
+        ("client", Client(l.client)),
+        ("method", Plain(l.method)),
+        ("path", Plain(l.path)),
+        ("status", Number(l.status.into())),
+        ("class", Quoted(l.class)),
+        ("agent", Quoted(l.agent)),
+        ("robot", Quoted(l.robot)),
+        ("verdict", Quoted(l.verdict)),
+        ("action", Quoted(l.action)),
+        ("reason", Quoted(l.reason)),
+        ("fingerprint", Quoted(l.fingerprint)),
+        ("robots_line", Number(l.robots_line.into())),
+        ("robots_version", Version(l.robots_version)),
+        ("robots_read", Read(&l.robots_read)),
+        ("identity", Quoted(l.identity)),
+        ("proof", Quoted(l.proof)),
+        ("generation", Number(l.generation)),
+        ("duration_ms", Millis(l.duration)),
+        ("user_agent", UserAgent(l.user_agent)),
+        // Not a field of the text form: its `access:` prefix says it.
+        ("target", Plain("access")),
+    ]
+}
+
 fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     timestamp(out, now);
     out.extend_from_slice(if l.cut {
@@ -79,46 +132,34 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
         out.extend_from_slice(CUT_MESSAGE.as_bytes());
         out.push(b' ');
     }
-    out.extend_from_slice(b"client=");
-    client(out, l.client);
-    out.extend_from_slice(b" method=");
-    out.extend_from_slice(l.method.as_bytes());
-    out.extend_from_slice(b" path=");
-    out.extend_from_slice(l.path.as_bytes());
-    out.extend_from_slice(b" status=");
-    decimal(out, l.status.into());
-    for (key, value) in [
-        (&b" class="[..], l.class),
-        (b" agent=", l.agent),
-        (b" robot=", l.robot),
-        (b" verdict=", l.verdict),
-        (b" action=", l.action),
-        (b" reason=", l.reason),
-        (b" fingerprint=", l.fingerprint),
-    ] {
-        out.extend_from_slice(key);
-        debug_str(out, value);
+    for (i, (name, value)) in fields(l).into_iter().enumerate() {
+        if name == "target" {
+            continue;
+        }
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'=');
+        match value {
+            Value::Plain(s) => out.extend_from_slice(s.as_bytes()),
+            Value::Quoted(s) => debug_str(out, s),
+            Value::Number(n) => decimal(out, n),
+            Value::Client(ip) => client(out, ip),
+            Value::Version(v) => version(out, v),
+            Value::Read(read) => robots_read(out, read),
+            Value::Millis(d) => millis(out, d),
+            Value::UserAgent(ua) => {
+                out.push(b'"');
+                match ua {
+                    None => out.push(b'-'),
+                    Some(ua) => super::nginx_escaped(ua, out),
+                }
+                out.push(b'"');
+            }
+        }
     }
-    out.extend_from_slice(b" robots_line=");
-    decimal(out, l.robots_line.into());
-    out.extend_from_slice(b" robots_version=");
-    version(out, l.robots_version);
-    out.extend_from_slice(b" robots_read=");
-    robots_read(out, &l.robots_read);
-    out.extend_from_slice(b" identity=");
-    debug_str(out, l.identity);
-    out.extend_from_slice(b" proof=");
-    debug_str(out, l.proof);
-    out.extend_from_slice(b" generation=");
-    decimal(out, l.generation);
-    out.extend_from_slice(b" duration_ms=");
-    millis(out, l.duration);
-    out.extend_from_slice(b" user_agent=\"");
-    match l.user_agent {
-        None => out.push(b'-'),
-        Some(ua) => super::nginx_escaped(ua, out),
-    }
-    out.extend_from_slice(b"\"\n");
+    out.push(b'\n');
 }
 
 fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
@@ -127,50 +168,33 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
     if l.cut {
         out.extend_from_slice(b"\",\"level\":\"WARN\",\"message\":");
         json_str(out, CUT_MESSAGE);
-        out.extend_from_slice(b",\"client\":\"");
     } else {
-        out.extend_from_slice(b"\",\"level\":\"INFO\",\"client\":\"");
+        out.extend_from_slice(b"\",\"level\":\"INFO\"");
     }
-    client(out, l.client);
-    out.extend_from_slice(b"\",\"method\":");
-    json_str(out, l.method);
-    out.extend_from_slice(b",\"path\":");
-    json_str(out, l.path);
-    out.extend_from_slice(b",\"status\":");
-    decimal(out, l.status.into());
-    for (key, value) in [
-        (&b",\"class\":"[..], l.class),
-        (b",\"agent\":", l.agent),
-        (b",\"robot\":", l.robot),
-        (b",\"verdict\":", l.verdict),
-        (b",\"action\":", l.action),
-        (b",\"reason\":", l.reason),
-        (b",\"fingerprint\":", l.fingerprint),
-    ] {
-        out.extend_from_slice(key);
-        json_str(out, value);
+    for (name, value) in fields(l) {
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        match value {
+            Value::Plain(s) | Value::Quoted(s) => json_str(out, s),
+            Value::Number(n) => decimal(out, n),
+            Value::Millis(d) => millis(out, d),
+            Value::UserAgent(Some(ua)) => json_str(out, &String::from_utf8_lossy(ua)),
+            // Written as in text, inside quotes (none of them holds a quote or a backslash).
+            Value::Client(ip) => in_quotes(out, |out| client(out, ip)),
+            Value::Version(v) => in_quotes(out, |out| version(out, v)),
+            Value::Read(read) => in_quotes(out, |out| robots_read(out, read)),
+            Value::UserAgent(None) => out.extend_from_slice(b"\"-\""),
+        }
     }
-    out.extend_from_slice(b",\"robots_line\":");
-    decimal(out, l.robots_line.into());
-    out.extend_from_slice(b",\"robots_version\":\"");
-    version(out, l.robots_version);
-    out.extend_from_slice(b"\",\"robots_read\":\"");
-    robots_read(out, &l.robots_read);
-    out.extend_from_slice(b"\",\"identity\":");
-    json_str(out, l.identity);
-    out.extend_from_slice(b",\"proof\":");
-    json_str(out, l.proof);
-    out.extend_from_slice(b",\"generation\":");
-    decimal(out, l.generation);
-    out.extend_from_slice(b",\"duration_ms\":");
-    millis(out, l.duration);
-    out.extend_from_slice(b",\"user_agent\":");
-    match l.user_agent {
-        None => out.extend_from_slice(b"\"-\""),
-        // The User-Agent as robogate read it: UTF-8, an invalid sequence as U+FFFD.
-        Some(ua) => json_str(out, &String::from_utf8_lossy(ua)),
-    }
-    out.extend_from_slice(b",\"target\":\"access\"}\n");
+    out.extend_from_slice(b"}\n");
+}
+
+/// What `write` writes, in double quotes.
+fn in_quotes(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    out.push(b'"');
+    write(out);
+    out.push(b'"');
 }
 
 /// The client address as `IpAddr` displays it, or `-`.
