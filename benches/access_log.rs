@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use robogate::access_log::{Line, Writer};
 use robogate::policy::{Read, Version};
-use robogate::proxy::access_log::{Line, Writer};
 
 /// robogate's allocator, as in the binary (`src/main.rs`).
 #[global_allocator]
@@ -110,7 +110,7 @@ fn access_log(c: &mut Criterion) {
                 if out.len() > 1 << 19 {
                     out.clear();
                 }
-                robogate::proxy::access_log::format::append(
+                robogate::access_log::format::append(
                     &mut out,
                     black_box(&l),
                     json,

@@ -8,7 +8,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use http::HeaderName;
+use http::{HeaderMap, HeaderName};
 use ipnet::IpNet;
 
 /// `X-Forwarded-For`, looked up without parsing its name each time.
@@ -16,6 +16,29 @@ pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for
 
 /// `X-Forwarded-Proto`.
 pub const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+
+/// The `X-Forwarded-For` an origin gets, one field: the request's such fields, in order and
+/// joined into one list (RFC 9110 §5.3: several lines of a list field are one list, and
+/// [`TrustedProxies::client`] reads them all), each that is text and not blank, then the peer
+/// `ip`.
+pub fn forwarded_for(headers: &HeaderMap, ip: IpAddr) -> Vec<u8> {
+    let mut xff = Vec::with_capacity(64);
+    for prior in headers.get_all(X_FORWARDED_FOR) {
+        if prior.to_str().is_ok_and(|p| !p.trim().is_empty()) {
+            xff.extend_from_slice(prior.as_bytes());
+            xff.extend_from_slice(b", ");
+        }
+    }
+    write_ip(&mut xff, ip);
+    xff
+}
+
+/// Did the request say `X-Forwarded-Proto: https` or `http` (kept when a trusted proxy says it)?
+pub fn proto_told(headers: &HeaderMap) -> bool {
+    headers
+        .get(X_FORWARDED_PROTO)
+        .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http")
+}
 
 /// Appends `ip` as `IpAddr`'s `Display` writes it (an IPv4 address without `core::fmt`: it is
 /// written on every request, into `X-Forwarded-For` and the access log).

@@ -5,6 +5,8 @@
 //! compiles files into a policy, [`reload`] swaps it live, [`proxy`] is the pingora glue, and
 //! [`metrics`] names every counter.
 
+pub mod access_log;
+pub mod admin;
 pub mod alloc;
 pub mod classify;
 pub mod cli;

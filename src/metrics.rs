@@ -18,7 +18,7 @@ use crate::classify::disguise::{Claimed, Disguise, Observed};
 use crate::classify::{Category, Class};
 use crate::identity::{Identity, Method, Unverified, IDENTITY_LABELS};
 use crate::keyword::keyword_enum;
-use crate::policy::Outcome;
+use crate::policy::{Decision, Outcome, Tell};
 use crate::robots::Verdict;
 
 keyword_enum! {
@@ -79,6 +79,23 @@ keyword_enum! {
         /// The client's fingerprints contradict the browser its User-Agent claims: a robot in
         /// disguise, refused what robots.txt disallows to a robot no group names.
         Fingerprint = "fingerprint",
+    }
+}
+
+impl Reason {
+    /// Why `decision` refuses its request.
+    pub fn of(decision: &Decision) -> Reason {
+        match (decision.tell, decision.outcome) {
+            (Some(Tell::TrapPath { .. } | Tell::Caught), _) => Reason::Trap,
+            (Some(Tell::RapidFire), _) => Reason::RapidFire,
+            (Some(Tell::Preference { .. }), _) => Reason::Preference,
+            (Some(Tell::Fingerprint), _) => Reason::Fingerprint,
+            (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
+            (None, _) if decision.identity.is_spoofed() && decision.robots_line.is_none() => {
+                Reason::Spoofed
+            }
+            (None, _) => Reason::Disallow,
+        }
     }
 }
 

@@ -2,8 +2,6 @@
 //! the rest. [`respond`] is where decisions become responses; [`forward`] carries plain GET/HEAD
 //! requests to the origin (a faster lane than pingora's general proxy loop, which takes the rest).
 
-pub mod access_log;
-pub mod admin;
 pub mod app;
 pub mod forward;
 pub mod host;
@@ -33,14 +31,15 @@ use pingora_error::{Error, OrErr, Result};
 use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
+use crate::access_log;
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::fingerprint::{ConnPrint, Head};
-use crate::forwarded::{X_FORWARDED_FOR, X_FORWARDED_PROTO};
+use crate::forwarded::{self, X_FORWARDED_FOR, X_FORWARDED_PROTO};
 use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
-use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Tell, Upstream};
+use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Upstream};
 use crate::robots;
 use crate::state::ledger::Reader;
 use crate::state::tarpits::TarpitGuard;
@@ -200,7 +199,7 @@ impl Gate {
                 let mut decision = policy.decide(&facts);
                 let tarpit = self.state.admit(&mut decision, policy, &asker).await;
                 self.state
-                    .tally(policy, &decision, &asker, reason_of(&decision).as_str());
+                    .tally(policy, &decision, &asker, Reason::of(&decision).as_str());
                 if decision.read == Read::Unknown
                     && self.evidence.is_some()
                     && ActionLabel::of(decision.outcome).is_taken_on_a_robot()
@@ -343,7 +342,7 @@ impl Gate {
         scheme: &'static str,
         out: &mut BytesMut,
     ) -> Result<()> {
-        let proto_told = self.sent_by_trusted_proxy(peer) && forwarded_proto_told(req);
+        let proto_told = self.sent_by_trusted_proxy(peer) && forwarded::proto_told(&req.headers);
         out.put_slice(req.method.as_str().as_bytes());
         out.put_u8(b' ');
         out.put_slice(req.raw_path());
@@ -372,7 +371,11 @@ impl Gate {
             None => {}
         }
         if let Some(ip) = peer {
-            field(out, b"X-Forwarded-For", &forwarded_for(req, ip));
+            field(
+                out,
+                b"X-Forwarded-For",
+                &forwarded::forwarded_for(&req.headers, ip),
+            );
         }
         if !proto_told {
             field(out, b"X-Forwarded-Proto", scheme.as_bytes());
@@ -414,28 +417,6 @@ impl Downstream for Session {
     async fn write_body(&mut self, body: Option<Bytes>, end: bool) -> Result<()> {
         self.write_response_body(body, end).await
     }
-}
-
-/// The `X-Forwarded-For` the origin gets, one field: the client's such fields, in order and
-/// joined into one list (RFC 9110 §5.3: several lines of a list field are one list, and
-/// [`Gate::client`] reads them all), each that is text and not blank, then the peer `ip`.
-fn forwarded_for(req: &RequestHeader, ip: IpAddr) -> Vec<u8> {
-    let mut xff = Vec::with_capacity(64);
-    for prior in req.headers.get_all(X_FORWARDED_FOR) {
-        if prior.to_str().is_ok_and(|p| !p.trim().is_empty()) {
-            xff.extend_from_slice(prior.as_bytes());
-            xff.extend_from_slice(b", ");
-        }
-    }
-    crate::forwarded::write_ip(&mut xff, ip);
-    xff
-}
-
-/// Did the client say `X-Forwarded-Proto: https` or `http` (kept when a trusted proxy says it)?
-fn forwarded_proto_told(req: &RequestHeader) -> bool {
-    req.headers
-        .get(X_FORWARDED_PROTO)
-        .is_some_and(|v| v.as_bytes() == b"https" || v.as_bytes() == b"http")
 }
 
 /// Per-request state: the policy snapshot the request started with, and its decision.
@@ -569,13 +550,17 @@ fn prepare_upstream_request(
     }
     upstream.set_version(http::Version::HTTP_11);
     if let Some(ip) = peer {
-        let xff = HeaderValue::from_maybe_shared(Bytes::from(forwarded_for(upstream, ip))).or_err(
+        let xff = HeaderValue::from_maybe_shared(Bytes::from(forwarded::forwarded_for(
+            &upstream.headers,
+            ip,
+        )))
+        .or_err(
             pingora_error::ErrorType::InvalidHTTPHeader,
             "X-Forwarded-For",
         )?;
         upstream.insert_header("x-forwarded-for", xff)?;
     }
-    let proto_told = from_trusted_proxy && forwarded_proto_told(upstream);
+    let proto_told = from_trusted_proxy && forwarded::proto_told(&upstream.headers);
     if !proto_told {
         upstream.insert_header("x-forwarded-proto", HeaderValue::from_static(scheme))?;
     }
@@ -894,7 +879,7 @@ fn evidence_of(
     if !action.is_taken_on_a_robot() || d.repeat {
         return None;
     }
-    let reason = reason_of(d);
+    let reason = Reason::of(d);
     let user_agent = req
         .headers
         .get(header::USER_AGENT)
@@ -929,19 +914,6 @@ fn evidence_of(
         fingerprint: d.disguise.map(|g| g.observed),
         ..Evidence::now(reason, action, target(req).to_owned())
     })
-}
-
-/// Why a request was refused (the evidence line's and the problem details' `reason`).
-pub fn reason_of(d: &Decision) -> Reason {
-    match (d.tell, d.outcome) {
-        (Some(Tell::TrapPath { .. } | Tell::Caught), _) => Reason::Trap,
-        (Some(Tell::RapidFire), _) => Reason::RapidFire,
-        (Some(Tell::Preference { .. }), _) => Reason::Preference,
-        (Some(Tell::Fingerprint), _) => Reason::Fingerprint,
-        (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
-        (None, _) if d.identity.is_spoofed() && d.robots_line.is_none() => Reason::Spoofed,
-        (None, _) => Reason::Disallow,
-    }
 }
 
 /// How a request ended, for its access-log line.
@@ -1018,10 +990,10 @@ fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
     let decided = ActionLabel::of(d.outcome);
     if decided.is_taken_on_a_robot() {
         METRICS.count_action(agent_label, category, d.identity, decided);
-        METRICS.count_refusal(reason_of(d), decided);
+        METRICS.count_refusal(Reason::of(d), decided);
     }
     // Why it was refused (or would have been, in shadow mode).
-    let refused = decided.is_taken_on_a_robot().then(|| reason_of(d));
+    let refused = decided.is_taken_on_a_robot().then(|| Reason::of(d));
     let path = access_log::format::target(&asked.uri);
     access_log::write(&access_log::Line {
         cut,

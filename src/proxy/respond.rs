@@ -11,7 +11,7 @@ use crate::h1::Downstream;
 use crate::metrics::UpstreamError;
 use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
 use crate::proxy::problem::{self, Refusal};
-use crate::proxy::{reason_of, tarpit};
+use crate::proxy::tarpit;
 use crate::state::tarpits::TarpitGuard;
 
 /// What [`act`] did with a request.
@@ -145,7 +145,7 @@ async fn too_fast(
     decision: &Decision,
     retry_after_secs: u32,
 ) -> Result<()> {
-    let reason = reason_of(decision);
+    let reason = Reason::of(decision);
     let detail = match reason {
         Reason::RapidFire => {
             "this client sends requests faster than this site allows one address (rapid-fire pacing)"
@@ -373,7 +373,7 @@ async fn block(session: &mut impl Downstream, policy: &Policy, decision: &Decisi
         .and_then(|l| policy.robots.line_text(l));
     let refusal = Refusal {
         status,
-        reason: reason_of(decision),
+        reason: Reason::of(decision),
         detail: &detail,
         agent: policy.agent_name(decision),
         line: decision.robots_line,

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use std::time::Duration;
 
+use crate::access_log::Writer;
 use crate::evidence::EvidenceLog;
-use crate::proxy::access_log::Writer;
 
 /// How long the exit waits for the log writer to write out what it holds (a destination that
 /// takes longer is stuck: a pipe nobody reads, a hung disk).

@@ -17,9 +17,9 @@ use pingora_core::server::{RunArgs, Server};
 use pingora_core::services::background::background_service;
 use pingora_core::services::listening::Service;
 
+use crate::access_log;
+use crate::admin::Admin;
 use crate::config::{self, Settings};
-use crate::proxy::access_log;
-use crate::proxy::admin::Admin;
 use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
 use crate::reload::{self, Reloader};
@@ -51,7 +51,7 @@ pub const CLIENT_WRITE_BUFFER: usize = 8192;
 pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
 
 /// Sets up `tracing` (with pingora's `log` output bridged into it) and the access log: one
-/// writer thread (`proxy::access_log::writer`) writes both to stdout, so lines never interleave
+/// writer thread (`access_log::writer`) writes both to stdout, so lines never interleave
 /// mid-line; `[access_log]` is applied once the config is read ([`access_log::configure`]). The
 /// returned writer is flushed by [`Exit::finish`].
 fn init_logging(format: LogFormat) -> std::io::Result<Arc<access_log::Writer>> {

@@ -173,7 +173,7 @@ impl<S: ServiceWithDependents> ServiceWithDependents for Supervised<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::admin::Admin;
+    use crate::admin::Admin;
     use pingora_core::services::listening::Service;
 
     #[test]
