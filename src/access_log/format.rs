@@ -93,11 +93,18 @@ enum Value<'a> {
     UserAgent(Option<&'a [u8]>),
 }
 
+/// A format's writer of one field (see [`each_field`]).
+trait Fields {
+    fn field(&mut self, name: &'static str, value: Value<'_>);
+}
+
 /// The line's fields, in the order both formats write them: the one declaration of the line.
-/// Each writer passes its own `field`; inlined into it, every `match` on the kind folds away.
+/// Each format's [`Fields::field`] is inlined at every call, so every `match` on the kind folds
+/// away and the line is written as straight-line code.
 #[inline(always)]
-fn each_field<'a>(l: &'a Line<'a>, mut field: impl FnMut(&'static str, Value<'a>)) {
+fn each_field<'a>(l: &'a Line<'a>, writer: &mut impl Fields) {
     use Value::*;
+    let mut field = |name, value| writer.field(name, value);
     field("client", Client(l.client));
     field("method", Plain(l.method));
     field("path", Plain(l.path));
@@ -119,20 +126,17 @@ fn each_field<'a>(l: &'a Line<'a>, mut field: impl FnMut(&'static str, Value<'a>
     field("user_agent", UserAgent(l.user_agent));
 }
 
-fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
-    timestamp(out, now);
-    out.extend_from_slice(if l.cut {
-        b"  WARN access: "
-    } else {
-        b"  INFO access: "
-    });
-    if l.cut {
-        out.extend_from_slice(CUT_MESSAGE.as_bytes());
-        out.push(b' ');
-    }
-    let mut first = true;
-    each_field(l, |name, value| {
-        if !std::mem::take(&mut first) {
+/// Text: `name=value`, space-separated.
+struct Text<'o> {
+    out: &'o mut Vec<u8>,
+    first: bool,
+}
+
+impl Fields for Text<'_> {
+    #[inline(always)]
+    fn field(&mut self, name: &'static str, value: Value<'_>) {
+        let out = &mut *self.out;
+        if !std::mem::take(&mut self.first) {
             out.push(b' ');
         }
         out.extend_from_slice(name.as_bytes());
@@ -150,20 +154,18 @@ fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
                 Some(ua) => super::nginx_escaped(ua, out),
             }),
         }
-    });
-    out.push(b'\n');
+    }
 }
 
-fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
-    out.extend_from_slice(b"{\"timestamp\":\"");
-    timestamp(out, now);
-    if l.cut {
-        out.extend_from_slice(b"\",\"level\":\"WARN\",\"message\":");
-        json_str(out, CUT_MESSAGE);
-    } else {
-        out.extend_from_slice(b"\",\"level\":\"INFO\"");
-    }
-    each_field(l, |name, value| {
+/// JSON: `,"name":value` after the timestamp and level.
+struct Json<'o> {
+    out: &'o mut Vec<u8>,
+}
+
+impl Fields for Json<'_> {
+    #[inline(always)]
+    fn field(&mut self, name: &'static str, value: Value<'_>) {
+        let out = &mut *self.out;
         out.extend_from_slice(b",\"");
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b"\":");
@@ -178,7 +180,34 @@ fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
             Value::Read(read) => in_quotes(out, |out| robots_read(out, read)),
             Value::UserAgent(None) => out.extend_from_slice(b"\"-\""),
         }
+    }
+}
+
+fn append_text(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
+    timestamp(out, now);
+    out.extend_from_slice(if l.cut {
+        b"  WARN access: "
+    } else {
+        b"  INFO access: "
     });
+    if l.cut {
+        out.extend_from_slice(CUT_MESSAGE.as_bytes());
+        out.push(b' ');
+    }
+    each_field(l, &mut Text { out, first: true });
+    out.push(b'\n');
+}
+
+fn append_json(out: &mut Vec<u8>, l: &Line<'_>, now: SystemTime) {
+    out.extend_from_slice(b"{\"timestamp\":\"");
+    timestamp(out, now);
+    if l.cut {
+        out.extend_from_slice(b"\",\"level\":\"WARN\",\"message\":");
+        json_str(out, CUT_MESSAGE);
+    } else {
+        out.extend_from_slice(b"\",\"level\":\"INFO\"");
+    }
+    each_field(l, &mut Json { out });
     // tracing's JSON layer ends every event with its target.
     out.extend_from_slice(b",\"target\":\"access\"}\n");
 }
