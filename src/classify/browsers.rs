@@ -19,8 +19,10 @@
 //!   there (OS, CPU, `rv:`, locale) that the list does not know; then every top-level word
 //!   after the platform comment (its name before a `/`; on a desktop also a bare word such as
 //!   `GTmetrix`), and the items of a `(KHTML, like Gecko; ...)` or a `(compatible; ...)`
-//!   comment. Other comments are not read (the marker scan reads them for tool words), nor are
-//!   mobile platform comments (they name devices). A Chromium fork's own product ([`is_fork`])
+//!   comment; on a desktop, the first word of any other comment that stands on its own
+//!   (`Safari/537.36 (StatusCake)`; a comment glued to a product is that product's). Other
+//!   comments are not read (the marker scan reads them for tool words), nor are mobile
+//!   platform comments (they name devices). A Chromium fork's own product ([`is_fork`])
 //!   is not a stranger.
 
 use std::collections::HashSet;

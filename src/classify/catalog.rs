@@ -279,6 +279,7 @@ fn error(file: &str, line: u32, key: &str, message: String) -> CatalogError {
     }
 }
 
+/// True for bytes that continue a product token: a match must not be glued to one of these.
 pub(crate) fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
 }

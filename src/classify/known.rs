@@ -15,7 +15,6 @@ use super::markers::{self, MarkerScan, Strength};
 use super::shape;
 use super::table::{Found, Table};
 
-/// True for bytes that continue a product token: a match must not be glued to one of these.
 /// The engine names the scan notes versions of, besides the `AppleWebKit` signature, and
 /// their slots in [`EngineVersions`].
 const ENGINE_PATTERNS: [(&str, usize); 2] = [

@@ -82,33 +82,29 @@ impl<'a> Line<'a> {
                      unknown: {})",
                     c.reason.explain()
                 ),
-                None => match deciding {
-                    Some(marker) if c.reason == Reason::Marker => format!(
-                        "rule `marker`: {}; the marker is in `{marker}`",
-                        c.reason.explain()
-                    ),
-                    Some(token) if matches!(c.reason, Reason::Catalog | Reason::HttpTool) => {
-                        format!(
-                            "rule `{}`: {}; it matched `{token}`",
-                            c.reason.as_str(),
-                            c.reason.explain()
-                        )
-                    }
-                    Some(service) if c.reason == Reason::Shape(Shape::ServiceProduct) => format!(
-                        "rule `service-product`: {}; the service is named in `{service}`",
-                        c.reason.explain()
-                    ),
-                    Some(product) => format!(
-                        "rule `{}`: {}; the product `{product}` is no browser's (if it is one, \
-                         add it to a copy of conf/browsers.toml and name that copy in \
-                         `[agents] browsers`: the file replaces the built-in list)",
-                        c.reason.as_str(),
-                        c.reason.explain()
-                    ),
-                    None => format!("rule `{}`: {}", c.reason.as_str(), c.reason.explain()),
-                },
+                None => format!(
+                    "rule `{}`: {}{}",
+                    c.reason.as_str(),
+                    c.reason.explain(),
+                    deciding.map_or(String::new(), |text| what_decided(c.reason, text))
+                ),
             }),
         }
+    }
+}
+
+/// The end of an `explain` sentence naming the text that decided (see
+/// [`crate::classify::Classifier::deciding_text`]).
+fn what_decided(reason: Reason, text: &str) -> String {
+    match reason {
+        Reason::Marker => format!("; the marker is in `{text}`"),
+        Reason::Catalog | Reason::HttpTool => format!("; it matched `{text}`"),
+        Reason::Shape(Shape::ServiceProduct) => format!("; the service is named in `{text}`"),
+        _ => format!(
+            "; the product `{text}` is no browser's (if it is one, add it to a copy of \
+             conf/browsers.toml and name that copy in `[agents] browsers`: the file replaces \
+             the built-in list)"
+        ),
     }
 }
 
