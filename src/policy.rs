@@ -268,6 +268,9 @@ pub struct RequestFacts<'a> {
     /// What was seen of the client besides its User-Agent (its TLS, HTTP/2 and head
     /// fingerprints), for checking a browser claim (`[fingerprint]`); `None`: nothing to check.
     pub seen: Option<Seen<'a>>,
+    /// Asked by a front proxy's subrequest (`[decide] listen`), which cannot be held open for a
+    /// drip: a tarpit is a block there (a would-be tarpit, a would-be block).
+    pub subrequest: bool,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -528,6 +531,13 @@ impl Policy {
     ) -> (Decision, Option<robots::Decision<'_>>) {
         let (mut decision, verdict) = self.judge(facts, reading, as_robot);
         decision.read = facts.read;
+        if facts.subrequest {
+            decision.outcome = match decision.outcome {
+                Outcome::Tarpit => Outcome::Block,
+                Outcome::ShadowTarpit => Outcome::ShadowBlock,
+                other => other,
+            };
+        }
         (decision, verdict)
     }
 

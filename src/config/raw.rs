@@ -188,6 +188,15 @@ impl Default for RawAdmin {
     }
 }
 
+/// `[decide]`: the decision listener, answering a front proxy's auth subrequests (nginx
+/// `auth_request`, Caddy `forward_auth`, Traefik `forwardAuth`). Off unless `listen` is set.
+/// Changing it needs a restart.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawDecide {
+    pub listen: Option<Spanned<String>>,
+}
+
 /// `[robots]`: where the live robots.txt comes from.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -623,6 +632,7 @@ pub struct RawConfig {
     pub server: RawServer,
     pub origin: RawOrigin,
     pub admin: RawAdmin,
+    pub decide: RawDecide,
     pub robots: RawRobots,
     pub agents: RawAgents,
     pub enforce: RawEnforce,
@@ -715,6 +725,7 @@ const SECTIONS: &[&str] = &[
     "server",
     "origin",
     "admin",
+    "decide",
     "robots",
     "agents",
     "enforce",
@@ -939,6 +950,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let server = read_section!(text, &doc, e, server: RawServer);
     let origin = read_section!(text, &doc, e, origin: RawOrigin);
     let admin = read_section!(text, &doc, e, admin: RawAdmin);
+    let decide = read_section!(text, &doc, e, decide: RawDecide);
     let robots = read_section!(text, &doc, e, robots: RawRobots);
     let agents = read_section!(text, &doc, e, agents: RawAgents);
     let enforce = read_section!(text, &doc, e, enforce: RawEnforce);
@@ -966,6 +978,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let server = take(&mut unread, "server", server).unwrap_or_default();
     let origin = take(&mut unread, "origin", origin);
     let admin = take(&mut unread, "admin", admin).unwrap_or_default();
+    let decide = take(&mut unread, "decide", decide).unwrap_or_default();
     let robots = take(&mut unread, "robots", robots).unwrap_or_default();
     let agents = take(&mut unread, "agents", agents).unwrap_or_default();
     let enforce = take(&mut unread, "enforce", enforce).unwrap_or_default();
@@ -991,6 +1004,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             server,
             origin,
             admin,
+            decide,
             robots,
             agents,
             enforce,

@@ -69,6 +69,9 @@ pub struct Settings {
     pub max_head_bytes: usize,
     /// `server.head_timeout`.
     pub head_timeout: Duration,
+    /// `decide.listen`: the decision listener, answering a front proxy's auth subrequests
+    /// (`None`: off).
+    pub decide_listen: Option<SocketAddr>,
 }
 
 /// `server.upgrades`: the protocol upgrades (`Upgrade`, then a `101` from the origin) robogate
@@ -117,6 +120,7 @@ impl Settings {
             max_connections_per_client,
             max_head_bytes,
             head_timeout,
+            decide_listen,
         } = self;
         let EvidenceSettings {
             file,
@@ -206,6 +210,7 @@ impl Settings {
                 redis(state, |r| &r.timeout) != redis(&new.state, |r| &r.timeout),
             ),
             ("server.tls_listen", *tls_listen != new.tls_listen),
+            ("decide.listen", *decide_listen != new.decide_listen),
             (
                 "server.tls_min_version",
                 *tls_min_version != new.tls_min_version,
@@ -260,6 +265,10 @@ pub(super) fn compile_settings(
             errors.push(Some(raw.admin.listen.span()), "admin.listen", why);
         }
     }
+    let decide_listen = raw
+        .read("decide")
+        .then(|| compile_decide_listen(raw, listen, admin_listen, errors))
+        .flatten();
     let server = &raw.server;
     let client_timeout = errors.nonzero(
         &server.client_timeout,
@@ -390,7 +399,46 @@ pub(super) fn compile_settings(
             .contains(&max_head_bytes)
             .then_some(max_head_bytes)?,
         head_timeout: head_timeout?,
+        decide_listen: decide_listen?,
     })
+}
+
+/// `decide.listen`: parsed, and refused where it takes the port of the public or the admin
+/// listener (`server.tls_listen` is checked with the TLS keys). Warned when no proxy is trusted:
+/// then every subrequest's client is the front proxy itself. `None`: a problem (reported).
+fn compile_decide_listen(
+    raw: &RawConfig,
+    listen: Option<SocketAddr>,
+    admin_listen: Option<SocketAddr>,
+    errors: &mut Errors<'_>,
+) -> Option<Option<SocketAddr>> {
+    let Some(written) = raw.decide.listen.as_ref() else {
+        return Some(None);
+    };
+    let decide = errors.parse::<SocketAddr>(written, "decide.listen")?;
+    for (key, other) in [("server.listen", listen), ("admin.listen", admin_listen)] {
+        if other.is_some_and(|o| same_port(decide, o)) {
+            errors.push(
+                Some(written.span()),
+                "decide.listen",
+                format!(
+                    "{decide} takes the port of {key} {}: the second listener could not bind; \
+                     give decide.listen another port",
+                    other.unwrap_or(decide)
+                ),
+            );
+        }
+    }
+    if raw.server.trusted_proxies.is_empty() {
+        errors.warn(
+            Some(written.span()),
+            "decide.listen",
+            "server.trusted_proxies is empty: the client of every decision is the front proxy \
+             itself, not the address in its X-Forwarded-For (list the proxy's address, such as \
+             \"127.0.0.1\")",
+        );
+    }
+    Some(Some(decide))
 }
 
 /// A field of the Redis backend's settings (`None` for the local backend).

@@ -548,6 +548,7 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
         max_connections_per_client: a.max_connections_per_client + 1,
         max_head_bytes: a.max_head_bytes + 1,
         head_timeout: a.head_timeout + Duration::from_secs(1),
+        decide_listen: Some("127.0.0.1:4".parse().unwrap()),
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();
@@ -645,6 +646,43 @@ fn listeners_on_one_port_with_a_wildcard_clash() {
           admin.listen another port"
         ]
     );
+}
+
+/// `[decide] listen`: off unless set; refused on another listener's port; warned without a
+/// trusted proxy (every decision's client would be the front proxy).
+#[test]
+fn the_decision_listener_needs_a_port_of_its_own_and_a_trusted_proxy() {
+    let off = load_with("").map_err(|e| e.to_string()).unwrap();
+    assert_eq!(off.settings.decide_listen, None);
+    let trusted = "[server]\ntrusted_proxies = [\"127.0.0.1\"]\n";
+    let on = load_with(&format!("{trusted}[decide]\nlisten = \"127.0.0.1:9191\"\n"))
+        .map_err(|e| e.to_string())
+        .unwrap();
+    assert_eq!(
+        on.settings.decide_listen,
+        Some("127.0.0.1:9191".parse().unwrap())
+    );
+    assert!(on.warnings.is_empty(), "{:?}", on.warnings);
+    let untrusted = load_with("[decide]\nlisten = \"127.0.0.1:9191\"\n")
+        .map_err(|e| e.to_string())
+        .unwrap();
+    let warnings: Vec<String> = untrusted.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings.len() == 1
+            && warnings[0].contains("decide.listen: server.trusted_proxies is empty"),
+        "{warnings:#?}"
+    );
+    let errors =
+        errors_of("[admin]\nlisten = \"127.0.0.1:9191\"\n[decide]\nlisten = \"0.0.0.0:9191\"\n");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0].starts_with("8: decide.listen: 0.0.0.0:9191 takes the port of admin.listen"),
+        "{errors:#?}"
+    );
+    assert_one_error("[decide]\nlisten = \"nine\"\n", 6, "decide.listen");
+    assert_one_error("[decide]\nport = 9191\n", 6, "decide.port");
+    // Port 0 (a free port for each) is no clash.
+    assert!(errors_of(&format!("{trusted}[decide]\nlisten = \"127.0.0.1:0\"\n")).is_empty());
 }
 
 /// Regression: `origin.address` equal to `server.listen` passed `config check`, and one request

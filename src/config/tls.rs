@@ -72,10 +72,12 @@ pub(super) fn compile_server_tls_for(
     settings.tls_listen = t.listen;
     settings.tls_min_version = t.min_version.unwrap_or(MinVersion::Tls12);
     let others = [
-        ("server.listen", settings.listen),
-        ("admin.listen", settings.admin_listen),
+        ("server.listen", Some(settings.listen)),
+        ("admin.listen", Some(settings.admin_listen)),
+        ("decide.listen", settings.decide_listen),
     ];
     for (key, other) in others {
+        let Some(other) = other else { continue };
         let (Some(tls), Some(span)) = (t.listen, raw.server.tls_listen.as_ref()) else {
             continue;
         };

@@ -15,6 +15,10 @@ use super::origin::OriginHead;
 pub trait Downstream: Send {
     /// The request being answered.
     fn req_header(&self) -> &RequestHeader;
+    /// Is the answer a head without a body (the request is `HEAD`)?
+    fn head_only(&self) -> bool {
+        self.req_header().method == http::Method::HEAD
+    }
     /// Has the answer's head been written (or queued to be)?
     fn head_written(&self) -> bool;
     /// Closes the connection after this answer instead of keeping it alive.

@@ -40,6 +40,11 @@ impl Service for Gate {
     async fn answer(&self, reply: &mut Reply<'_>) -> After<tarpit::Handoff> {
         let gate = self;
         let mut ctx: RequestCtx = gate.new_ctx();
+        if gate.subrequests {
+            let peer = reply.peer();
+            let result = gate.answer_subrequest(reply, peer, &mut ctx).await;
+            return ended(reply, &mut ctx, result).await;
+        }
         let header = &reply.request().header;
         ctx.client = gate.client(reply.peer(), header);
         // Kept in the context until the line is written: a request cut at a stop is logged when
@@ -80,34 +85,48 @@ impl Service for Gate {
             }
             _ => respond::answer(reply, &policy, decision).await,
         };
-        let (status, keep_alive, error) = match result {
-            Ok(()) => (reply.status(), reply.keeps_alive(), None),
-            Err(e) => {
-                let kind = respond::upstream_error_kind(&e);
-                reply.close_after();
-                // A head still waiting in the buffer never reached the client: it gets the
-                // failure's answer instead (a 502, say) rather than nothing.
-                reply.discard_unsent();
-                // Nothing is written once the head is out: the line gives the head's status,
-                // as pingora's path does.
-                let status = match respond::proxy_failure(reply, &e).await {
-                    0 => reply.status(),
-                    written => written,
-                };
-                (status, false, Some((e, kind)))
-            }
-        };
-        ctx.upstream_error = error.as_ref().and_then(|(_, kind)| *kind);
-        record_end(&mut ctx, status, error.as_ref().map(|(e, _)| &**e));
-        match error {
-            Some((e, _)) if h1::not_taken(&e) => After::Reset,
-            _ if keep_alive => After::KeepAlive,
-            _ => After::Close,
-        }
+        ended(reply, &mut ctx, result).await
     }
 
     fn hand_off(&self, stream: Stream, handoff: tarpit::Handoff, shutdown: &ShutdownWatch) {
         tarpit::spawn(stream, handoff, shutdown.clone());
+    }
+}
+
+/// After an answer (`result`): the failure's answer if it failed, the request's line, and what
+/// becomes of the connection.
+async fn ended(
+    reply: &mut Reply<'_>,
+    ctx: &mut RequestCtx,
+    result: pingora_error::Result<()>,
+) -> After<tarpit::Handoff> {
+    let (status, keep_alive, error) = match result {
+        Ok(()) => (
+            ctx.status_logged.unwrap_or(reply.status()),
+            reply.keeps_alive(),
+            None,
+        ),
+        Err(e) => {
+            let kind = respond::upstream_error_kind(&e);
+            reply.close_after();
+            // A head still waiting in the buffer never reached the client: it gets the
+            // failure's answer instead (a 502, say) rather than nothing.
+            reply.discard_unsent();
+            // Nothing is written once the head is out: the line gives the head's status,
+            // as pingora's path does.
+            let status = match respond::proxy_failure(reply, &e).await {
+                0 => reply.status(),
+                written => written,
+            };
+            (status, false, Some((e, kind)))
+        }
+    };
+    ctx.upstream_error = error.as_ref().and_then(|(_, kind)| *kind);
+    record_end(ctx, status, error.as_ref().map(|(e, _)| &**e));
+    match error {
+        Some((e, _)) if h1::not_taken(&e) => After::Reset,
+        _ if keep_alive => After::KeepAlive,
+        _ => After::Close,
     }
 }
 

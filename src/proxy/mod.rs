@@ -4,7 +4,6 @@
 
 pub mod app;
 pub mod forward;
-pub mod host;
 pub mod in_flight;
 pub mod lane;
 pub mod origin_tls;
@@ -13,10 +12,10 @@ pub mod preface;
 pub mod problem;
 pub mod respond;
 mod services;
+mod subrequest;
 pub mod tarpit;
 pub mod upgrade;
 
-use std::borrow::Cow;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -24,7 +23,7 @@ use std::time::Instant;
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use bytes::{BufMut, Bytes, BytesMut};
-use http::{header, HeaderName, HeaderValue};
+use http::{header, HeaderValue};
 use pingora_core::protocols::tls::SslDigest;
 use pingora_core::upstreams::peer::HttpPeer;
 use pingora_error::{Error, OrErr, Result};
@@ -35,6 +34,7 @@ use crate::access_log;
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
+use crate::facts::{embedded, target, well_formed};
 use crate::fingerprint::{ConnPrint, Head};
 use crate::forwarded::{self, X_FORWARDED_FOR, X_FORWARDED_PROTO};
 use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
@@ -62,6 +62,9 @@ pub struct Gate {
     /// One line per refusal (`[evidence] file`), when configured.
     evidence: Option<Arc<EvidenceLog>>,
     origins: Arc<OriginPool>,
+    /// The decision listener's gate (`[decide] listen`): every request is a front proxy's
+    /// subrequest, answered with its decision ([`subrequest`]), never forwarded.
+    subrequests: bool,
 }
 
 impl Gate {
@@ -80,6 +83,16 @@ impl Gate {
             )),
             settings,
             origins: Arc::default(),
+            subrequests: false,
+        }
+    }
+
+    /// This gate for the decision listener: the same policy, state, verifier and logs, answering
+    /// every request as a front proxy's subrequest ([`crate::decide`]).
+    pub fn for_subrequests(&self) -> Gate {
+        Gate {
+            subrequests: true,
+            ..self.clone()
         }
     }
 
@@ -182,6 +195,7 @@ impl Gate {
                     // those requests alone.
                     embedded: policy.trap.matches(&canonical).is_some() && embedded(req),
                     seen: self.seen(policy, req, via),
+                    subrequest: self.subrequests,
                     ..RequestFacts::default()
                 };
                 let asker = Client {
@@ -433,6 +447,9 @@ pub struct RequestCtx {
     upstream_error: Option<UpstreamError>,
     /// The client's address as robogate believes it (see [`Gate::client`]).
     client: Option<IpAddr>,
+    /// The status the access log gives, where it is not the status written: a subrequest's
+    /// refusal that nginx gets as a 403 is logged with its own (a 429, say).
+    status_logged: Option<u16>,
     /// A tarpit to serve on the bare connection, until `persist_connection_context` hands it
     /// to [`app::App`] with the connection (behind a lock: that hook sees the context shared).
     handoff: Mutex<Option<Box<tarpit::Handoff>>>,
@@ -474,11 +491,6 @@ impl Drop for RequestCtx {
             record(self, &asked, End::Cut);
         }
     }
-}
-
-/// The request target as received (origin-form path and query, or the path of absolute-form).
-fn target(req: &RequestHeader) -> &str {
-    req.uri.path_and_query().map_or("/", |pq| pq.as_str())
 }
 
 /// The connection a request came on: its TCP peer, and its TLS digest (the connection's
@@ -614,110 +626,6 @@ fn added_fields<'a>(
 /// The AI usage preference header field (draft-ietf-aipref-attach §2).
 const CONTENT_USAGE: &str = "content-usage";
 
-/// Why a request is answered 400 before it is judged.
-#[derive(Clone, Copy, Debug)]
-enum Malformed {
-    /// More than one `User-Agent` field (see [`user_agent`]).
-    SeveralUserAgents,
-    /// A `Host` field whose value is not `host[:port]` ([`host::is_valid`]).
-    InvalidHost,
-    /// An HTTP/1.1 request without `Host`.
-    NoHost,
-    /// Fields that break one of [`fields::check`]'s rules.
-    Fields(fields::Refusal),
-}
-
-impl Malformed {
-    /// The 400 answer's body.
-    fn explain(self) -> &'static [u8] {
-        match self {
-            Malformed::SeveralUserAgents => {
-                b"400 Bad Request: the request has more than one User-Agent field; send one.\n"
-            }
-            Malformed::InvalidHost => {
-                b"400 Bad Request: the Host field is not a host name or address with an optional port.\n"
-            }
-            Malformed::NoHost => b"400 Bad Request: an HTTP/1.1 request needs a Host field.\n",
-            Malformed::Fields(refusal) => refusal.explain(),
-        }
-    }
-
-    /// Is the request's body left unframed (so its connection must close after the 400)?
-    fn unframed(self) -> bool {
-        matches!(self, Malformed::Fields(refusal) if refusal.unframed())
-    }
-}
-
-/// The request's User-Agent ([`user_agent`]) if nothing in it calls for a 400 first: its `Host`
-/// (`host`, the field's value) missing from an HTTP/1.1 request or not `host[:port]` (RFC 9112
-/// §3.2: a server MUST answer either 400), several `User-Agent` fields, fields against
-/// [`fields::check`]'s rules (unless `checked`). (An HTTP/2 request names its host in `:authority`; an HTTP/1.0
-/// one need not name it.)
-fn well_formed<'r>(
-    req: &'r RequestHeader,
-    host: Option<&HeaderValue>,
-    checked: bool,
-) -> std::result::Result<Option<Cow<'r, str>>, Malformed> {
-    match host {
-        None if req.version == http::Version::HTTP_11 => return Err(Malformed::NoHost),
-        Some(host) if !host::is_valid(host.as_bytes()) => return Err(Malformed::InvalidHost),
-        _ => {}
-    }
-    if !checked {
-        let fields = req.headers.iter();
-        fields::check(fields.map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())))
-            .map_err(Malformed::Fields)?;
-    }
-    user_agent(req)
-}
-
-/// The User-Agent header as text (lossy for the rare non-UTF-8 header), `None` when absent.
-/// Several `User-Agent` fields are an error: the field is not a list (RFC 9110 §5.3, §10.1.5),
-/// origins differ in which one they read, so robogate could classify one client and the origin
-/// serve another. One header-map lookup, as for a single field.
-fn user_agent(req: &RequestHeader) -> std::result::Result<Option<Cow<'_, str>>, Malformed> {
-    let mut fields = req.headers.get_all(header::USER_AGENT).iter();
-    let first = fields.next();
-    if fields.next().is_some() {
-        return Err(Malformed::SeveralUserAgents);
-    }
-    // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` walks it in chunks.
-    Ok(first.map(|v| match std::str::from_utf8(v.as_bytes()) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(v.as_bytes()),
-    }))
-}
-
-/// Whether a browser fetched this for a page rather than as a navigation of its own (see
-/// [`RequestFacts::embedded`]): Fetch Metadata says so (`Sec-Fetch-Site` cross-site or
-/// same-site, `Sec-Fetch-Dest` a subresource), or a `Referer` names another host.
-fn embedded(req: &RequestHeader) -> bool {
-    const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
-    const SEC_FETCH_DEST: HeaderName = HeaderName::from_static("sec-fetch-dest");
-    let field = |name: HeaderName| req.headers.get(name).and_then(|v| v.to_str().ok());
-    let site = field(SEC_FETCH_SITE).map(str::trim);
-    if site.is_some_and(|s| {
-        s.eq_ignore_ascii_case("cross-site") || s.eq_ignore_ascii_case("same-site")
-    }) {
-        return true;
-    }
-    let dest = field(SEC_FETCH_DEST).map(str::trim);
-    if dest.is_some_and(|d| {
-        !d.is_empty() && !d.eq_ignore_ascii_case("document") && !d.eq_ignore_ascii_case("empty")
-    }) {
-        return true;
-    }
-    let (Some(referer), Some(host)) = (field(header::REFERER), field(header::HOST)) else {
-        return false;
-    };
-    match referer.parse::<http::Uri>() {
-        Ok(uri) => uri
-            .authority()
-            .is_some_and(|a| !a.as_str().eq_ignore_ascii_case(host.trim())),
-        Err(_) => false,
-    }
-}
-
 #[async_trait]
 impl ProxyHttp for Gate {
     type CTX = RequestCtx;
@@ -736,11 +644,18 @@ impl ProxyHttp for Gate {
             started: Instant::now(),
             upstream_error: None,
             client: None,
+            status_logged: None,
             handoff: Mutex::new(None),
         }
     }
 
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
+        if self.subrequests {
+            let peer = peer_ip(session);
+            self.take_in(session, ctx);
+            self.answer_subrequest(session, peer, ctx).await?;
+            return Ok(true);
+        }
         self.take_in(session, ctx);
         let policy = self.live.load_full();
         let (decision, tarpit) = self
@@ -847,6 +762,7 @@ impl ProxyHttp for Gate {
             .count_http_version(session.req_header().version);
         if let Some(asked) = ctx.asked.take() {
             let status = match session.response_written() {
+                Some(_) if ctx.status_logged.is_some() => ctx.status_logged.unwrap_or(0),
                 Some(r) => r.status.as_u16(),
                 // A tarpit handed off: its 200 is written on the bare connection, after this line.
                 None if ctx.handing_off() => 200,

@@ -117,15 +117,15 @@ pub async fn answer(
     }
 }
 
-/// 400 for a request the decision found malformed (see [`super::well_formed`]): its body says
+/// 400 for a request the decision found malformed (see [`crate::facts::well_formed`]): its body says
 /// what is wrong.
 async fn bad_request(session: &mut impl Downstream) -> Result<()> {
     let req = session.req_header();
-    let why = super::well_formed(req, req.headers.get(header::HOST), false).err();
-    if why.is_some_and(super::Malformed::unframed) {
+    let why = crate::facts::well_formed(req, req.headers.get(header::HOST), false).err();
+    if why.is_some_and(crate::facts::Malformed::unframed) {
         session.close_after();
     }
-    let body = why.map_or(&b"400 Bad Request\n"[..], super::Malformed::explain);
+    let body = why.map_or(&b"400 Bad Request\n"[..], crate::facts::Malformed::explain);
     local(
         session,
         400,
@@ -146,12 +146,7 @@ async fn too_fast(
     retry_after_secs: u32,
 ) -> Result<()> {
     let reason = Reason::of(decision);
-    let detail = match reason {
-        Reason::RapidFire => {
-            "this client sends requests faster than this site allows one address (rapid-fire pacing)"
-        }
-        _ => "robots.txt asks this robot to wait between requests (Crawl-delay)",
-    };
+    let detail = too_fast_detail(reason);
     let retry = retry_after_secs.to_string();
     let text = format!("429 Too Many Requests: {detail}.\nRetry after {retry} s.\n");
     let refusal = Refusal {
@@ -170,6 +165,16 @@ async fn too_fast(
         &[(header::RETRY_AFTER, retry.as_str())],
     )
     .await
+}
+
+/// Why a request is answered 429, in one sentence without the status.
+pub fn too_fast_detail(reason: Reason) -> &'static str {
+    match reason {
+        Reason::RapidFire => {
+            "this client sends requests faster than this site allows one address (rapid-fire pacing)"
+        }
+        _ => "robots.txt asks this robot to wait between requests (Crawl-delay)",
+    }
 }
 
 /// Writes a refusal: as problem details when the client's `Accept` prefers JSON, else `text`.
@@ -197,7 +202,7 @@ async fn refuse(
 
 /// Writes a complete local response with Content-Length (HEAD gets the headers only; a 304 has
 /// no body and no Content-Length, RFC 9110 §8.6).
-async fn local(
+pub(super) async fn local(
     session: &mut impl Downstream,
     status: u16,
     headers: &[(header::HeaderName, &str)],
@@ -210,7 +215,7 @@ async fn local(
     if status != 304 {
         resp.insert_header(header::CONTENT_LENGTH, body.len().to_string())?;
     }
-    let head_only = session.req_header().method == http::Method::HEAD || status == 304;
+    let head_only = session.head_only() || status == 304;
     session.write_head(Box::new(resp), head_only).await?;
     if !head_only {
         session.write_body(Some(body), true).await?;

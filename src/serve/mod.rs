@@ -156,13 +156,29 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
             )?),
             None => None,
         };
+        let decide = match settings.decide_listen {
+            Some(addr) => {
+                let others: Vec<&supervise::Listener> =
+                    [Some(&public), Some(&admin), secure.as_ref()]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                Some(supervise::bind("decide.listen", addr, &others)?)
+            }
+            None => None,
+        };
         if let Some(path) = &settings.pid_file {
             exit.write_pid_file(path)?;
         }
-        let bound: Vec<&supervise::Listener> = [Some(&public), Some(&admin), secure.as_ref()]
-            .into_iter()
-            .flatten()
-            .collect();
+        let bound: Vec<&supervise::Listener> = [
+            Some(&public),
+            Some(&admin),
+            secure.as_ref(),
+            decide.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let lines: String = bound
             .iter()
             .map(|l| format!("{} = \"{}\"\n", l.what, l.local()))
@@ -172,9 +188,9 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
             supervise::write_atomically(path, &lines)
                 .map_err(|e| format!("cannot write --ports-file {}: {e}", path.display()))?;
         }
-        Ok::<_, String>((public, admin, secure))
+        Ok::<_, String>((public, admin, secure, decide))
     })();
-    let (public, admin_listener, secure) = match started {
+    let (public, admin_listener, secure, decide_listener) = match started {
         Ok(listeners) => listeners,
         Err(message) => {
             eprintln!("robogate: {message}");
@@ -248,17 +264,28 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
             state: state.clone(),
         },
     );
-    let mut http = pingora_proxy::http_proxy(&server.configuration, gate.clone());
-    let mut options = HttpServerOptions::default();
-    options.keepalive_request_limit = Some(settings.keepalive_request_limit());
-    // HTTP/2 connections close after `server.keepalive_timeout` without a stream, as HTTP/1.1
-    // ones do between requests (cold-try finding: idle h2 connections stayed open for good).
-    options.h2_idle_timeout = Some(settings.keepalive_timeout);
-    http.server_options = Some(options);
-    let mut proxy = Service::new(
-        "robogate proxy".to_string(),
-        crate::proxy::app::App::new(http, gate),
-    );
+    let app = |gate: Gate| {
+        let mut http = pingora_proxy::http_proxy(&server.configuration, gate.clone());
+        let mut options = HttpServerOptions::default();
+        options.keepalive_request_limit = Some(settings.keepalive_request_limit());
+        // HTTP/2 connections close after `server.keepalive_timeout` without a stream, as
+        // HTTP/1.1 ones do between requests (cold-try finding: idle h2 connections stayed open
+        // for good).
+        options.h2_idle_timeout = Some(settings.keepalive_timeout);
+        http.server_options = Some(options);
+        crate::proxy::app::App::new(http, gate)
+    };
+    // `[decide] listen`: the same gate (policy, state, verifier, logs), answering subrequests.
+    let decider =
+        decide_listener.map(|listener| {
+            let mut service =
+                Service::new("robogate decide".to_string(), app(gate.for_subrequests()));
+            service.add_listener(ListenerConfig::tcp(listener.key()).l4_buffer(
+                L4BufferSettings::new(CLIENT_READ_BUFFER, CLIENT_WRITE_BUFFER),
+            ));
+            (service, listener)
+        });
+    let mut proxy = Service::new("robogate proxy".to_string(), app(gate));
     // server.tls_redirect: the plain listener gets the redirecting app, not the proxy.
     let redirect_to = match (&secure, &certs) {
         (Some(s), Some(_)) if settings.tls_redirect => Some(s.local().port()),
@@ -331,6 +358,9 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
     if let Some((service, listener)) = redirect {
         server.add_service(Supervised::new(service, vec![listener], failed.clone()));
     }
+    if let Some((service, listener)) = decider {
+        server.add_service(Supervised::new(service, vec![listener], failed.clone()));
+    }
     server.add_service(Supervised::new(admin, vec![admin_listener], failed.clone()));
     server.add_service(Supervised::new(reloader, Vec::new(), failed.clone()));
     server.add_service(Supervised::new(sweeper, Vec::new(), failed.clone()));
@@ -341,6 +371,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
         listen = %settings.listen,
         admin = %settings.admin_listen,
         tls = ?settings.tls_listen,
+        decide = ?settings.decide_listen,
         config = %config_path.display(),
         "robogate starting"
     );

@@ -8,6 +8,7 @@ mod behaviour;
 mod classify_corpus;
 mod cli;
 mod clients;
+mod decide;
 mod differential;
 mod disguise;
 mod enforce;

@@ -185,6 +185,15 @@ impl Nginx {
     /// nginx with `files` in its folder and the server block's directives (before `root`) made
     /// by `server` from its address and folder.
     fn start_with(files: &[(&str, &[u8])], server: impl Fn(SocketAddr, &str) -> String) -> Nginx {
+        Nginx::start_http(files, |addr, d| {
+            format!("server {{ {} root {d}/www; }}", server(addr, d))
+        })
+    }
+
+    /// nginx with `files` in its folder (and the demo pages under `www/`), and the `http`
+    /// block's configuration (its `server` blocks, upstreams) made by `http` from the address it
+    /// is to listen on and its folder.
+    pub fn start_http(files: &[(&str, &[u8])], http: impl Fn(SocketAddr, &str) -> String) -> Nginx {
         let dir = tempfile::tempdir().expect("nginx temp dir");
         for (name, bytes) in files {
             let path = dir.path().join(name);
@@ -208,7 +217,7 @@ impl Nginx {
             let addr: SocketAddr = format!("127.0.0.1:{}", port_to_try()).parse().unwrap();
             let conf = dir.path().join("nginx.conf");
             let d = dir.path().display();
-            let server = server(addr, &d.to_string());
+            let http = http(addr, &d.to_string());
             std::fs::write(
                 &conf,
                 format!(
@@ -218,7 +227,7 @@ impl Nginx {
                      client_body_temp_path {d}/body;\n\
                      proxy_temp_path {d}/proxy;\n fastcgi_temp_path {d}/fastcgi;\n\
                      uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
-                     server {{ {server} root {d}/www; }}\n}}\n"
+                     {http}\n}}\n"
                 ),
             )
             .unwrap();
@@ -386,6 +395,8 @@ pub struct Robogate {
     pub admin: SocketAddr,
     /// The TLS listener, when the config has `server.tls_listen`.
     pub tls: Option<SocketAddr>,
+    /// The decision listener, when the config has `[decide] listen`.
+    pub decide: Option<SocketAddr>,
     pub dir: tempfile::TempDir,
     pub child: Child,
     output: Arc<Mutex<Vec<u8>>>,
@@ -511,6 +522,7 @@ impl Robogate {
                 addr: ports.server,
                 admin: ports.admin,
                 tls: ports.tls,
+                decide: ports.decide,
                 dir,
                 child,
                 output,
@@ -589,6 +601,7 @@ pub struct Ports {
     pub server: SocketAddr,
     pub admin: SocketAddr,
     pub tls: Option<SocketAddr>,
+    pub decide: Option<SocketAddr>,
 }
 
 impl Ports {
@@ -604,6 +617,7 @@ impl Ports {
             server: get("server.listen")?,
             admin: get("admin.listen")?,
             tls: get("server.tls_listen"),
+            decide: get("decide.listen"),
         })
     }
 }
