@@ -85,11 +85,19 @@ pub const X_ROBOGATE_REFUSAL: &str = "x-robogate-refusal";
 pub enum Unreadable {
     Method,
     Uri,
+    /// Fields of both conventions: one of them is the client's own (a proxy sets its own
+    /// convention's fields, and passes the client's other fields on), so the request it names
+    /// cannot be told. Believing either would let a client have another request judged than
+    /// the one it made.
+    TwoConventions,
 }
 
 impl Unreadable {
     pub fn explain(self) -> &'static [u8] {
         match self {
+            Unreadable::TwoConventions => {
+                b"400 Bad Request: the subrequest names its original request in both X-Original-* and X-Forwarded-Method/-Uri fields; the front proxy sets one of them, the other came from the client.\n"
+            }
             Unreadable::Method => {
                 b"400 Bad Request: the original method (X-Original-Method or X-Forwarded-Method) is not an HTTP method.\n"
             }
@@ -106,10 +114,21 @@ impl Unreadable {
 /// A subrequest naming no original request is [`Convention::Direct`]: its own.
 pub fn original(sub: &RequestHeader) -> Result<(RequestHeader, Convention), Unreadable> {
     let field = |name: &HeaderName| sub.headers.get(name).map(|v| v.as_bytes());
-    let (convention, method, uri) = match (field(&X_ORIGINAL_URI), field(&X_FORWARDED_URI)) {
-        (Some(uri), _) => (Convention::Nginx, field(&X_ORIGINAL_METHOD), uri),
-        (None, Some(uri)) => (Convention::Forwarded, field(&X_FORWARDED_METHOD), uri),
-        (None, None) => (Convention::Direct, None, sub.raw_path()),
+    let nginx = field(&X_ORIGINAL_URI).is_some() || field(&X_ORIGINAL_METHOD).is_some();
+    let forwarded = field(&X_FORWARDED_URI).is_some() || field(&X_FORWARDED_METHOD).is_some();
+    let (convention, method, uri) = match (nginx, forwarded) {
+        (true, true) => return Err(Unreadable::TwoConventions),
+        (true, false) => (
+            Convention::Nginx,
+            field(&X_ORIGINAL_METHOD),
+            field(&X_ORIGINAL_URI).ok_or(Unreadable::Uri)?,
+        ),
+        (false, true) => (
+            Convention::Forwarded,
+            field(&X_FORWARDED_METHOD),
+            field(&X_FORWARDED_URI).ok_or(Unreadable::Uri)?,
+        ),
+        (false, false) => (Convention::Direct, None, sub.raw_path()),
     };
     let method = match method {
         Some(m) => Method::from_bytes(m.trim_ascii()).map_err(|_| Unreadable::Method)?,
@@ -123,7 +142,9 @@ pub fn original(sub: &RequestHeader) -> Result<(RequestHeader, Convention), Unre
     }
     let mut req = RequestHeader::build_no_case(method, uri, Some(sub.headers.len()))
         .map_err(|_| Unreadable::Uri)?;
-    let host = field(&X_FORWARDED_HOST);
+    // Caddy and Traefik name the original host; nginx's recipe sets `Host` itself, and an
+    // `X-Forwarded-Host` there is the client's own.
+    let host = field(&X_FORWARDED_HOST).filter(|_| convention == Convention::Forwarded);
     for (name, value) in &sub.headers {
         let host_given = host.is_some() && name == http::header::HOST;
         if host_given || CONVENTION_FIELDS.contains(name) {
@@ -132,8 +153,8 @@ pub fn original(sub: &RequestHeader) -> Result<(RequestHeader, Convention), Unre
         req.append_header(name.clone(), value.clone())
             .map_err(|_| Unreadable::Uri)?;
     }
-    if let Some(host) = sub.headers.get(X_FORWARDED_HOST) {
-        req.insert_header(http::header::HOST, host.clone())
+    if let Some(host) = host {
+        req.insert_header(http::header::HOST, host.to_vec())
             .map_err(|_| Unreadable::Uri)?;
     }
     Ok((req, convention))
@@ -224,6 +245,45 @@ mod tests {
         // Without a method field, the subrequest's method is the original's.
         let (req, _) = original(&sub("DELETE", "/", &[("X-Original-URI", "/a")])).unwrap();
         assert_eq!(req.method, Method::DELETE);
+    }
+
+    /// A client's own field of the other convention, passed on by the proxy, would have
+    /// another request judged than the one it made (`GET /private/x` with `X-Original-URI: /`
+    /// through Caddy): refused, whichever convention the proxy uses.
+    #[test]
+    fn fields_of_both_conventions_are_refused() {
+        for fields in [
+            [("X-Forwarded-Uri", "/private/x"), ("X-Original-URI", "/")],
+            [("X-Original-URI", "/private/x"), ("X-Forwarded-Uri", "/")],
+            [
+                ("X-Forwarded-Uri", "/private/x"),
+                ("X-Original-Method", "GET"),
+            ],
+            [
+                ("X-Original-URI", "/private/x"),
+                ("X-Forwarded-Method", "GET"),
+            ],
+        ] {
+            let err = original(&sub("GET", "/", &fields)).err();
+            assert_eq!(err, Some(Unreadable::TwoConventions), "{fields:?}");
+        }
+        // nginx's convention without its URI field names no request.
+        let err = original(&sub("GET", "/", &[("X-Original-Method", "GET")])).err();
+        assert_eq!(err, Some(Unreadable::Uri));
+    }
+
+    /// Under nginx's convention the recipe sets `Host`: an `X-Forwarded-Host` is the client's.
+    #[test]
+    fn x_forwarded_host_is_read_from_caddy_and_traefik_only() {
+        let fields = [
+            ("Host", "example.org"),
+            ("X-Original-URI", "/"),
+            ("X-Forwarded-Host", "other.example"),
+        ];
+        let (req, _) = original(&sub("GET", "/", &fields)).unwrap();
+        let (_, _, host, names) = read(&req);
+        assert_eq!(host.as_deref(), Some("example.org"));
+        assert_eq!(names, ["host"]);
     }
 
     #[test]

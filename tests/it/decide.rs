@@ -115,6 +115,18 @@ fn front_door_decides(front: SocketAddr, origin: &Nginx, rg: &Robogate) {
         refused.text()
     );
 
+    // A client naming another request in the subrequest's fields (of either convention) has
+    // the request it made judged all the same.
+    let forged = [
+        ("X-Original-URI", "/"),
+        ("X-Forwarded-Uri", "/"),
+        ("X-Original-Method", "GET"),
+    ];
+    let hostile = curl("127.0.0.2", &url("/private/report.html"), CRAWLER, &forged);
+    assert_eq!(hostile.status, 403, "{}", hostile.text());
+    let robots = curl("127.0.0.2", &url("/robots.txt"), CRAWLER, &forged);
+    assert_eq!((robots.status, robots.text().as_str()), (200, ROBOTS));
+
     let served = curl(
         "127.0.0.2",
         &url("/private/press/release.html"),
@@ -347,6 +359,8 @@ fn caddy_forward_auth_asks_robogate_and_passes_its_refusals_on() {
 fn subrequests_are_answered_whole_and_a_tarpit_is_a_block() {
     let origin = Origin::start();
     let launch = Launch {
+        args: &["--log-format", "json"],
+        env: &[("RUST_LOG", "info")],
         server: "trusted_proxies = [\"127.0.0.1\"]\n",
         ..Launch::default()
     };
@@ -391,4 +405,9 @@ fn subrequests_are_answered_whole_and_a_tarpit_is_a_block() {
     assert_eq!((pass.status, pass.body.len()), (200, 0));
     assert_eq!(pass.header("x-robogate-verdict"), Some("allow"));
     assert_eq!(rg.metric("robogate_tarpit_active"), 0.0);
+    // A trusted proxy that names the client in X-Real-IP alone (no X-Forwarded-For).
+    let real = ask(&[("X-Forwarded-Uri", "/blog/"), ("X-Real-IP", "203.0.113.9")]);
+    assert_eq!(real.status, 200);
+    let line = log_line(&rg, "203.0.113.9", "/blog/");
+    assert_eq!(line["action"], "pass", "{line}");
 }
