@@ -1,9 +1,10 @@
 //! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`,
-//! `verify`, `ranges update`, `report`, `state check`.
+//! `verify`, `ranges update`, `report`, `state check`, `health`.
 //! robogate owns argv; pingora never parses it.
 
 pub mod check;
 pub mod classify;
+pub mod health;
 mod inputs;
 pub mod ranges;
 pub mod report;
@@ -56,6 +57,9 @@ pub enum Command {
     /// Work with the live-state backend (`[state]`).
     #[command(subcommand)]
     State(state::StateCommand),
+    /// Ask a running robogate whether it is alive (its admin listener's `/healthz`): exit 0
+    /// when it is (for a container's HEALTHCHECK).
+    Health(health::HealthArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,6 +109,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Ranges(args) => ranges::run(&args),
         Command::Report(args) => report::run(&args),
         Command::State(command) => state::run(&command),
+        Command::Health(args) => health::run(&args),
         Command::Classify(args) => classify::run(&args).unwrap_or_else(|e| {
             eprintln!("robogate classify: {e}");
             ExitCode::from(2)

@@ -241,9 +241,11 @@ fn drip_thread() -> Option<&'static tokio::runtime::Handle> {
 /// thread of an ordinary policy wants its core. Lowering one's own policy needs no privilege;
 /// if it is refused all the same (a seccomp filter), the thread keeps its priority and says so.
 fn idle_priority() {
-    let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: pid 0 names the calling thread, and `param` is a valid `sched_param` (0 is the
-    // only priority `SCHED_IDLE` takes).
+    // Zeroed rather than written out: musl's `sched_param` has fields glibc's lacks. All zero
+    // is priority 0, the only one `SCHED_IDLE` takes.
+    // SAFETY: `sched_param` is a plain C struct of integers, for which all zero bytes is a value.
+    let param: libc::sched_param = unsafe { std::mem::zeroed() };
+    // SAFETY: pid 0 names the calling thread, and `param` is a valid `sched_param`.
     let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
     if rc != 0 {
         let error = std::io::Error::last_os_error();

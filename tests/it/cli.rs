@@ -1049,3 +1049,32 @@ fn classify_names_a_folder_given_as_its_file_and_refuses_summary_with_explain() 
         "{out:?}"
     );
 }
+
+/// `robogate health` (the container image's HEALTHCHECK): 0 for a running robogate's admin
+/// listener (a wildcard address asked on loopback), 1 with why when nothing answers there.
+#[test]
+fn health_asks_the_admin_listener_for_healthz() {
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, DEFAULT_ROBOTS, "");
+    let up = run(&["health", "--admin", &rg.admin.to_string()]);
+    assert!(up.status.success(), "{}", stderr(&up));
+    let wildcard = format!("0.0.0.0:{}", rg.admin.port());
+    assert!(run(&["health", "--admin", &wildcard]).status.success());
+    let closed = ClosedPort::new();
+    let down = run(&[
+        "health",
+        "--admin",
+        &closed.addr.to_string(),
+        "--timeout",
+        "1s",
+    ]);
+    assert_eq!(down.status.code(), Some(1));
+    assert!(
+        stderr(&down).contains("cannot connect to the admin listener"),
+        "{}",
+        stderr(&down)
+    );
+    // The public listener is no admin listener: its /healthz is the origin's 404.
+    let public = run(&["health", "--admin", &rg.addr.to_string()]);
+    assert_eq!(public.status.code(), Some(1), "{}", stderr(&public));
+}
