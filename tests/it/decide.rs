@@ -7,7 +7,6 @@
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
-use std::time::Instant;
 
 use crate::dns::{DnsServer, Zone};
 use crate::support::*;
@@ -264,9 +263,9 @@ struct Caddy {
 impl Caddy {
     fn start(site: &str) -> Caddy {
         let dir = tempfile::tempdir().unwrap();
-        let mut last = String::new();
-        for _ in 0..5 {
-            let addr: SocketAddr = format!("127.0.0.1:{}", port_to_try()).parse().unwrap();
+        let conf = dir.path().join("Caddyfile");
+        let log = dir.path().join("caddy.log");
+        let (addr, child) = start_listening("caddy", &log, |addr| {
             let caddyfile = format!(
                 "{{\n\tadmin off\n\tauto_https off\n}}\n{}",
                 site.replace("example.org {", &format!("http://{addr} {{"))
@@ -277,10 +276,8 @@ impl Caddy {
                         "trusted_proxies 127.0.0.1/32"
                     )
             );
-            let conf = dir.path().join("Caddyfile");
             std::fs::write(&conf, caddyfile).unwrap();
-            let log = dir.path().join("caddy.log");
-            let mut child = Command::new("caddy")
+            Command::new("caddy")
                 .args(["run", "--adapter", "caddyfile", "--config"])
                 .arg(&conf)
                 .env("XDG_DATA_HOME", dir.path())
@@ -289,29 +286,13 @@ impl Caddy {
                 .stdout(Stdio::null())
                 .stderr(std::fs::File::create(&log).unwrap())
                 .spawn()
-                .expect("caddy is installed (bash .ci/test-deps installs it)");
-            let started = Instant::now();
-            let up = loop {
-                if std::net::TcpStream::connect(addr).is_ok() {
-                    break true;
-                }
-                if child.try_wait().ok().flatten().is_some() || started.elapsed() > DEADLINE {
-                    break false;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            };
-            if up {
-                return Caddy {
-                    addr,
-                    child,
-                    _dir: dir,
-                };
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-            last = std::fs::read_to_string(&log).unwrap_or_default();
+                .expect("caddy is installed (bash .ci/test-deps installs it)")
+        });
+        Caddy {
+            addr,
+            child,
+            _dir: dir,
         }
-        panic!("caddy did not start: {last}");
     }
 }
 

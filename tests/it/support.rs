@@ -212,12 +212,10 @@ impl Nginx {
             std::fs::write(&file, format!("<title>{title}</title>{body}")).unwrap();
         }
         std::fs::write(www.join("robots.txt"), demo_origin::ORIGIN_ROBOTS).unwrap();
-        let mut last_error = String::new();
-        for _ in 0..5 {
-            let addr: SocketAddr = format!("127.0.0.1:{}", port_to_try()).parse().unwrap();
-            let conf = dir.path().join("nginx.conf");
-            let d = dir.path().display();
-            let http = http(addr, &d.to_string());
+        let conf = dir.path().join("nginx.conf");
+        let d = dir.path().display().to_string();
+        let (addr, child) = start_listening("nginx", &dir.path().join("error.log"), |addr| {
+            let http = http(addr, &d);
             std::fs::write(
                 &conf,
                 format!(
@@ -231,7 +229,7 @@ impl Nginx {
                 ),
             )
             .unwrap();
-            let mut child = Command::new(nginx_binary())
+            Command::new(nginx_binary())
                 .arg("-p")
                 .arg(dir.path())
                 .arg("-e")
@@ -241,30 +239,47 @@ impl Nginx {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
-                .expect("nginx is installed (bash .ci/test-deps installs nginx-light)");
-            let started = Instant::now();
-            let up = loop {
-                if TcpStream::connect(addr).is_ok() {
-                    break true;
-                }
-                if child.try_wait().ok().flatten().is_some() || started.elapsed() > DEADLINE {
-                    break false;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            };
-            if up {
-                return Nginx {
-                    addr,
-                    child,
-                    _dir: dir,
-                };
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-            last_error = std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default();
+                .expect("nginx is installed (bash .ci/test-deps installs nginx-light)")
+        });
+        Nginx {
+            addr,
+            child,
+            _dir: dir,
         }
-        panic!("nginx did not start: {last_error}");
     }
+}
+
+/// Starts a server that listens on a loopback port it is given: `spawn` configures and starts
+/// it on a free port, tried again on another (up to five) if it exits or does not accept
+/// within the deadline (the port taken meanwhile). Panics with `log`'s last text if it never
+/// starts.
+pub fn start_listening(
+    name: &str,
+    log: &Path,
+    mut spawn: impl FnMut(SocketAddr) -> Child,
+) -> (SocketAddr, Child) {
+    let mut last_error = String::new();
+    for _ in 0..5 {
+        let addr: SocketAddr = format!("127.0.0.1:{}", port_to_try()).parse().unwrap();
+        let mut child = spawn(addr);
+        let started = Instant::now();
+        let up = loop {
+            if TcpStream::connect(addr).is_ok() {
+                break true;
+            }
+            if child.try_wait().ok().flatten().is_some() || started.elapsed() > DEADLINE {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        if up {
+            return (addr, child);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        last_error = std::fs::read_to_string(log).unwrap_or_default();
+    }
+    panic!("{name} did not start: {last_error}");
 }
 
 impl Drop for Nginx {
