@@ -85,6 +85,10 @@ pub const X_ROBOGATE_REFUSAL: &str = "x-robogate-refusal";
 pub enum Unreadable {
     Method,
     Uri,
+    /// A `#` in the original URI: a fragment is no part of a request target (RFC 9112 §3.2),
+    /// and origins read what follows it differently (one drops it, another resolves the `..`
+    /// after it), so no one path can be judged for it.
+    Fragment,
     /// Fields of both conventions: one of them is the client's own (a proxy sets its own
     /// convention's fields, and passes the client's other fields on), so the request it names
     /// cannot be told. Believing either would let a client have another request judged than
@@ -101,6 +105,9 @@ impl Unreadable {
             Unreadable::Method => {
                 b"400 Bad Request: the original method (X-Original-Method or X-Forwarded-Method) is not an HTTP method.\n"
             }
+            Unreadable::Fragment => {
+                b"400 Bad Request: the request target holds a fragment (#), which is no part of a request target.\n"
+            }
             Unreadable::Uri => {
                 b"400 Bad Request: the original URI (X-Original-URI or X-Forwarded-Uri) is not a request target.\n"
             }
@@ -108,33 +115,47 @@ impl Unreadable {
     }
 }
 
-/// The request a subrequest asks about, and the convention it used: its method and target from
-/// the convention's fields (the subrequest's own where the proxy sent none), its host from
-/// `X-Forwarded-Host` (else the subrequest's `Host`), and every other field as sent, in order.
-/// A subrequest naming no original request is [`Convention::Direct`]: its own.
-pub fn original(sub: &RequestHeader) -> Result<(RequestHeader, Convention), Unreadable> {
+/// The convention a subrequest names its original request in: nginx's fields, Caddy's and
+/// Traefik's, or none ([`Convention::Direct`]). Fields of both are refused
+/// ([`Unreadable::TwoConventions`]).
+pub fn convention(sub: &RequestHeader) -> Result<Convention, Unreadable> {
+    let has = |name: &HeaderName| sub.headers.contains_key(name);
+    let nginx = has(&X_ORIGINAL_URI) || has(&X_ORIGINAL_METHOD);
+    let forwarded = has(&X_FORWARDED_URI) || has(&X_FORWARDED_METHOD);
+    match (nginx, forwarded) {
+        (true, true) => Err(Unreadable::TwoConventions),
+        (true, false) => Ok(Convention::Nginx),
+        (false, true) => Ok(Convention::Forwarded),
+        (false, false) => Ok(Convention::Direct),
+    }
+}
+
+/// The request a subrequest of `convention` asks about: its method and target from the
+/// convention's fields (the subrequest's own where the proxy sent none), its host from
+/// `X-Forwarded-Host` (Caddy's and Traefik's convention; else the subrequest's `Host`), and
+/// every other field as sent, in order. A subrequest naming no original request
+/// ([`Convention::Direct`]) is its own.
+pub fn original(sub: &RequestHeader, convention: Convention) -> Result<RequestHeader, Unreadable> {
     let field = |name: &HeaderName| sub.headers.get(name).map(|v| v.as_bytes());
-    let nginx = field(&X_ORIGINAL_URI).is_some() || field(&X_ORIGINAL_METHOD).is_some();
-    let forwarded = field(&X_FORWARDED_URI).is_some() || field(&X_FORWARDED_METHOD).is_some();
-    let (convention, method, uri) = match (nginx, forwarded) {
-        (true, true) => return Err(Unreadable::TwoConventions),
-        (true, false) => (
-            Convention::Nginx,
+    let (method, uri) = match convention {
+        Convention::Nginx => (
             field(&X_ORIGINAL_METHOD),
             field(&X_ORIGINAL_URI).ok_or(Unreadable::Uri)?,
         ),
-        (false, true) => (
-            Convention::Forwarded,
+        Convention::Forwarded => (
             field(&X_FORWARDED_METHOD),
             field(&X_FORWARDED_URI).ok_or(Unreadable::Uri)?,
         ),
-        (false, false) => (Convention::Direct, None, sub.raw_path()),
+        Convention::Direct => (None, sub.raw_path()),
     };
     let method = match method {
         Some(m) => Method::from_bytes(m.trim_ascii()).map_err(|_| Unreadable::Method)?,
         None => sub.method.clone(),
     };
     let uri = uri.trim_ascii();
+    if uri.contains(&b'#') {
+        return Err(Unreadable::Fragment);
+    }
     // Origin-form (`/path?q`), or absolute-form as a client may have sent it.
     let origin_form = uri.starts_with(b"/") || uri.starts_with(b"http");
     if !origin_form || Uri::try_from(uri).is_err() {
@@ -157,7 +178,7 @@ pub fn original(sub: &RequestHeader) -> Result<(RequestHeader, Convention), Unre
         req.insert_header(http::header::HOST, host.to_vec())
             .map_err(|_| Unreadable::Uri)?;
     }
-    Ok((req, convention))
+    Ok(req)
 }
 
 /// `text` as a header field value: visible ASCII and spaces, anything else (a robots.txt line's
@@ -184,6 +205,11 @@ mod tests {
         req
     }
 
+    fn read_original(sub: &RequestHeader) -> Result<(RequestHeader, Convention), Unreadable> {
+        let convention = convention(sub)?;
+        Ok((original(sub, convention)?, convention))
+    }
+
     fn read(req: &RequestHeader) -> (String, String, Option<String>, Vec<String>) {
         let host = req
             .headers
@@ -195,7 +221,7 @@ mod tests {
 
     #[test]
     fn nginx_names_the_original_in_x_original_fields() {
-        let (req, convention) = original(&sub(
+        let (req, convention) = read_original(&sub(
             "GET",
             "/_robogate",
             &[
@@ -217,7 +243,7 @@ mod tests {
 
     #[test]
     fn caddy_and_traefik_name_it_in_x_forwarded_fields() {
-        let (req, convention) = original(&sub(
+        let (req, convention) = read_original(&sub(
             "GET",
             "/",
             &[
@@ -239,11 +265,11 @@ mod tests {
     #[test]
     fn a_request_naming_no_original_is_its_own() {
         let (req, convention) =
-            original(&sub("GET", "/robots.txt", &[("Host", "example.org")])).unwrap();
+            read_original(&sub("GET", "/robots.txt", &[("Host", "example.org")])).unwrap();
         assert_eq!(convention, Convention::Direct);
         assert_eq!(read(&req).1, "/robots.txt");
         // Without a method field, the subrequest's method is the original's.
-        let (req, _) = original(&sub("DELETE", "/", &[("X-Original-URI", "/a")])).unwrap();
+        let (req, _) = read_original(&sub("DELETE", "/", &[("X-Original-URI", "/a")])).unwrap();
         assert_eq!(req.method, Method::DELETE);
     }
 
@@ -264,11 +290,11 @@ mod tests {
                 ("X-Forwarded-Method", "GET"),
             ],
         ] {
-            let err = original(&sub("GET", "/", &fields)).err();
+            let err = read_original(&sub("GET", "/", &fields)).err();
             assert_eq!(err, Some(Unreadable::TwoConventions), "{fields:?}");
         }
         // nginx's convention without its URI field names no request.
-        let err = original(&sub("GET", "/", &[("X-Original-Method", "GET")])).err();
+        let err = read_original(&sub("GET", "/", &[("X-Original-Method", "GET")])).err();
         assert_eq!(err, Some(Unreadable::Uri));
     }
 
@@ -280,7 +306,7 @@ mod tests {
             ("X-Original-URI", "/"),
             ("X-Forwarded-Host", "other.example"),
         ];
-        let (req, _) = original(&sub("GET", "/", &fields)).unwrap();
+        let (req, _) = read_original(&sub("GET", "/", &fields)).unwrap();
         let (_, _, host, names) = read(&req);
         assert_eq!(host.as_deref(), Some("example.org"));
         assert_eq!(names, ["host"]);
@@ -288,7 +314,7 @@ mod tests {
 
     #[test]
     fn an_unreadable_original_is_refused() {
-        let bad = |fields: &[(&str, &str)]| original(&sub("GET", "/", fields)).err();
+        let bad = |fields: &[(&str, &str)]| read_original(&sub("GET", "/", fields)).err();
         assert_eq!(bad(&[("X-Original-URI", "private")]), Some(Unreadable::Uri));
         assert_eq!(bad(&[("X-Original-URI", "")]), Some(Unreadable::Uri));
         assert_eq!(
@@ -296,6 +322,23 @@ mod tests {
             Some(Unreadable::Method)
         );
         assert_eq!(bad(&[("X-Original-URI", "/a b")]), Some(Unreadable::Uri));
+        // nginx passes `#` on in $request_uri; an origin may resolve what follows it.
+        for uri in [
+            "/blog/x.html#x/../../private/a.html",
+            "/#/../private/",
+            "/a#",
+        ] {
+            assert_eq!(
+                bad(&[("X-Original-URI", uri)]),
+                Some(Unreadable::Fragment),
+                "{uri}"
+            );
+            assert_eq!(
+                bad(&[("X-Forwarded-Uri", uri)]),
+                Some(Unreadable::Fragment),
+                "{uri}"
+            );
+        }
     }
 
     #[test]

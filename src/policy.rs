@@ -271,6 +271,9 @@ pub struct RequestFacts<'a> {
     /// Asked by a front proxy's subrequest (`[decide] listen`), which cannot be held open for a
     /// drip: a tarpit is a block there (a would-be tarpit, a would-be block).
     pub subrequest: bool,
+    /// The User-Agent's class and catalog agent ([`Policy::classify`]), when the front door
+    /// worked them out already (once a request, for every step); `None`: `decide` classifies.
+    pub classified: Option<(Class, Option<usize>)>,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -552,7 +555,9 @@ impl Policy {
             .or(facts.claimed_agent.filter(|_| checked));
         match named {
             Some(agent) => (Class::Robot, Some(agent)),
-            None => self.classify(facts.user_agent),
+            None => facts
+                .classified
+                .unwrap_or_else(|| self.classify(facts.user_agent)),
         }
     }
 

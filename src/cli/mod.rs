@@ -191,8 +191,12 @@ fn config_check(path: &Path) -> ExitCode {
                     built_in
                 );
             }
+            let decide = loaded
+                .settings
+                .decide_listen
+                .map_or(String::new(), |d| format!(", decide {d}"));
             println!(
-                "{}: ok (listen {}, admin {}, origin {}, robots.txt {} bytes, {} catalog agents, {} browser families, enforce mode {})",
+                "{}: ok (listen {}, admin {}{decide}, origin {}, robots.txt {} bytes, {} catalog agents, {} browser families, enforce mode {})",
                 path.display(),
                 loaded.settings.listen,
                 loaded.settings.admin_listen,

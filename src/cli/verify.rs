@@ -70,6 +70,7 @@ pub fn identify(
                 .and_then(|h| h.to_str().ok()),
             headers,
             waits: true,
+            classified: policy.classify(Some(user_agent)),
         };
         let mut steps = Vec::new();
         let proof = verifier

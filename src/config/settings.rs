@@ -429,6 +429,17 @@ fn compile_decide_listen(
             );
         }
     }
+    if decide.ip().is_unspecified() {
+        errors.warn(
+            Some(written.span()),
+            "decide.listen",
+            format!(
+                "{decide} answers anyone who reaches the port, not only the front proxy: listen \
+                 on loopback or the address only the proxy reaches (such as \"127.0.0.1:{}\")",
+                decide.port()
+            ),
+        );
+    }
     if raw.server.trusted_proxies.is_empty() {
         errors.warn(
             Some(written.span()),

@@ -681,6 +681,14 @@ fn the_decision_listener_needs_a_port_of_its_own_and_a_trusted_proxy() {
     );
     assert_one_error("[decide]\nlisten = \"nine\"\n", 6, "decide.listen");
     assert_one_error("[decide]\nport = 9191\n", 6, "decide.port");
+    let anyone = load_with(&format!("{trusted}[decide]\nlisten = \"0.0.0.0:9191\"\n"))
+        .map_err(|e| e.to_string())
+        .unwrap();
+    let warnings: Vec<String> = anyone.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings.len() == 1 && warnings[0].contains("answers anyone who reaches the port"),
+        "{warnings:#?}"
+    );
     // Port 0 (a free port for each) is no clash.
     assert!(errors_of(&format!("{trusted}[decide]\nlisten = \"127.0.0.1:0\"\n")).is_empty());
 }

@@ -172,6 +172,8 @@ impl Gate {
         let (decision, tarpit) = match well_formed(req, host, checked) {
             Ok(ua) => {
                 let canonical = robots::Canonical::new(target(req));
+                // Who the User-Agent says the client is, worked out once for every step.
+                let classified = policy.classify(ua.as_deref());
                 let claim = Claim {
                     user_agent: ua.as_deref(),
                     client,
@@ -181,6 +183,7 @@ impl Gate {
                     headers: &req.headers,
                     // `/robots.txt` is never slowed (the policy serves any spelling of it).
                     waits: !canonical.is_robots_txt(),
+                    classified,
                 };
                 let proof = self.verifier.identify(policy, claim).await;
                 let mut facts = RequestFacts {
@@ -196,6 +199,7 @@ impl Gate {
                     embedded: policy.trap.matches(&canonical).is_some() && embedded(req),
                     seen: self.seen(policy, req, via),
                     subrequest: self.subrequests,
+                    classified: Some(classified),
                     ..RequestFacts::default()
                 };
                 let asker = Client {

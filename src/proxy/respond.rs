@@ -271,10 +271,19 @@ fn etag_matches(if_none_match: &str, etag: &str) -> bool {
 /// Longest request target quoted in a block's body (a target can be as long as a request head).
 const TARGET_TEXT_MAX: usize = 1024;
 
-/// Why the request is refused, in one sentence without the status: who, what, and the
-/// robots.txt line that decided (the text body's first line, the problem's `detail`).
-pub fn refusal_detail(policy: &Policy, decision: &Decision, target: &str) -> String {
-    let who = policy.agent_name(decision).unwrap_or("this robot");
+/// Why the request is refused, in one sentence without the status: who (the catalog's name, or
+/// the one `user_agent` gives the robot), what, and the robots.txt line that decided (the text
+/// body's first line, the problem's `detail`).
+pub fn refusal_detail(
+    policy: &Policy,
+    decision: &Decision,
+    target: &str,
+    user_agent: Option<&str>,
+) -> String {
+    let who = match policy.pacing_name(decision, user_agent) {
+        "" => "this robot",
+        name => name,
+    };
     let target = shorten(target, TARGET_TEXT_MAX);
     let line = match decision.robots_line {
         Some(line) => {
@@ -342,8 +351,8 @@ fn purpose_words(purpose: crate::robots::Purpose) -> &'static str {
 }
 
 /// A short text body naming the robot and the robots.txt line that disallows the path.
-pub fn block_body(policy: &Policy, decision: &Decision, target: &str) -> String {
-    let detail = refusal_detail(policy, decision, target);
+pub fn block_body(policy: &Policy, decision: &Decision, target: &str, ua: Option<&str>) -> String {
+    let detail = refusal_detail(policy, decision, target, ua);
     let mut body = format!("403 Forbidden: {detail}.\nRead /robots.txt and follow it.\n");
     if let Some(extra) = &policy.enforce.block_message {
         body.push_str(extra);
@@ -366,13 +375,18 @@ fn quoted_target(req: &pingora_http::RequestHeader) -> String {
 }
 
 async fn block(session: &mut impl Downstream, policy: &Policy, decision: &Decision) -> Result<()> {
-    let target = quoted_target(session.req_header());
-    let mut body = block_body(policy, decision, &target);
+    let req = session.req_header();
+    let target = quoted_target(req);
+    let ua = req
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    let mut body = block_body(policy, decision, &target, ua);
     let status = policy.enforce.block_status;
     if status != 403 {
         body = body.replacen("403 Forbidden", status_text(status), 1);
     }
-    let detail = refusal_detail(policy, decision, &target);
+    let detail = refusal_detail(policy, decision, &target, ua);
     let text = decision
         .robots_line
         .and_then(|l| policy.robots.line_text(l));

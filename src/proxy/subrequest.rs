@@ -32,13 +32,20 @@ impl Gate {
     ) -> Result<()> {
         let policy = self.live.load_full();
         ctx.policy = Some(policy.clone());
-        let (original, convention) = match decide::original(down.req_header()) {
+        let sub = down.req_header();
+        let convention = decide::convention(sub);
+        let read = convention.and_then(|c| decide::original(sub, c).map(|original| (original, c)));
+        let (original, convention) = match read {
             Ok(read) => read,
             Err(why) => {
-                ctx.asked = Some(Asked::of(down.req_header()));
-                ctx.client = self.client(peer, down.req_header());
+                // Logged as what the proxy asked, from the client the proxy named.
+                ctx.asked = Some(Asked::of(sub));
+                ctx.client = self.subrequest_client(peer, sub);
                 ctx.decision = Some(Decision::bad_request());
-                return unreadable(down, why).await;
+                ctx.status_logged = Some(400);
+                // Both conventions' fields: 403 is what every proxy passes on.
+                let convention = convention.unwrap_or(Convention::Nginx);
+                return unreadable(down, why, convention).await;
             }
         };
         ctx.client = self.subrequest_client(peer, &original);
@@ -61,7 +68,11 @@ impl Gate {
         };
         let lets_through = forwards(decision.outcome)
             || (decision.outcome == Outcome::RobotsTxt && !convention.is_direct());
-        if lets_through {
+        if lets_through && convention.is_direct() {
+            // A request sent here for itself that is not /robots.txt: nothing to serve it from.
+            let text = Bytes::from_static(NOT_HERE);
+            respond::local(&mut asking, 404, &TEXT, text).await?;
+        } else if lets_through {
             let empty = Bytes::new();
             respond::local(&mut asking, 200, &[], empty).await?;
         } else {
@@ -71,7 +82,11 @@ impl Gate {
                 Outcome::Limit { .. } => {
                     Some(respond::too_fast_detail(Reason::of(decision)).to_owned())
                 }
-                _ => Some(respond::refusal_detail(&policy, decision, target)),
+                _ => {
+                    let ua = asking.original.headers.get(header::USER_AGENT);
+                    let ua = ua.and_then(|v| v.to_str().ok());
+                    Some(respond::refusal_detail(&policy, decision, target, ua))
+                }
             };
             if let Some(detail) = detail {
                 let detail = decide::field_text(&detail, REFUSAL_FIELD_MAX);
@@ -128,14 +143,39 @@ fn verdict_fields(
     fields
 }
 
-/// 400 for a subrequest that names no request robogate can read.
-async fn unreadable(down: &mut impl Downstream, why: decide::Unreadable) -> Result<()> {
+/// A plain-text answer's fields.
+const TEXT: [(header::HeaderName, &str); 2] = [
+    (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+    (header::CACHE_CONTROL, "no-store"),
+];
+
+/// The answer to a request sent to the decision listener for itself that is not for
+/// `/robots.txt` (say, `/ROBOTS.TXT` through Caddy's case-blind path matcher).
+const NOT_HERE: &[u8] = b"404 Not Found: robogate's decision listener serves /robots.txt and \
+answers a front proxy's subrequests (X-Original-URI or X-Forwarded-Uri); it serves nothing else.\n";
+
+/// 400 for a subrequest that names no request robogate can read, in a status the asking proxy
+/// passes on (nginx: 403 with `X-Robogate-Status: 400`).
+async fn unreadable(
+    down: &mut impl Downstream,
+    why: decide::Unreadable,
+    convention: Convention,
+) -> Result<()> {
     let text = Bytes::from_static(why.explain());
+    let status = convention.status(400);
+    if status == 400 {
+        return respond::local(down, 400, &TEXT, text).await;
+    }
+    let [first, second] = TEXT;
     let headers = [
-        (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
-        (header::CACHE_CONTROL, "no-store"),
+        first,
+        second,
+        (
+            header::HeaderName::from_static(decide::X_ROBOGATE_STATUS),
+            "400",
+        ),
     ];
-    respond::local(down, 400, &headers, text).await
+    respond::local(down, status, &headers, text).await
 }
 
 /// The subrequest's side of an answer written for the original request: the answer's writers

@@ -66,6 +66,9 @@ pub struct Claim<'a> {
     /// need longer go on in the background for the robot's next request, and the claim is
     /// not counted as checked ([`Identity::None`]) unless an answer at hand settles it.
     pub waits: bool,
+    /// The User-Agent's class and catalog agent, as [`Policy::classify`] gives them (worked
+    /// out once a request, by the caller).
+    pub classified: (Class, Option<usize>),
 }
 
 /// The verifier of one process: its caches outlive policy reloads.
@@ -146,8 +149,7 @@ impl Verifier {
     ) -> Proof {
         let v = &policy.verify;
         if !v.enabled {
-            let (class, _) = policy.classify(claim.user_agent);
-            let identity = match class {
+            let identity = match claim.classified.0 {
                 Class::Robot => Identity::unverified(Unverified::Off),
                 _ => Identity::None,
             };
@@ -169,7 +171,7 @@ impl Verifier {
             Signed::Unfinished(why) => Some(why),
             Signed::Nothing => None,
         };
-        let (class, agent) = policy.classify(claim.user_agent);
+        let (class, agent) = claim.classified;
         if class != Class::Robot {
             return Proof::default();
         }
@@ -377,7 +379,8 @@ impl Verifier {
                 "a robot's claim comes from a loopback or private address, where no published \
                  proof can hold: it stays unverified (never spoofed). If robogate is behind a \
                  load balancer or TLS terminator, list it in server.trusted_proxies so the real \
-                 client address is used (logged once)"
+                 client address is used; if it is listed, the address is the one it named \
+                 (logged once)"
             );
         }
     }

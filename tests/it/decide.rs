@@ -107,6 +107,11 @@ fn front_door_decides(front: SocketAddr, origin: &Nginx, rg: &Robogate) {
     let refused = curl("127.0.0.2", &url("/private/report.html"), CRAWLER, &[]);
     assert_eq!(refused.status, 403, "{}", refused.text());
     assert!(
+        refused.text().contains("ExampleCrawler may not fetch"),
+        "the robot is named: {}",
+        refused.text()
+    );
+    assert!(
         refused
             .text()
             .contains("robots.txt line 3: Disallow: /private/"),
@@ -125,6 +130,19 @@ fn front_door_decides(front: SocketAddr, origin: &Nginx, rg: &Robogate) {
     assert_eq!(hostile.status, 403, "{}", hostile.text());
     let robots = curl("127.0.0.2", &url("/robots.txt"), CRAWLER, &forged);
     assert_eq!((robots.status, robots.text().as_str()), (200, ROBOTS));
+    // A fragment in the request target (nginx passes it on in $request_uri; an origin may
+    // resolve the `..` after it): refused, never judged as the path before it.
+    let fragment = send_raw(
+        front,
+        format!(
+            "GET /blog/x.html#x/../../private/report.html HTTP/1.1\r\nHost: {front}\r\n\
+             User-Agent: {CRAWLER}\r\nConnection: close\r\n\r\n"
+        )
+        .as_bytes(),
+        false,
+    )
+    .unwrap();
+    assert!(matches!(fragment.status, 400 | 403), "{fragment:?}");
 
     let served = curl(
         "127.0.0.2",
@@ -312,6 +330,16 @@ fn caddy_forward_auth_asks_robogate_and_passes_its_refusals_on() {
     let caddy = Caddy::start(&recipe("Caddyfile", decide, origin.addr));
     front_door_decides(caddy.addr, &origin, &rg);
 
+    // Caddy would drop a User-Agent its Connection names before asking (the robot judged as
+    // Caddy's own Go client): the recipe refuses it first.
+    let hop = curl(
+        "127.0.0.2",
+        &format!("http://{}/blog/", caddy.addr),
+        GPTBOT,
+        &[("Connection", "close, User-Agent")],
+    );
+    assert_eq!(hop.status, 400, "{hop:?}");
+
     // Caddy passes robogate's refusal on as it is: the 429 itself, and problem+json for a
     // client that asks for JSON.
     let paced = rapid_fire_is_paced(caddy.addr, "127.0.0.4");
@@ -379,9 +407,17 @@ fn subrequests_are_answered_whole_and_a_tarpit_is_a_block() {
         None,
         "403 is what nginx understands"
     );
+    // An unreadable subrequest: nginx's convention gets the 400 as a 403 it passes on.
     let bad = ask(&[("X-Original-URI", "private")]);
-    assert_eq!(bad.status, 400, "{}", bad.text());
+    assert_eq!(bad.status, 403, "{}", bad.text());
+    assert_eq!(bad.header("x-robogate-status"), Some("400"));
     assert!(bad.text().contains("X-Original-URI"), "{}", bad.text());
+    let fragment = ask(&[("X-Forwarded-Uri", "/blog/#/../private/x")]);
+    assert_eq!(fragment.status, 400, "{}", fragment.text());
+    assert!(fragment.text().contains("fragment"), "{}", fragment.text());
+    // Sent here for itself, a request that is not /robots.txt has nothing to be served from.
+    let direct = request(decide, "GET", "/ROBOTS.TXT", Some(CRAWLER), &[]).unwrap();
+    assert_eq!(direct.status, 404, "{}", direct.text());
     let pass = ask(&[("X-Forwarded-Uri", "/about")]);
     assert_eq!((pass.status, pass.body.len()), (200, 0));
     assert_eq!(pass.header("x-robogate-verdict"), Some("allow"));
