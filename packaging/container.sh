@@ -13,10 +13,21 @@ file "$bin_dir/robogate" | grep -q "static" || { echo "FAIL: $bin_dir/robogate i
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
 strip -o "$context/robogate" "$bin_dir/robogate"
+cp /etc/ssl/certs/ca-certificates.crt "$context/ca-certificates.crt"
+mkdir "$context/state"
 podman build --quiet --format docker -f packaging/Containerfile --build-context "build=$context" --target runtime -t localhost/robogate:test .
 podman image inspect localhost/robogate:test --format 'image: {{.Size}} bytes, user {{.Config.User}}, healthcheck {{.HealthCheck.Test}}'
-# The image runs as non-root, with a health check, robogate alone in it.
+# The image runs as non-root, with a health check, robogate alone in it (and the CA
+# certificates, and a state folder its user owns): its files listed without running it.
 [ "$(podman image inspect localhost/robogate:test --format '{{.Config.User}}')" = "65532:65532" ]
+[ "$(podman image inspect localhost/robogate:test --format '{{.HealthCheck.Test}}')" != "[]" ]
+made=$(podman create localhost/robogate:test)
+listing=$(podman export "$made" | tar -tvf -)
+podman rm "$made" >/dev/null
+echo "$listing"
+for want in ' usr/bin/robogate$' ' etc/ssl/certs/ca-certificates.crt$' ' etc/robogate/robogate.toml$' '65532/65532 .* var/lib/robogate/$'; do
+  grep -Eq "$want" <<<"$listing" || { echo "FAIL: the image lacks $want"; exit 1; }
+done
 
 # Run it: robogate in the container, in front of the demo origin on the host's loopback.
 if ! podman run --rm --network host localhost/robogate:test --version >/dev/null 2>"$context/run.err"; then

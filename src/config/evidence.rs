@@ -117,10 +117,27 @@ pub(super) fn log_file(
     } else if text.ends_with('/') || path.is_dir() {
         Some(format!("{} is a folder; name a file in it", path.display()))
     } else {
-        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+        match folder {
             Some(folder) if !folder.is_dir() => Some(format!(
                 "the folder {} does not exist: create it, or name a file in an existing folder",
                 folder.display()
+            )),
+            // Checked as this process's user (the one the service runs as, when its unit runs
+            // `config check` before starting): otherwise the start would fail, after the check.
+            _ if path.exists() && !writable(&path) => Some(format!(
+                "{} cannot be written by this user (uid {}): give it the file, or name one in a \
+                 folder it may write (under the systemd unit: /var/log/robogate or \
+                 /var/lib/robogate)",
+                path.display(),
+                uid()
+            )),
+            _ if !path.exists() && !writable(folder.unwrap_or(Path::new("."))) => Some(format!(
+                "the folder {} cannot be written by this user (uid {}): the file cannot be \
+                 created there (under the systemd unit: name one in /var/log/robogate or \
+                 /var/lib/robogate)",
+                folder.unwrap_or(Path::new(".")).display(),
+                uid()
             )),
             _ => None,
         }
@@ -132,4 +149,21 @@ pub(super) fn log_file(
         }
         None => Some(path),
     }
+}
+
+/// Whether this process may write `path` (a file to append to, or a folder to create one in),
+/// as the kernel would decide for its real user.
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// This process's real user id, for the message.
+fn uid() -> u32 {
+    // SAFETY: getuid cannot fail and touches no memory.
+    unsafe { libc::getuid() }
 }

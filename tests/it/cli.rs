@@ -1,6 +1,7 @@
 //! The command line: config check, startup errors, check, lint, --version.
 
-use std::process::Output;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use crate::support::*;
 
@@ -1077,4 +1078,51 @@ fn health_asks_the_admin_listener_for_healthz() {
     // The public listener is no admin listener: its /healthz is the origin's 404.
     let public = run(&["health", "--admin", &rg.addr.to_string()]);
     assert_eq!(public.status.code(), Some(1), "{}", stderr(&public));
+}
+
+/// A log file robogate's user cannot write fails `config check` (the unit's ExecStartPre),
+/// rather than the start after it (cold-try finding: the check said ok, the start exited 1).
+/// Run as an unprivileged user (uid 65534, by `setpriv`) when the tests run as root, for whom
+/// every file is writable.
+#[test]
+fn config_check_fails_on_a_log_its_user_cannot_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = unsafe { libc::getuid() } == 0;
+    let evidence = if root {
+        // A folder of root's that others may read and not write.
+        let folder = dir.path().join("logs");
+        std::fs::create_dir(&folder).unwrap();
+        folder.join("evidence.jsonl")
+    } else {
+        PathBuf::from("/etc/passwd")
+    };
+    let toml = format!(
+        "[origin]\naddress = \"127.0.0.1:1\"\n[robots]\nfile = \"robots.txt\"\n[evidence]\nfile = \"{}\"\n",
+        evidence.display()
+    );
+    std::fs::write(dir.path().join("robots.txt"), "User-agent: *\nDisallow:\n").unwrap();
+    std::fs::write(dir.path().join("robogate.toml"), toml).unwrap();
+    for file in ["robots.txt", "robogate.toml"] {
+        let path = dir.path().join(file);
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_robogate"));
+        c
+    } else {
+        robogate_cmd()
+    };
+    let out = cmd
+        .args(["config", "check", "--config"])
+        .arg(dir.path().join("robogate.toml"))
+        .output()
+        .expect("setpriv is installed (util-linux)");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{}{err}", stdout(&out));
+    assert!(err.contains("evidence.file"), "{err}");
+    assert!(err.contains("cannot be written by this user"), "{err}");
 }
