@@ -837,6 +837,38 @@ fn totals(counter: &IntCounterVec, first: &str, second: &str) -> Vec<(String, St
 mod tests {
     use super::*;
 
+    /// The metrics reference (`docs/metrics.md`) has a row for every metric this file defines,
+    /// and names none it does not.
+    #[test]
+    fn the_metrics_reference_names_every_metric_and_no_other() {
+        let names = |text: &str, start: &str, end: char| -> std::collections::BTreeSet<String> {
+            text.match_indices(start)
+                .filter_map(|(at, _)| {
+                    let rest = &text[at + start.len() - "robogate_".len()..];
+                    let name = rest.split(end).next()?;
+                    let word = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_';
+                    // `"robogate_"` alone is this test's own pattern.
+                    (name.len() > "robogate_".len() && name.bytes().all(word))
+                        .then(|| name.to_owned())
+                })
+                .collect()
+        };
+        let defined = names(include_str!("metrics.rs"), "\"robogate_", '"');
+        let reference = include_str!("../docs/metrics.md");
+        let documented = names(reference, "| `robogate_", '`');
+        assert!(defined.len() > 30, "{defined:?}");
+        let missing: Vec<_> = defined.difference(&documented).collect();
+        let unknown: Vec<_> = documented.difference(&defined).collect();
+        assert!(
+            missing.is_empty(),
+            "metrics docs/metrics.md has no row for: {missing:?}"
+        );
+        assert!(
+            unknown.is_empty(),
+            "rows of docs/metrics.md for no metric: {unknown:?}"
+        );
+    }
+
     /// Each class and action is counted in its own series (the handles are found by place).
     #[test]
     fn every_class_and_action_counts_in_its_own_series() {

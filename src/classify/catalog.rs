@@ -621,12 +621,12 @@ mod tests {
     /// Regression: README said 1,527 agents when the catalog had 1,537.
     #[test]
     fn readme_states_the_catalog_size() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../docs/catalog.md");
         let count = Catalog::builtin().agents().len();
         let thousands = format!("{},{:03}", count / 1000, count % 1000);
         assert!(
             readme.contains(&format!("names {thousands} robots")),
-            "README.md must say the catalog `names {thousands} robots`"
+            "docs/catalog.md must say the catalog `names {thousands} robots`"
         );
     }
 

@@ -721,7 +721,7 @@ fn explain(message: &str) -> String {
     message
 }
 
-const SECTIONS: &[&str] = &[
+pub(super) const SECTIONS: &[&str] = &[
     "server",
     "origin",
     "admin",

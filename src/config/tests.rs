@@ -7,6 +7,7 @@ use crate::forwarded::TrustedProxies;
 use evidence::EvidenceSettings;
 use settings::listeners_clash;
 
+mod reference;
 mod traps;
 
 /// A one-agent catalog: loading it is quick, unlike the 1,500 agents built in.
@@ -500,7 +501,7 @@ fn keepalive_timeout_is_whole_seconds_or_zero_for_off() {
 }
 
 /// Every field of [`Settings`] is compared under its key, and those keys are exactly the
-/// rows README's configuration table marks *restart*.
+/// rows the configuration reference (docs/configuration.md) marks *restart*.
 #[test]
 fn changed_keys_names_every_restart_setting_of_the_readme() {
     let a = load_with("").map_err(|e| e.to_string()).unwrap().settings;
@@ -552,7 +553,7 @@ fn changed_keys_names_every_restart_setting_of_the_readme() {
     };
     let mut changed = a.changed_keys(&b);
     changed.sort();
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/configuration.md");
     let mut restart: Vec<&str> = readme
         .lines()
         .filter(|l| l.contains("| restart |"))
@@ -996,7 +997,7 @@ fn generated_groups_carry_preferences_in_both_forms() {
 }
 
 /// The transport's keys: each bad value is one error on its line, and the defaults are the
-/// README's.
+/// reference's (docs/configuration.md).
 #[test]
 fn transport_keys_are_checked_and_default_as_documented() {
     for (extra, key) in [

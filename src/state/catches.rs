@@ -246,7 +246,7 @@ impl Catches {
     }
 
     /// Heap bytes the table holds now (its maps' and queues' allocated capacity), for tests
-    /// and the memory bound in the README.
+    /// and the memory bound in the manual.
     pub fn heap_bytes(&self) -> usize {
         self.table.sum(|map| {
             map.bans.capacity() * (size_of::<(CatchKey, Ban)>() + 1)
@@ -404,7 +404,7 @@ mod tests {
     }
 
     /// A flood of 1,000,000 distinct caught addresses never holds more than the bound, and the
-    /// table's heap stays within the bound's worth of entries (the README states the numbers).
+    /// table's heap stays within the bound's worth of entries (the manual states the numbers).
     #[test]
     fn a_flood_of_a_million_addresses_stays_bounded() {
         const BOUND: usize = 100_000;

@@ -431,7 +431,7 @@ impl RapidFire {
     }
 
     /// Heap bytes the table holds now (its maps' allocated capacity), for tests and the memory
-    /// bound in the README.
+    /// bound in the manual (docs/traps-and-rapid-fire.md).
     pub fn heap_bytes(&self) -> usize {
         self.table.sum(|shard| {
             shard.map.capacity() * (size_of::<(IpAddr, Bucket)>() + 1)
@@ -796,7 +796,7 @@ mod tests {
     }
 
     /// A flood of 1,000,000 distinct addresses at once: never more than the bound, the rest
-    /// admitted untracked, and the heap within the bound's worth of entries (the README states
+    /// admitted untracked, and the heap within the bound's worth of entries (the manual states
     /// the numbers).
     #[test]
     fn a_flood_of_a_million_addresses_stays_bounded() {

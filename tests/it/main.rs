@@ -5,6 +5,7 @@ mod support;
 
 mod access_log;
 mod behaviour;
+mod book;
 mod classify_corpus;
 mod cli;
 mod clients;

@@ -163,7 +163,7 @@ fn report_says_when_it_cannot_read_a_log() {
 /// `grace` in the access log.
 #[test]
 fn the_quick_start_says_who_an_edit_binds_at_once() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo().join("docs/getting-started.md")).unwrap();
     let promise = readme
         .find("watch the next request follow it")
         .expect("the quick start's promise");
@@ -171,7 +171,7 @@ fn the_quick_start_says_who_an_edit_binds_at_once() {
     for needed in [
         "fairness.cache_window",
         "verdict=\"grace\"",
-        "#fair-enforcement",
+        "(fair-enforcement.md)",
     ] {
         assert!(
             paragraph.contains(needed),
