@@ -11,6 +11,7 @@ use pingora_error::Error;
 use pingora_proxy::ProxyHttp;
 
 use super::respond::{self, forwards};
+use super::to_origin::ToOrigin;
 use super::{decorate_origin_head, endpoint, tarpit, Asked, End, Gate, RequestCtx, Via};
 use crate::h1::{self, After, Downstream, Limits, OriginHead, Reply, Service};
 use crate::metrics::METRICS;
@@ -70,7 +71,12 @@ impl Service for Gate {
                         req.fields().for_each(|(name, value)| field(name, value));
                         Ok(())
                     };
-                    gate.write_upstream_head(&req.header, fields, up, peer, scheme, out)
+                    let trusted = gate.sent_by_trusted_proxy(peer);
+                    ToOrigin::of(&req.header, up, peer, trusted, scheme).write(
+                        &req.header,
+                        fields,
+                        out,
+                    )
                 };
                 let decorate =
                     |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);

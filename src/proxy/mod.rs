@@ -14,6 +14,7 @@ pub mod respond;
 mod services;
 mod subrequest;
 pub mod tarpit;
+mod to_origin;
 pub mod upgrade;
 
 use std::net::IpAddr;
@@ -22,11 +23,11 @@ use std::time::Instant;
 
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http::{header, HeaderValue};
 use pingora_core::protocols::tls::SslDigest;
 use pingora_core::upstreams::peer::HttpPeer;
-use pingora_error::{Error, OrErr, Result};
+use pingora_error::{Error, Result};
 use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
@@ -36,7 +37,7 @@ use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::facts::{embedded, target, well_formed};
 use crate::fingerprint::{ConnPrint, Head};
-use crate::forwarded::{self, X_FORWARDED_FOR, X_FORWARDED_PROTO};
+use crate::forwarded::X_FORWARDED_FOR;
 use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
 use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Upstream};
@@ -49,6 +50,7 @@ use in_flight::InFlight;
 use respond::Acted;
 use services::live_state;
 pub use services::{BanGauge, KeyWarmer, StateLink};
+use to_origin::ToOrigin;
 
 /// The proxy service: one shared pointer to the live policy, and the fixed settings. Cloned
 /// for [`lane`], which shares all of it.
@@ -316,9 +318,8 @@ impl Gate {
     }
 
     /// Writes the request head the origin gets for a request of pingora's session that the
-    /// direct lane forwards: the client's, as [`prepare_upstream_request`] makes it and without
-    /// the hop-by-hop fields. An origin-form request is written straight from the session's
-    /// head ([`Gate::write_upstream_head`]), without copying it into a second one first.
+    /// direct lane forwards ([`ToOrigin`]): its fields as the client sent them, each name in the
+    /// client's case, without copying the head into a second one first.
     fn upstream_head(
         &self,
         req: &RequestHeader,
@@ -327,15 +328,6 @@ impl Gate {
         scheme: &'static str,
         out: &mut BytesMut,
     ) -> Result<()> {
-        let from_trusted_proxy = self.sent_by_trusted_proxy(peer);
-        if !req.raw_path().starts_with(b"/") {
-            let mut upstream = req.clone();
-            fields::strip_hop_by_hop(&mut upstream);
-            prepare_upstream_request(&mut upstream, up, peer, from_trusted_proxy, scheme)?;
-            crate::h1::origin::request_head(&upstream, out);
-            return Ok(());
-        }
-        // The fields of the maps, each name in the case the client sent it.
         let fields = |field: &mut dyn FnMut(&[u8], &[u8])| {
             req.map(|name, value| {
                 let name = match name {
@@ -346,60 +338,8 @@ impl Gate {
                 Ok(())
             })
         };
-        self.write_upstream_head(req, fields, up, peer, scheme, out)
-    }
-
-    /// [`Gate::upstream_head`] for an origin-form request whose fields `fields` gives, one call
-    /// of its argument each: robogate's own lane passes them as the client sent them.
-    fn write_upstream_head(
-        &self,
-        req: &RequestHeader,
-        fields: impl FnOnce(&mut dyn FnMut(&[u8], &[u8])) -> Result<()>,
-        up: &Upstream,
-        peer: Option<IpAddr>,
-        scheme: &'static str,
-        out: &mut BytesMut,
-    ) -> Result<()> {
-        let proto_told = self.sent_by_trusted_proxy(peer) && forwarded::proto_told(&req.headers);
-        out.put_slice(req.method.as_str().as_bytes());
-        out.put_u8(b' ');
-        out.put_slice(req.raw_path());
-        out.put_slice(b" HTTP/1.1\r\n");
-        let field = |out: &mut BytesMut, name: &[u8], value: &[u8]| {
-            out.put_slice(name);
-            out.put_slice(b": ");
-            out.put_slice(value);
-            out.put_slice(b"\r\n");
-        };
-        let mut has_host = false;
-        fields(&mut |name, value| {
-            let is = |other: &str| name.eq_ignore_ascii_case(other.as_bytes());
-            let replaced = fields::HOP_BY_HOP.iter().any(|h| is(h.as_str()))
-                || is(X_FORWARDED_FOR.as_str())
-                || (is(X_FORWARDED_PROTO.as_str()) && !proto_told)
-                || (is("host") && up.host.is_some());
-            if !replaced {
-                has_host |= is("host");
-                field(out, name, value);
-            }
-        })?;
-        match &up.host {
-            Some(host) => field(out, b"Host", host.as_bytes()),
-            None if !has_host => field(out, b"Host", up.address.as_bytes()),
-            None => {}
-        }
-        if let Some(ip) = peer {
-            field(
-                out,
-                b"X-Forwarded-For",
-                &forwarded::forwarded_for(&req.headers, ip),
-            );
-        }
-        if !proto_told {
-            field(out, b"X-Forwarded-Proto", scheme.as_bytes());
-        }
-        out.put_slice(b"\r\n");
-        Ok(())
+        let trusted = self.sent_by_trusted_proxy(peer);
+        ToOrigin::of(req, up, peer, trusted, scheme).write(req, fields, out)
     }
 }
 
@@ -529,58 +469,6 @@ fn client_scheme(session: &Session) -> &'static str {
     } else {
         "http"
     }
-}
-
-/// Turns the client's request head into the one the origin gets: origin-form target, `Host`,
-/// `X-Forwarded-For` (the peer appended), `X-Forwarded-Proto` (`scheme`, or what a trusted proxy
-/// said), HTTP/1.1.
-fn prepare_upstream_request(
-    upstream: &mut RequestHeader,
-    origin: &Upstream,
-    peer: Option<IpAddr>,
-    from_trusted_proxy: bool,
-    scheme: &'static str,
-) -> Result<()> {
-    // Origin-form towards the origin, whatever form the client used: pingora forwards the
-    // raw request target (absolute-form included) unless the URI is set again.
-    let authority = upstream.uri.authority().map(|a| a.to_string());
-    if !upstream.raw_path().starts_with(b"/") {
-        let origin_form = target(upstream).parse::<http::Uri>().map_err(|e| {
-            Error::because(
-                pingora_error::ErrorType::InvalidHTTPHeader,
-                "request target",
-                e,
-            )
-        })?;
-        upstream.set_uri(origin_form);
-    }
-    match (
-        origin.host.clone(),
-        upstream.headers.contains_key(header::HOST),
-        authority,
-    ) {
-        (Some(host), _, _) => upstream.insert_header(header::HOST, host)?,
-        (None, false, Some(auth)) => upstream.insert_header(header::HOST, auth)?,
-        (None, false, None) => upstream.insert_header(header::HOST, origin.address.clone())?,
-        (None, true, _) => {}
-    }
-    upstream.set_version(http::Version::HTTP_11);
-    if let Some(ip) = peer {
-        let xff = HeaderValue::from_maybe_shared(Bytes::from(forwarded::forwarded_for(
-            &upstream.headers,
-            ip,
-        )))
-        .or_err(
-            pingora_error::ErrorType::InvalidHTTPHeader,
-            "X-Forwarded-For",
-        )?;
-        upstream.insert_header("x-forwarded-for", xff)?;
-    }
-    let proto_told = from_trusted_proxy && forwarded::proto_told(&upstream.headers);
-    if !proto_told {
-        upstream.insert_header("x-forwarded-proto", HeaderValue::from_static(scheme))?;
-    }
-    Ok(())
 }
 
 /// What robogate adds to an origin's response: HTTP/1.1 towards clients even behind an HTTP/1.0
@@ -713,13 +601,16 @@ impl ProxyHttp for Gate {
     ) -> Result<()> {
         let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
         upgrade::offer(upstream, self.settings.upgrades);
-        prepare_upstream_request(
+        let peer = peer_ip(session);
+        let trusted = self.sent_by_trusted_proxy(peer);
+        ToOrigin::of(
             upstream,
             &policy.upstream,
-            peer_ip(session),
-            self.sent_by_trusted_proxy(peer_ip(session)),
+            peer,
+            trusted,
             client_scheme(session),
         )
+        .apply(upstream)
     }
 
     async fn response_filter(
