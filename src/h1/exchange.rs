@@ -43,7 +43,7 @@ pub async fn exchange<D: Downstream>(
     build: impl Fn(&D, &mut BytesMut) -> Result<()>,
     up: &Endpoint,
     pool: &OriginPool,
-    decorate: impl FnOnce(&mut OriginHead),
+    decorate: impl FnOnce(&mut OriginHead) -> Result<()>,
 ) -> Result<()> {
     let head_only = session.req_header().method == Method::HEAD;
     let mut head = BytesMut::with_capacity(1024);
@@ -100,7 +100,7 @@ pub async fn exchange<D: Downstream>(
             resp.add("Transfer-Encoding", HeaderValue::from_static("chunked"));
         }
     }
-    decorate(&mut resp);
+    decorate(&mut resp)?;
     // The origin connection goes back to the pool as soon as its answer is read, before the
     // client can see the end of it: the client's next request finds it there.
     if framing == Framing::None {

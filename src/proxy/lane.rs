@@ -12,7 +12,7 @@ use pingora_proxy::ProxyHttp;
 
 use super::respond::{self, forwards};
 use super::to_origin::ToOrigin;
-use super::{decorate_origin_head, endpoint, tarpit, Asked, End, Gate, RequestCtx, Via};
+use super::{decorate, endpoint, tarpit, Asked, End, Gate, RequestCtx, Via};
 use crate::h1::{self, After, Downstream, Limits, OriginHead, Reply, Service};
 use crate::metrics::METRICS;
 use crate::policy::Outcome;
@@ -78,10 +78,9 @@ impl Service for Gate {
                         out,
                     )
                 };
-                let decorate =
-                    |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);
+                let add_fields = |head: &mut OriginHead| decorate(head, &policy, decision);
                 let to = endpoint(up);
-                h1::exchange(reply, build, &to, &gate.origins, decorate).await
+                h1::exchange(reply, build, &to, &gate.origins, add_fields).await
             }
             (Outcome::Tarpit, Some(place)) => {
                 let handoff = tarpit::Handoff::of(place, &policy.tarpit, &reply.request().header);

@@ -471,8 +471,9 @@ fn client_scheme(session: &Session) -> &'static str {
     }
 }
 
-/// What robogate adds to an origin's response: HTTP/1.1 towards clients even behind an HTTP/1.0
-/// origin, and the operator's fields for this path and agent ([`added_fields`]).
+/// What robogate adds to an origin's response on pingora's path: HTTP/1.1 towards clients even
+/// behind an HTTP/1.0 origin, without the origin's hop-by-hop fields, and the fields of
+/// [`decorate`].
 fn decorate_response(
     resp: &mut ResponseHeader,
     policy: &Policy,
@@ -480,20 +481,45 @@ fn decorate_response(
 ) -> Result<()> {
     fields::strip_response_hop_by_hop(resp);
     resp.set_version(http::Version::HTTP_11);
-    let has_content_usage = resp.headers.contains_key(CONTENT_USAGE);
-    for (name, value) in added_fields(policy, decision, has_content_usage) {
-        resp.append_header(name, value)?;
-    }
-    Ok(())
+    decorate(resp, policy, decision)
 }
 
-/// [`decorate_response`] for the direct lane's [`OriginHead`], whose hop-by-hop fields are
-/// left out as it is read.
-fn decorate_origin_head(head: &mut OriginHead, policy: &Policy, decision: &Decision) {
+/// A head of an origin's answer robogate adds fields to: pingora's, or the direct lane's
+/// [`OriginHead`] (whose hop-by-hop fields are left out as it is read).
+trait AnswerHead {
+    fn has_content_usage(&self) -> bool;
+    fn add(&mut self, name: &'static str, value: HeaderValue) -> Result<()>;
+}
+
+impl AnswerHead for ResponseHeader {
+    fn has_content_usage(&self) -> bool {
+        self.headers.contains_key(CONTENT_USAGE)
+    }
+
+    fn add(&mut self, name: &'static str, value: HeaderValue) -> Result<()> {
+        self.append_header(name, value).map(drop)
+    }
+}
+
+impl AnswerHead for OriginHead {
+    fn has_content_usage(&self) -> bool {
+        OriginHead::has_content_usage(self)
+    }
+
+    fn add(&mut self, name: &'static str, value: HeaderValue) -> Result<()> {
+        OriginHead::add(self, name, value);
+        Ok(())
+    }
+}
+
+/// The one writer of robogate's fields on an origin's answer, on either path: the operator's
+/// for this path and agent ([`added_fields`]).
+fn decorate(head: &mut impl AnswerHead, policy: &Policy, decision: &Decision) -> Result<()> {
     let has_content_usage = head.has_content_usage();
     for (name, value) in added_fields(policy, decision, has_content_usage) {
-        head.add(name, value);
+        head.add(name, value)?;
     }
+    Ok(())
 }
 
 /// The fields robogate adds to a proxied answer: the operator's `X-Robots-Tag` values, and the
@@ -579,8 +605,8 @@ impl ProxyHttp for Gate {
         let build = |session: &Session, out: &mut BytesMut| {
             self.upstream_head(session.req_header(), up, peer, scheme, out)
         };
-        let decorate = |head: &mut OriginHead| decorate_origin_head(head, &policy, decision);
-        crate::h1::exchange(session, build, &endpoint(up), &self.origins, decorate).await?;
+        let add_fields = |head: &mut OriginHead| decorate(head, &policy, decision);
+        crate::h1::exchange(session, build, &endpoint(up), &self.origins, add_fields).await?;
         Ok(true)
     }
 
