@@ -21,6 +21,7 @@ pub mod identity;
 pub mod keyword;
 pub mod metrics;
 pub mod policy;
+pub mod problem;
 pub mod proxy;
 pub mod reload;
 pub mod robots;

@@ -9,7 +9,6 @@ pub mod lane;
 pub mod origin_tls;
 pub mod per_client;
 pub mod preface;
-pub mod problem;
 pub mod respond;
 mod services;
 mod subrequest;

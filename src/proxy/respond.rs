@@ -10,7 +10,7 @@ use crate::evidence::Reason;
 use crate::h1::Downstream;
 use crate::metrics::UpstreamError;
 use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
-use crate::proxy::problem::{self, Refusal};
+use crate::problem::{self, Refusal};
 use crate::proxy::tarpit;
 use crate::state::tarpits::TarpitGuard;
 
