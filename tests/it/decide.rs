@@ -50,6 +50,11 @@ fn recipe(name: &str, decide: SocketAddr, origin: SocketAddr) -> String {
 
 /// `GET url` with curl from the loopback address `from`, with `ua` and `fields`.
 fn curl(from: &str, url: &str, ua: &str, fields: &[(&str, &str)]) -> Response {
+    curl_method(from, "GET", url, ua, fields)
+}
+
+/// [`curl`] with another method (a `POST` is sent with a small body).
+fn curl_method(from: &str, method: &str, url: &str, ua: &str, fields: &[(&str, &str)]) -> Response {
     let mut cmd = Command::new("curl");
     cmd.args([
         "-s",
@@ -61,6 +66,11 @@ fn curl(from: &str, url: &str, ua: &str, fields: &[(&str, &str)]) -> Response {
         "-A",
         ua,
     ]);
+    if method == "POST" {
+        cmd.args(["--data", "q=1"]);
+    } else if method != "GET" {
+        cmd.args(["-X", method]);
+    }
     for (name, value) in fields {
         cmd.arg("-H").arg(format!("{name}: {value}"));
     }
@@ -118,6 +128,16 @@ fn front_door_decides(front: SocketAddr, origin: &Nginx, rg: &Robogate) {
         "{}",
         refused.text()
     );
+
+    // Another method than GET (nginx asks with it, and robogate's pingora path answers).
+    let post = curl_method(
+        "127.0.0.2",
+        "POST",
+        &url("/private/report.html"),
+        CRAWLER,
+        &[],
+    );
+    assert_eq!(post.status, 403, "{}", post.text());
 
     // A client naming another request in the subrequest's fields (of either convention) has
     // the request it made judged all the same.
@@ -427,4 +447,59 @@ fn subrequests_are_answered_whole_and_a_tarpit_is_a_block() {
     assert_eq!(real.status, 200);
     let line = log_line(&rg, "203.0.113.9", "/blog/");
     assert_eq!(line["action"], "pass", "{line}");
+}
+
+/// Real browsers through the nginx recipe are refused nothing: headless chromium and
+/// firefox-esr load a page the `*` group disallows to robots, judged as browsers that pass.
+#[test]
+fn real_browsers_through_nginx_are_refused_nothing() {
+    let origin = Nginx::start_logged();
+    let dns = DnsServer::start(Zone::new());
+    let rg = decider(origin.addr, &dns);
+    let conf = recipe("nginx.conf", rg.decide.unwrap(), origin.addr);
+    let front = Nginx::start_http(&[], |addr, _| {
+        conf.replace("listen 80;", &format!("listen {addr};"))
+    });
+    let url = format!("http://{}/private/report.html", front.addr);
+    let profile = tempfile::tempdir().unwrap();
+    // Headless Chromium says `HeadlessChrome` (an automation tool's name, a robot's) unless
+    // told to send the User-Agent a person's Chrome sends.
+    let user_agent = format!("--user-agent={CHROME}");
+    let dom = chromium(profile.path(), &url, &[&user_agent, "--dump-dom"]);
+    assert!(dom.contains("Private report"), "chromium got: {dom}");
+    let firefox = tempfile::tempdir().unwrap();
+    let shot = firefox.path().join("shot.png");
+    let out = Command::new("firefox-esr")
+        .args(["--headless", "--no-remote", "--profile"])
+        .arg(firefox.path())
+        .arg("--screenshot")
+        .arg(&shot)
+        .arg(&url)
+        .env("MOZ_DISABLE_CONTENT_SANDBOX", "1")
+        .output()
+        .expect("firefox-esr is installed (bash .ci/test-deps installs it)");
+    assert!(
+        out.status.success() && shot.exists(),
+        "firefox: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eventually("both browsers' page at the origin", || {
+        let served = origin.served();
+        let by = |engine: &str| {
+            served
+                .iter()
+                .any(|(p, ua)| p == "/private/report.html" && ua.contains(engine))
+        };
+        (by("Chrome/") && by("Firefox/")).then_some(())
+    });
+    let refused_browsers: f64 = ["block", "limit", "tarpit"]
+        .iter()
+        .map(|a| {
+            rg.metric(&format!(
+                "robogate_requests_total{{action=\"{a}\",class=\"browser\"}}"
+            ))
+        })
+        .sum();
+    assert_eq!(refused_browsers, 0.0, "no browser refused");
+    assert!(rg.metric("robogate_requests_total{action=\"pass\",class=\"browser\"}") >= 2.0);
 }
