@@ -57,10 +57,11 @@ impl Service for Gate {
             peer: reply.peer(),
             tls: reply.tls(),
         };
-        let (decision, place) = gate.decide(&policy, header, true, ctx.client, via).await;
+        let decided = gate.decide(&policy, header, true, ctx.client, via).await;
+        let (place, malformed) = (decided.tarpit, decided.malformed);
         ctx.policy = Some(policy.clone());
         let (peer, scheme) = (reply.peer(), reply.scheme());
-        let decision = &*ctx.decision.insert(decision);
+        let decision = &*ctx.decision.insert(decided.decision);
         let result = match (decision.outcome, place) {
             (outcome, _) if forwards(outcome) => {
                 let up = &policy.upstream;
@@ -88,7 +89,7 @@ impl Service for Gate {
                 record_end(&mut ctx, 200, None);
                 return After::HandOff(handoff);
             }
-            _ => respond::answer(reply, &policy, decision).await,
+            _ => respond::answer(reply, &policy, decision, malformed).await,
         };
         ended(reply, &mut ctx, result).await
     }

@@ -34,7 +34,7 @@ use crate::access_log;
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
-use crate::facts::{embedded, target, well_formed};
+use crate::facts::{embedded, target, well_formed, Malformed};
 use crate::fingerprint::{ConnPrint, Head};
 use crate::forwarded::X_FORWARDED_FOR;
 use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
@@ -157,8 +157,8 @@ impl Gate {
     }
 
     /// Decides what to do with a request from `client` (see [`Gate::client`]), under `policy`:
-    /// the decision, with the place [`LiveState::admit`] took for a tarpit. Its evidence line,
-    /// if it is a refusal, is written here.
+    /// the decision, with the place [`LiveState::admit`] took for a tarpit, or why the request
+    /// could not be judged ([`Decided`]). Its evidence line, if it is a refusal, is written here.
     /// `checked`: the request's fields already passed [`fields::check`] (a plain head of the
     /// fast path, [`fields::plain_fields`]), so they are not walked again.
     async fn decide(
@@ -168,9 +168,9 @@ impl Gate {
         checked: bool,
         client: Option<IpAddr>,
         via: Via<'_>,
-    ) -> (Decision, Option<TarpitGuard>) {
+    ) -> Decided {
         let host = req.headers.get(header::HOST);
-        let (decision, tarpit) = match well_formed(req, host, checked) {
+        let (decision, tarpit, malformed) = match well_formed(req, host, checked) {
             Ok(ua) => {
                 let canonical = robots::Canonical::new(target(req));
                 // Who the User-Agent says the client is, worked out once for every step.
@@ -227,9 +227,9 @@ impl Gate {
                     // whether it had fetched robots.txt all the same.
                     decision.read = self.state.read_by_user_agent(policy, &asker).await;
                 }
-                (decision, tarpit)
+                (decision, tarpit, None)
             }
-            Err(_) => (Decision::bad_request(), None),
+            Err(why) => (Decision::bad_request(), None, Some(why)),
         };
         if let Some(e) = evidence_of(policy, &decision, client, req) {
             crate::evidence::RECENT.push(&e); // the status page's latest refusals
@@ -237,7 +237,11 @@ impl Gate {
                 log.record(e);
             }
         }
-        (decision, tarpit)
+        Decided {
+            decision,
+            tarpit,
+            malformed,
+        }
     }
 
     /// What was seen of the client besides its User-Agent, with `[fingerprint]` on: its head's
@@ -340,6 +344,15 @@ impl Gate {
         let trusted = self.sent_by_trusted_proxy(peer);
         ToOrigin::of(req, up, peer, trusted, scheme).write(req, fields, out)
     }
+}
+
+/// What [`Gate::decide`] concluded for a request.
+struct Decided {
+    decision: Decision,
+    /// The place [`LiveState::admit`] took for a tarpit.
+    tarpit: Option<TarpitGuard>,
+    /// Why the request was not judged, for its 400 (`decision` is then a bad request).
+    malformed: Option<Malformed>,
 }
 
 /// Where the fast path finds the origin.
@@ -575,7 +588,7 @@ impl ProxyHttp for Gate {
         }
         self.take_in(session, ctx);
         let policy = self.live.load_full();
-        let (decision, tarpit) = self
+        let decided = self
             .decide(
                 &policy,
                 session.req_header(),
@@ -585,8 +598,15 @@ impl ProxyHttp for Gate {
             )
             .await;
         ctx.policy = Some(policy.clone());
-        let decision = &*ctx.decision.insert(decision);
-        match respond::act(session, &policy, decision, tarpit).await? {
+        let decision = &*ctx.decision.insert(decided.decision);
+        let acted = respond::act(
+            session,
+            &policy,
+            decision,
+            decided.tarpit,
+            decided.malformed,
+        );
+        match acted.await? {
             Acted::Forward => {}
             Acted::Answered => return Ok(true),
             Acted::HandOff(handoff) => {

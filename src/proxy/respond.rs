@@ -7,6 +7,7 @@ use pingora_http::ResponseHeader;
 use pingora_proxy::Session;
 
 use crate::evidence::Reason;
+use crate::facts::Malformed;
 use crate::h1::Downstream;
 use crate::metrics::UpstreamError;
 use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
@@ -26,12 +27,14 @@ pub enum Acted {
 }
 
 /// Answers the request locally when the decision says so. `tarpit` is the place
-/// [`crate::state::LiveState::admit`] took for a tarpit decision.
+/// [`crate::state::LiveState::admit`] took for a tarpit decision; `malformed`, why a request
+/// answered 400 could not be judged.
 pub async fn act(
     session: &mut Session,
     policy: &Policy,
     decision: &Decision,
     tarpit: Option<TarpitGuard>,
+    malformed: Option<Malformed>,
 ) -> Result<Acted> {
     match (decision.outcome, tarpit) {
         (outcome, _) if forwards(outcome) => Ok(Acted::Forward),
@@ -51,7 +54,7 @@ pub async fn act(
             if outcome != Outcome::BadRequest {
                 discard_body(session).await;
             }
-            answer(session, policy, decision)
+            answer(session, policy, decision, malformed)
                 .await
                 .map(|()| Acted::Answered)
         }
@@ -97,18 +100,20 @@ pub fn forwards(outcome: Outcome) -> bool {
 
 /// Writes robogate's own answer to a request that is neither [`forwards`]ed nor tarpitted:
 /// robots.txt, a 429, a 400, or a block (also for a tarpit decided without a place, which
-/// [`crate::state::LiveState::admit`] never does).
+/// [`crate::state::LiveState::admit`] never does). `malformed`: why a bad request could not be
+/// judged, which its 400 says.
 pub async fn answer(
     session: &mut impl Downstream,
     policy: &Policy,
     decision: &Decision,
+    malformed: Option<Malformed>,
 ) -> Result<()> {
     match decision.outcome {
         Outcome::RobotsTxt => robots_txt(session, policy).await,
         Outcome::Limit { retry_after_secs } => {
             too_fast(session, policy, decision, retry_after_secs).await
         }
-        Outcome::BadRequest => bad_request(session).await,
+        Outcome::BadRequest => bad_request(session, malformed).await,
         Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await,
         Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Error::e_explain(
             ErrorType::InternalError,
@@ -117,15 +122,13 @@ pub async fn answer(
     }
 }
 
-/// 400 for a request the decision found malformed (see [`crate::facts::well_formed`]): its body says
-/// what is wrong.
-async fn bad_request(session: &mut impl Downstream) -> Result<()> {
-    let req = session.req_header();
-    let why = crate::facts::well_formed(req, req.headers.get(header::HOST), false).err();
-    if why.is_some_and(crate::facts::Malformed::unframed) {
+/// 400 for a request that could not be judged: its body says why (`why`, found as the request
+/// was decided: [`crate::facts::well_formed`]).
+async fn bad_request(session: &mut impl Downstream, why: Option<Malformed>) -> Result<()> {
+    if why.is_some_and(Malformed::unframed) {
         session.close_after();
     }
-    let body = why.map_or(&b"400 Bad Request\n"[..], crate::facts::Malformed::explain);
+    let body = why.map_or(&b"400 Bad Request\n"[..], Malformed::explain);
     local(
         session,
         400,

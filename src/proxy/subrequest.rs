@@ -53,10 +53,11 @@ impl Gate {
         // The connection is the front proxy's: nothing of the client's TLS is seen here (a
         // JA4 the proxy passes in `[fingerprint] ja4_header` is).
         let via = Via { peer, tls: None };
-        let (decision, _no_tarpit) = self
+        // A tarpit is a block at this door (`RequestFacts::subrequest`): no place is taken.
+        let decided = self
             .decide(&policy, &original, false, ctx.client, via)
             .await;
-        let decision = &*ctx.decision.insert(decision);
+        let decision = &*ctx.decision.insert(decided.decision);
         let asked = ctx.asked.as_ref().expect("set above");
         let fields = verdict_fields(&policy, decision, asked);
         let mut asking = Asking {
@@ -94,7 +95,7 @@ impl Gate {
                     asking.fields.push((decide::X_ROBOGATE_REFUSAL, value));
                 }
             }
-            respond::answer(&mut asking, &policy, decision).await?;
+            respond::answer(&mut asking, &policy, decision, decided.malformed).await?;
         }
         ctx.status_logged = Some(asking.status);
         Ok(())
