@@ -107,6 +107,15 @@ keyword_enum! {
 }
 
 keyword_enum! {
+    /// The `convention` label of `robogate_subrequests_total`: how a front proxy's subrequest
+    /// to the decision listener named its original request (`unreadable`: it named none
+    /// robogate could judge, and was answered 400).
+    pub enum Subrequest("convention") {
+        Nginx = "nginx", Forwarded = "forwarded", Direct = "direct", Unreadable = "unreadable",
+    }
+}
+
+keyword_enum! {
     /// The `reason` label of `robogate_connections_closed_total`: why robogate closed a client
     /// connection before a request was judged.
     pub enum Closed("reason") {
@@ -152,6 +161,7 @@ pub struct Metrics {
     by_class_action: Vec<(IntCounter, prometheus::Histogram)>,
     upstream_errors: IntCounterVec,
     connections_closed: IntCounterVec,
+    subrequests: IntCounterVec,
     fingerprint_mismatches: IntCounterVec,
     pub tarpit_active: IntGauge,
     pub tarpit_bytes: IntCounter,
@@ -269,6 +279,12 @@ impl Metrics {
             "robogate_connections_closed_total",
             "Client connections robogate closed before judging a request on them, by reason (head_too_large: answered 431; head_timeout; per_client_limit: closed at accept; bad_framing: a request's framing refused: a chunked body's (400), transfer codings other than one chunked (501), Transfer-Encoding beside Content-Length (400)).",
             &["reason"],
+        );
+        let subrequests = counter_vec(
+            &r,
+            "robogate_subrequests_total",
+            "Requests the decision listener ([decide] listen) answered, by how the front proxy named the original request (nginx: X-Original-URI; forwarded: X-Forwarded-Uri, as Caddy and Traefik send it; direct: a request for itself, /robots.txt; unreadable: none robogate could judge, answered 400). Their decisions are counted in robogate_requests_total as proxied requests are.",
+            &["convention"],
         );
         let fingerprint_mismatches = counter_vec(
             &r,
@@ -468,6 +484,7 @@ impl Metrics {
             by_class_action,
             upstream_errors,
             connections_closed,
+            subrequests,
             fingerprint_mismatches,
             tarpit_active,
             tarpit_bytes,
@@ -524,6 +541,9 @@ impl Metrics {
         for reason in Closed::ALL {
             self.connections_closed
                 .with_label_values(&[reason.as_str()]);
+        }
+        for convention in Subrequest::ALL {
+            self.subrequests.with_label_values(&[convention.as_str()]);
         }
         for result in ReloadResult::ALL {
             self.config_reloads.with_label_values(&[result.as_str()]);
@@ -659,7 +679,6 @@ impl Metrics {
         self.state_backend_errors.with_label_values(&[kind]).inc();
     }
 
-    /// Counts one client connection closed before a request on it was judged.
     /// A browser claim its fingerprints contradict.
     pub fn count_mismatch(&self, disguise: Disguise) {
         self.fingerprint_mismatches
@@ -667,9 +686,17 @@ impl Metrics {
             .inc();
     }
 
+    /// Counts one client connection closed before a request on it was judged.
     pub fn count_closed(&self, reason: Closed) {
         self.connections_closed
             .with_label_values(&[reason.as_str()])
+            .inc();
+    }
+
+    /// Counts one request the decision listener answered.
+    pub fn count_subrequest(&self, convention: Subrequest) {
+        self.subrequests
+            .with_label_values(&[convention.as_str()])
             .inc();
     }
 

@@ -14,7 +14,7 @@ use super::respond::{self, forwards};
 use super::{added_fields, robot_name, Asked, Gate, RequestCtx, Via};
 use crate::decide::{self, Convention};
 use crate::h1::Downstream;
-use crate::metrics::{ActionLabel, Reason};
+use crate::metrics::{ActionLabel, Reason, Subrequest, METRICS};
 use crate::policy::{Decision, Outcome, Policy};
 
 /// The longest `X-Robogate-Refusal` written (the body nginx's recipe answers with).
@@ -38,6 +38,7 @@ impl Gate {
         let (original, convention) = match read {
             Ok(read) => read,
             Err(why) => {
+                METRICS.count_subrequest(Subrequest::Unreadable);
                 // Logged as what the proxy asked, from the client the proxy named.
                 ctx.asked = Some(Asked::of(sub));
                 ctx.client = self.subrequest_client(peer, sub);
@@ -48,6 +49,11 @@ impl Gate {
                 return unreadable(down, why, convention).await;
             }
         };
+        METRICS.count_subrequest(match convention {
+            Convention::Nginx => Subrequest::Nginx,
+            Convention::Forwarded => Subrequest::Forwarded,
+            Convention::Direct => Subrequest::Direct,
+        });
         ctx.client = self.subrequest_client(peer, &original);
         ctx.asked = Some(Asked::of(&original));
         // The connection is the front proxy's: nothing of the client's TLS is seen here (a

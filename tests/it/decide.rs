@@ -447,6 +447,13 @@ fn subrequests_are_answered_whole_and_a_tarpit_is_a_block() {
     assert_eq!(real.status, 200);
     let line = log_line(&rg, "203.0.113.9", "/blog/");
     assert_eq!(line["action"], "pass", "{line}");
+    // What the listener answered, by convention, apart from the decisions themselves.
+    let answered =
+        |c: &str| rg.metric(&format!("robogate_subrequests_total{{convention=\"{c}\"}}"));
+    assert_eq!(answered("unreadable"), 2.0, "the 400s");
+    assert_eq!(answered("nginx"), 1.0);
+    assert_eq!(answered("forwarded"), 3.0);
+    assert_eq!(answered("direct"), 1.0);
 }
 
 /// Real browsers through the nginx recipe are refused nothing: headless chromium and
