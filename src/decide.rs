@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | nginx `auth_request` | `X-Original-Method`, `X-Original-URI` (the recipe sets them) | 2xx, 401, 403 (anything else is a 500): every refusal is a 403 carrying its real status in `X-Robogate-Status`, for the recipe's `error_page` |
 //! | Caddy `forward_auth`, Traefik `forwardAuth` | `X-Forwarded-Method`, `X-Forwarded-Uri`, `X-Forwarded-Host` | any: a refusal is passed on to the client as robogate wrote it |
-//! | none (a request sent to the listener itself, such as `/robots.txt` proxied to it) | the request | the answer itself |
+//! | none (a request sent to the listener itself, such as `/robots.txt` proxied to it) | the request | the answer itself (`/robots.txt` served; a let-through of any other path is a 404) |
 //!
 //! A let-through is `200` with an empty body and the verdict in `X-Robogate-*` fields (and the
 //! `X-Robots-Tag`/`Content-Usage` the answer would get) for the proxy to copy. A tarpit cannot be
@@ -27,8 +27,9 @@ pub enum Convention {
     /// Caddy's `forward_auth` and Traefik's `forwardAuth` (`X-Forwarded-Uri`): a non-2xx answer
     /// goes to the client as it is.
     Forwarded,
-    /// A request sent to the listener for itself (no original named): answered as the proxy
-    /// would answer it (`/robots.txt`, say).
+    /// A request sent to the listener for itself (no original named): `/robots.txt` is served,
+    /// a refusal is answered as the proxy would answer it, anything else is a 404 (there is
+    /// nothing to serve it from).
     Direct,
 }
 
