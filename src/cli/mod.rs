@@ -1,7 +1,8 @@
 //! The command line: `serve` (the default), `check`, `lint`, `classify`, `config check`,
-//! `verify`, `ranges update`, `report`, `state check`, `health`.
+//! `verify`, `ranges update`, `report`, `audit`, `state check`, `health`.
 //! robogate owns argv; pingora never parses it.
 
+pub mod audit;
 pub mod check;
 pub mod classify;
 pub mod health;
@@ -54,6 +55,9 @@ pub enum Command {
     Ranges(ranges::RangesArgs),
     /// Summarise the access log per robot: requests, robots.txt fetches, refusals, graces.
     Report(report::ReportArgs),
+    /// Tell what robogate would have done to the requests in other servers' access logs
+    /// (nginx, Apache, JSON lines, robogate's own), without a running proxy.
+    Audit(audit::AuditArgs),
     /// Work with the live-state backend (`[state]`).
     #[command(subcommand)]
     State(state::StateCommand),
@@ -108,6 +112,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Lint(args) => lint(&args.file),
         Command::Ranges(args) => ranges::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Audit(args) => audit::run(&args),
         Command::State(command) => state::run(&command),
         Command::Health(args) => health::run(&args),
         Command::Classify(args) => classify::run(&args).unwrap_or_else(|e| {

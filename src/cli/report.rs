@@ -28,12 +28,14 @@ pub struct ReportArgs {
     pub json: bool,
 }
 
-/// The fields of an access-log line the report reads.
+/// The fields of an access-log line the report reads (and `robogate audit`, which decides
+/// the request again).
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Access {
-    time: String,
-    client: String,
-    path: String,
+pub(crate) struct Access {
+    pub(crate) time: String,
+    pub(crate) client: String,
+    pub(crate) method: String,
+    pub(crate) path: String,
     class: String,
     agent: String,
     robot: String,
@@ -42,12 +44,12 @@ struct Access {
     reason: String,
     identity: String,
     robots_read: String,
-    user_agent: String,
+    pub(crate) user_agent: String,
 }
 
 impl Access {
     /// An access-log line in either format; `None` for any other line.
-    fn parse(line: &str) -> Option<Access> {
+    pub(crate) fn parse(line: &str) -> Option<Access> {
         let line = line.trim_end();
         if line.starts_with('{') {
             return Access::from_json(line);
@@ -85,6 +87,7 @@ impl Access {
     fn set(&mut self, key: &str, value: String) {
         let field = match key {
             "client" => &mut self.client,
+            "method" => &mut self.method,
             "path" => &mut self.path,
             "class" => &mut self.class,
             "agent" => &mut self.agent,
@@ -157,7 +160,7 @@ fn pairs(fields: &str) -> Vec<(&str, String)> {
 
 /// One robot's row.
 #[derive(Debug, Default, Serialize)]
-struct Row {
+pub(crate) struct Row {
     requests: u64,
     robots_txt_fetches: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -173,15 +176,35 @@ struct Row {
     addresses: BTreeSet<String>,
 }
 
+impl Row {
+    /// A compliance view's row (`robogate audit`'s), from `clients` addresses.
+    pub(crate) fn of_compliance(row: &crate::state::compliance::Row, clients: u64) -> Row {
+        let owned =
+            |m: &BTreeMap<&'static str, u64>| m.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        Row {
+            requests: row.requests,
+            robots_txt_fetches: row.robots_txt_fetches,
+            last_robots_txt_fetch: row.last_robots_txt_fetch.clone(),
+            without_robots_txt: row.without_robots_txt,
+            refused: owned(&row.refused),
+            would_refuse: owned(&row.would_refuse),
+            grace: row.grace,
+            identity: owned(&row.identity),
+            clients,
+            addresses: BTreeSet::new(),
+        }
+    }
+}
+
 /// The whole report.
 #[derive(Debug, Default, Serialize)]
-struct Report {
-    lines: u64,
+pub(crate) struct Report {
+    pub(crate) lines: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    first: Option<String>,
+    pub(crate) first: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    last: Option<String>,
-    robots: BTreeMap<String, Row>,
+    pub(crate) last: Option<String>,
+    pub(crate) robots: BTreeMap<String, Row>,
 }
 
 impl Report {
@@ -229,7 +252,7 @@ impl Report {
         }
     }
 
-    fn table(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(crate) fn table(&self, out: &mut impl Write) -> io::Result<()> {
         let span = match (&self.first, &self.last) {
             (Some(first), Some(last)) => format!(", {first} to {last}"),
             _ => String::new(),

@@ -96,8 +96,23 @@ pub fn load_after(
     previous: Option<&Memo>,
     fetch_origin: bool,
 ) -> Result<Loaded, ConfigErrors> {
-    let (text, raw, read_errors) = read_raw(config_path)?;
+    let text = read_text(config_path)?;
     let base = config_path.parent().unwrap_or(Path::new("."));
+    load_text(config_path, text, base, generation, previous, fetch_origin)
+}
+
+/// A configuration given as `text` (named `config_path` in messages, its relative paths read
+/// from `base`), compiled as [`load_after`] compiles a file: what `robogate audit` runs on
+/// without `--config`.
+pub fn load_text(
+    config_path: &Path,
+    text: String,
+    base: &Path,
+    generation: u64,
+    previous: Option<&Memo>,
+    fetch_origin: bool,
+) -> Result<Loaded, ConfigErrors> {
+    let (text, raw, read_errors) = read_raw(config_path, text)?;
     let mut errors = Errors {
         file: config_path,
         text: &text,
@@ -164,12 +179,8 @@ pub fn load_after(
     }
 }
 
-/// Reads robogate.toml and its sections, with every problem found as `file:line: key: message`:
-/// `Err` when nothing can be read (not UTF-8, not TOML); otherwise the sections, with the
-/// problems of those that could not be read (see [`raw::RawConfig::unread`]).
-fn read_raw(
-    config_path: &Path,
-) -> Result<(String, raw::RawConfig, Vec<ConfigError>), ConfigErrors> {
+/// The text of robogate.toml: `Err` when it cannot be read or is not UTF-8.
+fn read_text(config_path: &Path) -> Result<String, ConfigErrors> {
     let one = |message: String| {
         ConfigErrors(vec![ConfigError {
             file: config_path.to_path_buf(),
@@ -179,7 +190,16 @@ fn read_raw(
         }])
     };
     let bytes = std::fs::read(config_path).map_err(|e| one(format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| one(format!("not UTF-8: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| one(format!("not UTF-8: {e}")))
+}
+
+/// Reads robogate.toml's sections, with every problem found as `file:line: key: message`:
+/// `Err` when nothing can be read (not TOML); otherwise the sections, with the problems of
+/// those that could not be read (see [`raw::RawConfig::unread`]).
+fn read_raw(
+    config_path: &Path,
+    text: String,
+) -> Result<(String, raw::RawConfig, Vec<ConfigError>), ConfigErrors> {
     let mut errors = Errors {
         file: config_path,
         text: &text,

@@ -97,6 +97,54 @@ impl Gate {
         }
     }
 
+    /// A gate that decides the requests of a log (`robogate audit`, the fourth front door):
+    /// `policy` fixed, live state of its own on the log's clock ([`LiveState::replaying`],
+    /// local whatever `[state]` says), no evidence log, and reverse DNS only when `reverse_dns`
+    /// (a log of a million requests would otherwise ask about every robot's address).
+    pub fn for_audit(policy: Policy, settings: Settings, reverse_dns: bool) -> Gate {
+        let state = LiveState::replaying(crate::state::Bounds {
+            paced: settings.crawl_delay_max_entries,
+            caught: settings.trap_max_entries,
+            rapid: settings.rapid_fire_max_entries,
+            fetches: settings.fairness_max_entries,
+        });
+        let verifier = match reverse_dns {
+            true => Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
+            false => Verifier::without_reverse_dns(settings.verify_cache_entries),
+        };
+        Gate {
+            live: Arc::new(ArcSwap::from_pointee(policy)),
+            settings: Arc::new(settings),
+            state: Arc::new(state),
+            verifier: Arc::new(verifier),
+            evidence: None,
+            origins: Arc::default(),
+            subrequests: false,
+        }
+    }
+
+    /// The live policy.
+    pub fn policy(&self) -> Arc<Policy> {
+        self.live.load_full()
+    }
+
+    /// Decides one logged request of `client` at `at`, the time its log line gives, as the
+    /// proxy decides a request (the same [`Gate::decide`]); a tarpit's place is let go at once.
+    pub async fn replay(
+        &self,
+        req: &RequestHeader,
+        client: Option<IpAddr>,
+        at: std::time::SystemTime,
+    ) -> Decision {
+        self.state.clock().set(at);
+        let policy = self.live.load();
+        let via = Via {
+            peer: client,
+            tls: None,
+        };
+        self.decide(&policy, req, false, client, via).await.decision
+    }
+
     /// The idle origin connections of the direct lane (for [`forward::PoolSweeper`]).
     pub fn origins(&self) -> Arc<OriginPool> {
         self.origins.clone()

@@ -48,6 +48,8 @@ pub struct Event<'a> {
     pub grace: bool,
     /// Its identity's label (`verified`, `spoofed`, `unverified`; `none`: nothing claimed).
     pub identity: &'static str,
+    /// When it asked.
+    pub at: SystemTime,
 }
 
 /// One robot's counts.
@@ -169,7 +171,7 @@ struct Rows {
 /// else as `?`), at most [`NAME_MAX`] characters; `(no name)` for none. A name from a
 /// User-Agent (`catalog` false) cannot begin with `(`, which robogate's own rows do
 /// (`(other robots)`, `(disguised:curl)`).
-fn shown(name: &str, catalog: bool) -> std::borrow::Cow<'_, str> {
+pub fn shown(name: &str, catalog: bool) -> std::borrow::Cow<'_, str> {
     let printable = |b: u8| b.is_ascii_graphic() || b == b' ';
     let reserved = !catalog && name.starts_with('(');
     let clean = name.len() <= NAME_MAX && name.bytes().all(printable) && !reserved;
@@ -211,7 +213,7 @@ impl Compliance {
             Some(row) => row,
             None => rows.by_name.entry(name.into()).or_default(),
         };
-        let now = SystemTime::now();
+        let now = e.at;
         let hour = row.last_hour.slot(now);
         match e.fetched {
             Some(version) => {
@@ -307,6 +309,7 @@ mod tests {
             would_refuse: None,
             grace: false,
             identity: "none",
+            at: SystemTime::now(),
         }
     }
 

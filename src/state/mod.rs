@@ -12,6 +12,7 @@
 
 pub mod bound;
 pub mod catches;
+pub mod clock;
 pub mod compliance;
 pub mod ledger;
 pub mod pacer;
@@ -23,11 +24,12 @@ pub mod versions;
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use crate::metrics::METRICS;
 use crate::policy::{Decision, Mode, Outcome, Policy, RapidKey, Read, RobotsFile, Suspicion, Tell};
 use catches::{Ban, CatchKey, Catches};
+pub use clock::Clock;
 use compliance::Compliance;
 use ledger::{Fetch, Ledger, LedgerKey, Reader};
 use pacer::{Admission, CrawlLimiter, Key};
@@ -109,6 +111,8 @@ pub struct LiveState {
     compliance: Compliance,
     /// The shared backend (`[state] backend = "redis"`), if any.
     shared: Option<Arc<Shared>>,
+    /// The system's time, or a replayed log's (`robogate audit`).
+    clock: Clock,
 }
 
 impl LiveState {
@@ -125,7 +129,22 @@ impl LiveState {
             versions: Default::default(),
             compliance: Compliance::default(),
             shared: None,
+            clock: Clock::System,
         }
+    }
+
+    /// Live state that judges a log by its own time: [`Clock::set`] to each line's time before
+    /// the line is decided (`robogate audit`).
+    pub fn replaying(bounds: Bounds) -> LiveState {
+        LiveState {
+            clock: Clock::replayed(),
+            ..LiveState::new(bounds)
+        }
+    }
+
+    /// This state's clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Live state shared with other instances through `shared`, this instance's own state
@@ -233,7 +252,7 @@ impl LiveState {
         if policy.enforce.mode == Mode::Off {
             return Standing::default();
         }
-        let now = Instant::now();
+        let now = self.clock.now();
         // A ban lasts `trap.ban` as it is now (a reload can shorten or lift bans), and only
         // while trap paths are set.
         let caught = if self.catches.is_empty() || policy.trap.paths.is_empty() {
@@ -314,7 +333,7 @@ impl LiveState {
         policy: &Policy,
         client: &Client<'_>,
     ) -> Option<TarpitGuard> {
-        let now = Instant::now();
+        let now = self.clock.now();
         self.catch(decision, policy, client, now);
         self.rapid_fire(decision, policy, client, now);
         if decision.outcome == Outcome::RobotsTxt {
@@ -369,15 +388,7 @@ impl LiveState {
             decision.outcome,
             Outcome::ShadowBlock | Outcome::ShadowTarpit
         );
-        // Disguised robots are one row per observed family: their User-Agents are browsers'.
-        let (robot, catalog) = match decision.disguise {
-            Some(d) => (d.observed.row(), true),
-            None if browser_fetch => (compliance::BROWSERS, true),
-            None => (
-                policy.pacing_name(decision, client.user_agent),
-                decision.agent.is_some(),
-            ),
-        };
+        let (robot, catalog) = robot_row(policy, decision, client.user_agent);
         self.compliance.count(compliance::Event {
             robot,
             catalog,
@@ -387,6 +398,7 @@ impl LiveState {
             would_refuse: would.then_some(reason),
             grace: decision.grace,
             identity: decision.identity.label(),
+            at: self.clock.wall(),
         });
     }
 
@@ -434,7 +446,7 @@ impl LiveState {
         let fetch = Fetch {
             version: policy.robots.version(),
             at: now,
-            wall: SystemTime::now(),
+            wall: self.clock.wall(),
         };
         let keys: Vec<LedgerKey> = reader.keys(ip).into_iter().flatten().collect();
         for key in &keys {
@@ -454,7 +466,7 @@ impl LiveState {
             reader: Some(reader),
             ..*client
         };
-        self.read(policy, &client, Instant::now()).await.0
+        self.read(policy, &client, self.clock.now()).await.0
     }
 
     /// Whether `client`'s requests count against rapid-fire at all.
@@ -530,8 +542,10 @@ impl LiveState {
             Some(shared) => shared.pace(robot, ip, delay).await,
             None => None,
         };
-        let admission =
-            shared.unwrap_or_else(|| self.pacer.admit(Key::new(robot, ip), delay, Instant::now()));
+        let admission = shared.unwrap_or_else(|| {
+            self.pacer
+                .admit(Key::new(robot, ip), delay, self.clock.now())
+        });
         match admission {
             Admission::Admit => {}
             Admission::Untracked => {
@@ -552,6 +566,27 @@ impl LiveState {
                 };
             }
         }
+    }
+}
+
+/// The compliance row a decided request counts in, and whether its name is robogate's own (a
+/// catalog agent's, a row of robogate's) rather than one a User-Agent gave.
+pub fn robot_row<'a>(
+    policy: &'a Policy,
+    decision: &Decision,
+    user_agent: Option<&'a str>,
+) -> (&'a str, bool) {
+    use crate::classify::Class;
+    // Disguised robots are one row per observed family: their User-Agents are browsers'.
+    match decision.disguise {
+        Some(d) => (d.observed.row(), true),
+        None if decision.class == Class::Browser && decision.outcome == Outcome::RobotsTxt => {
+            (compliance::BROWSERS, true)
+        }
+        None => (
+            policy.pacing_name(decision, user_agent),
+            decision.agent.is_some(),
+        ),
     }
 }
 

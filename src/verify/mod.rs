@@ -118,6 +118,15 @@ impl Verifier {
         }
     }
 
+    /// A verifier that checks signatures and IP ranges but asks no DNS server: reverse-DNS
+    /// claims stay `unverified` (`robogate audit` without `--reverse-dns`).
+    pub fn without_reverse_dns(cache_entries: usize) -> Verifier {
+        Verifier {
+            rdns: None,
+            ..Verifier::new(None, cache_entries)
+        }
+    }
+
     /// Fetches the key directory of every signer `policy` configures whose keys are not at
     /// hand, one after the other (each bounded by the fetch timeout); failures are logged.
     pub async fn warm(&self, policy: &Policy) {

@@ -1,0 +1,574 @@
+//! `robogate audit`: what robogate would have done to the requests another server logged,
+//! without a running proxy or an origin. The fourth front door: each logged request is turned
+//! into a request head and decided by the proxy's own [`Gate::decide`] (through
+//! [`Gate::replay`]), with live state on the log's clock, so trap bans, rapid fire, Crawl-delay
+//! and the robots.txt fetches the log shows count as they would have live.
+//!
+//! - `line.rs` (pure) reads a line of each format;
+//! - `summary.rs` counts what was decided;
+//! - `text.rs` and `html.rs` write the summary (`--json` is its serde form).
+
+pub mod html;
+pub mod line;
+pub mod summary;
+pub mod text;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use pingora_http::RequestHeader;
+
+use crate::config::{self, Loaded};
+use crate::policy::{Decision, Mode, RobotsFile};
+use crate::proxy::Gate;
+use line::{Entry, Fields, Format, Request, Skip};
+use summary::{FileRead, Summary, Tally};
+
+/// Tell what robogate would have done to the requests in other servers' access logs.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AuditArgs {
+    /// Access logs (gzip'd files are read as they are); `-`: standard input.
+    #[arg(required = true, value_name = "LOG")]
+    pub logs: Vec<PathBuf>,
+    /// The robots.txt to judge by (default: the one `--config` serves).
+    #[arg(long, value_name = "FILE")]
+    pub robots: Option<PathBuf>,
+    /// robogate.toml whose settings judge (default: every setting's default).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The logs' format: combined, common, json or robogate (default: told from each file's
+    /// first lines).
+    #[arg(long, value_name = "F")]
+    pub format: Option<Format>,
+    /// For `--format json`: which field holds each part, as `part=name,...` (parts: time,
+    /// client, request, method, target, user_agent, referer, host).
+    #[arg(long, value_name = "PART=NAME,...")]
+    pub fields: Option<String>,
+    /// Published IP-range lists to verify robots by, a folder as `verify.ranges` names one
+    /// (default: `--config`'s, else the snapshot built into robogate).
+    #[arg(long, value_name = "DIR")]
+    pub ranges: Option<PathBuf>,
+    /// Check robots' claims by reverse DNS too (one lookup per address, cached): today's DNS,
+    /// which may not be what it was when the log was written.
+    #[arg(long)]
+    pub reverse_dns: bool,
+    /// The site's name, as clients addressed it (default: `origin.host`): lets a `Referer` tell
+    /// a page's embedded request from a navigation.
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML page with charts to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+/// The longest line read; a longer one is skipped (and not held in memory).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Lines of a file its format is told from.
+const SAMPLE: usize = 100;
+
+pub fn run(args: &AuditArgs) -> ExitCode {
+    let summary = match summarize(args) {
+        Ok(s) => s,
+        Err(e) => return usage(&e),
+    };
+    for f in &summary.files {
+        if let Some(e) = &f.error {
+            eprintln!("robogate audit: {}: {e}", f.path);
+        }
+    }
+    if summary.skipped > 0 {
+        let why: Vec<String> = summary
+            .skipped_why
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        eprintln!(
+            "robogate audit: {} of {} lines skipped ({})",
+            summary.skipped,
+            summary.skipped + summary.understood,
+            why.join(", ")
+        );
+    }
+    if summary.understood == 0 {
+        eprintln!(
+            "robogate audit: no line understood, so no audit. It reads nginx's and Apache's \
+             combined and common formats (with fields after the User-Agent, such as \
+             $request_time), JSON lines (--fields names their fields) and robogate's own access \
+             log; --format says which one a log is in"
+        );
+        return ExitCode::from(1);
+    }
+    if let Some(page) = &args.html {
+        let written = std::fs::write(page, html::page(&summary));
+        if let Err(e) = written {
+            eprintln!("robogate audit: --html {}: {e}", page.display());
+            return ExitCode::from(1);
+        }
+    }
+    let mut out = io::stdout().lock();
+    let written = match args.json {
+        true => serde_json::to_writer_pretty(&mut out, &summary)
+            .map_err(io::Error::other)
+            .and_then(|()| writeln!(out)),
+        false => text::write(&summary, &mut out),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("robogate audit: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Reads and decides every log `args` names.
+pub fn summarize(args: &AuditArgs) -> Result<Summary, String> {
+    let fields = Fields::default().with(args.fields.as_deref().unwrap_or(""))?;
+    let mut loaded = load(args)?;
+    // What enforcing would have done, whatever the configured mode; fingerprints are not in
+    // logs, and a head rebuilt from a log line would look like a program's.
+    loaded.policy.enforce.mode = Mode::Enforce;
+    loaded.policy.fingerprint.enabled = false;
+    let host = args
+        .host
+        .clone()
+        .or_else(|| loaded.policy.upstream.host.clone());
+    let verify_enabled = loaded.policy.verify.enabled;
+    let gate = Gate::for_audit(loaded.policy, loaded.settings, args.reverse_dns);
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return Err(format!("cannot start: {e}")),
+    };
+    let audit = Audit {
+        gate: &gate,
+        policy: gate.policy(),
+        format: args.format,
+        fields: &fields,
+        host: host.as_deref(),
+    };
+    let mut tally = Tally::default();
+    runtime.block_on(async {
+        for path in &args.logs {
+            audit.file(path, &mut tally).await;
+        }
+    });
+    let rows = gate.live_state().compliance().rows();
+    let mut summary = tally.finish(rows);
+    notes(&mut summary, args, host.is_some(), verify_enabled);
+    Ok(summary)
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("robogate audit: {message}");
+    ExitCode::from(2)
+}
+
+/// The configuration judged by: `--config`'s, or every default with `--robots` (and
+/// `--ranges`); `--robots` replaces the file a configuration serves.
+fn load(args: &AuditArgs) -> Result<Loaded, String> {
+    let robots = match &args.robots {
+        Some(path) => Some(crate::cli::inputs::read_robots_arg(path)?),
+        None => None,
+    };
+    let mut loaded = match &args.config {
+        Some(path) => {
+            let mut text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--config {}: {e}", path.display()))?;
+            if let Some(ranges) = &args.ranges {
+                text = with_ranges(&text, ranges)?;
+            }
+            let base = path.parent().unwrap_or(Path::new("."));
+            config::load_text(path, text, base, 1, None, robots.is_none())
+                .map_err(|e| format!("--config {}:\n{e}", path.display()))?
+        }
+        None => {
+            if robots.is_none() {
+                return Err(
+                    "the robots.txt to judge by is needed: --robots FILE, or --config \
+                            robogate.toml"
+                        .into(),
+                );
+            }
+            // Every setting's default, with the robots.txt given (read again below, as
+            // `--robots` reads it).
+            let file = args.robots.as_deref().map(std::path::absolute).transpose();
+            let file = file
+                .map_err(|e| format!("--robots: {e}"))?
+                .unwrap_or_default();
+            let file = toml::Value::String(file.display().to_string());
+            let mut text =
+                format!("[origin]\naddress = \"127.0.0.1:9\"\n[robots]\nfile = {file}\n");
+            if let Some(ranges) = &args.ranges {
+                text = with_ranges(&text, ranges)?;
+            }
+            let here = std::env::current_dir().unwrap_or_default();
+            config::load_text(Path::new("(defaults)"), text, &here, 1, None, false)
+                .map_err(|e| format!("the default settings:\n{e}"))?
+        }
+    };
+    if let Some((bytes, _)) = robots {
+        loaded.policy.robots = std::sync::Arc::new(RobotsFile::new(
+            bytes::Bytes::from(bytes),
+            SystemTime::now(),
+        ));
+    } else if let Some(why) = &loaded.robots_fetch_failure {
+        return Err(format!(
+            "the configuration's robots.txt comes from the origin, which did not give it \
+             ({why}); give the file with --robots"
+        ));
+    }
+    Ok(loaded)
+}
+
+/// `text` (a robogate.toml) with `verify.ranges` set to `dir`.
+fn with_ranges(text: &str, dir: &Path) -> Result<String, String> {
+    let mut doc: toml::Table = text
+        .parse()
+        .map_err(|e| format!("cannot read the configuration: {e}"))?;
+    let dir = std::path::absolute(dir).map_err(|e| format!("--ranges: {e}"))?;
+    let verify = doc
+        .entry("verify")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let toml::Value::Table(verify) = verify else {
+        return Err("[verify] is not a table".into());
+    };
+    verify.insert(
+        "ranges".into(),
+        toml::Value::String(dir.display().to_string()),
+    );
+    toml::to_string(&doc).map_err(|e| e.to_string())
+}
+
+/// What the summary says a log could not show, and what its verdicts rest on.
+fn notes(summary: &mut Summary, args: &AuditArgs, host: bool, verify: bool) {
+    let n = &mut summary.not_judged;
+    n.push(
+        "fingerprints: a log holds no TLS ClientHello, HTTP/2 SETTINGS or header order, so no \
+         browser User-Agent was checked against them ([fingerprint]); disguised robots are \
+         found here only by trap paths and rapid fire"
+            .into(),
+    );
+    n.push(
+        "signatures: a log holds no Web Bot Auth signature; signed robots were judged by their \
+         User-Agent and address"
+            .into(),
+    );
+    if summary.files.iter().any(|f| f.format == "common") {
+        n.push(
+            "common format: no User-Agent is logged, so every request read as one without a \
+             User-Agent; no robot could be told from a person (log in combined format)"
+                .into(),
+        );
+    }
+    if verify {
+        n.push(
+            "identities: claimed robots were checked against the published IP ranges as they \
+             are now, not as they were when the log was written; an address may have changed \
+             hands since"
+                .into(),
+        );
+        if !args.reverse_dns {
+            n.push(
+                "reverse DNS: not asked (--reverse-dns asks today's DNS); robots that prove \
+                 themselves only by it stay unverified"
+                    .into(),
+            );
+        }
+    }
+    if !host {
+        n.push(
+            "embedded requests: the log does not name the site's host (--host), so a Referer \
+             could not tell a page's embedded request for a trap path from a navigation"
+                .into(),
+        );
+    }
+    if summary
+        .files
+        .iter()
+        .any(|f| matches!(f.format.as_str(), "combined" | "common"))
+    {
+        n.push(
+            "time: combined and common logs give whole seconds, so rapid fire and Crawl-delay \
+             see a second's requests at once"
+                .into(),
+        );
+    }
+}
+
+/// One audit's fixed inputs.
+struct Audit<'a> {
+    gate: &'a Gate,
+    /// The gate's policy (fixed for an audit).
+    policy: std::sync::Arc<crate::policy::Policy>,
+    format: Option<Format>,
+    fields: &'a Fields,
+    host: Option<&'a str>,
+}
+
+impl Audit<'_> {
+    /// Reads and decides one file, adding what it found to `tally`.
+    async fn file(&self, path: &Path, tally: &mut Tally) {
+        let shown = path.display().to_string();
+        let mut read = FileRead {
+            path: shown.clone(),
+            ..FileRead::default()
+        };
+        let mut lines = match open(path) {
+            Ok(r) => Lines::new(r),
+            Err(e) => {
+                read.error = Some(format!("cannot read: {e}"));
+                tally.summary.files.push(read);
+                return;
+            }
+        };
+        // The first lines, to tell the format from (a line not held: why it is skipped).
+        let mut sample: Vec<Result<String, &'static str>> = Vec::new();
+        let mut ended = None;
+        while sample.len() < SAMPLE {
+            match lines.next() {
+                Ok(Got::Line) => sample.push(lines.text().map(str::to_owned)),
+                Ok(Got::TooLong) => sample.push(Err(TOO_LONG)),
+                Ok(Got::End) => break,
+                Err(e) => {
+                    ended = Some(e);
+                    break;
+                }
+            }
+        }
+        let format = self.format.unwrap_or_else(|| {
+            let texts: Vec<String> = sample.iter().flatten().cloned().collect();
+            detect(&texts, self.fields)
+        });
+        read.format = format.as_str().to_owned();
+        for line in &sample {
+            match line {
+                Ok(text) => self.line(text, format, tally, &mut read).await,
+                Err(why) => skip(tally, &mut read, why),
+            }
+        }
+        if ended.is_none() {
+            loop {
+                match lines.next() {
+                    Ok(Got::Line) => match lines.text() {
+                        Ok(text) => self.line(text, format, tally, &mut read).await,
+                        Err(why) => skip(tally, &mut read, why),
+                    },
+                    Ok(Got::TooLong) => skip(tally, &mut read, TOO_LONG),
+                    Ok(Got::End) => break,
+                    Err(e) => {
+                        ended = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(e) = ended {
+            read.error = Some(format!(
+                "ended early after {} lines ({e}): the rest is not read",
+                read.understood + read.skipped
+            ));
+        }
+        tally.summary.files.push(read);
+    }
+
+    /// One line of text.
+    async fn line(&self, text: &str, format: Format, tally: &mut Tally, read: &mut FileRead) {
+        if text.trim().is_empty() {
+            return;
+        }
+        match line::parse(format, text, self.fields) {
+            Ok(entry) => {
+                read.understood += 1;
+                tally.summary.understood += 1;
+                self.decide(&entry, tally).await;
+            }
+            Err(Skip::OtherFormat) => skip(tally, read, other_format(format)),
+            Err(Skip::BadField) => skip(tally, read, "unreadable time or client address"),
+        }
+    }
+
+    /// Decides one logged request as the proxy would have.
+    async fn decide(&self, entry: &Entry<'_>, tally: &mut Tally) {
+        let Request::Read {
+            method,
+            target,
+            version,
+        } = &entry.request
+        else {
+            return tally.unreadable(entry.time);
+        };
+        let policy = &self.policy;
+        let ua = entry.user_agent.as_deref();
+        let Some(req) = self.head(method, target, *version, entry) else {
+            // robogate's lane would have answered 400 to what it cannot read as a head.
+            let decision = Decision::bad_request();
+            return tally.add(policy, &decision, entry.client, ua, target, entry.time);
+        };
+        let decision = self.gate.replay(&req, entry.client, entry.time).await;
+        tally.add(policy, &decision, entry.client, ua, target, entry.time);
+    }
+
+    /// The request head the logged request had, as far as the log tells it; `None` when the
+    /// proxy could not have read it as one.
+    fn head(
+        &self,
+        method: &str,
+        target: &str,
+        version: http::Version,
+        entry: &Entry<'_>,
+    ) -> Option<RequestHeader> {
+        let mut req = RequestHeader::build(method, target.as_bytes(), Some(4)).ok()?;
+        req.set_version(version);
+        let host = entry.host.as_deref().or(self.host);
+        // HTTP/1.1 needs a Host; one the log does not name is the site's.
+        req.insert_header(http::header::HOST, host.unwrap_or("localhost"))
+            .ok()?;
+        if let Some(ua) = &entry.user_agent {
+            req.insert_header(http::header::USER_AGENT, ua.as_ref())
+                .ok()?;
+        }
+        if let (Some(referer), Some(_)) = (&entry.referer, host) {
+            // A Referer that is no field value is not one the proxy would have read.
+            let _ = req.insert_header(http::header::REFERER, referer.as_ref());
+        }
+        Some(req)
+    }
+}
+
+fn skip(tally: &mut Tally, read: &mut FileRead, why: &'static str) {
+    read.skipped += 1;
+    tally.summary.skipped += 1;
+    *tally.summary.skipped_why.entry(why).or_default() += 1;
+}
+
+fn other_format(format: Format) -> &'static str {
+    match format {
+        Format::Combined => "not in combined format",
+        Format::Common => "not in common format",
+        Format::Json => "not a JSON line with time, client and request",
+        Format::Robogate => "not a robogate access line",
+    }
+}
+
+/// The format most of `sample` is in (combined when none reads any).
+pub fn detect(sample: &[String], fields: &Fields) -> Format {
+    let mut best = (0, Format::Combined);
+    for format in Format::ALL {
+        let score = line::score(format, sample, fields);
+        if score > best.0 {
+            best = (score, format);
+        }
+    }
+    best.1
+}
+
+/// Why a line longer than [`MAX_LINE`] is skipped.
+const TOO_LONG: &str = "longer than 64 KiB";
+
+/// A log to read: `-` is standard input; a gzip'd file (by its first bytes) is read through
+/// its decoder.
+fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
+    let input: Box<dyn Read> = match path.as_os_str() == "-" {
+        true => Box::new(io::stdin()),
+        false => Box::new(File::open(path)?),
+    };
+    let mut input = BufReader::with_capacity(256 * 1024, input);
+    let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    Ok(match gzip {
+        true => Box::new(BufReader::with_capacity(
+            256 * 1024,
+            flate2::bufread::MultiGzDecoder::new(input),
+        )),
+        false => Box::new(input),
+    })
+}
+
+/// What [`Lines::next`] read.
+#[derive(Debug, PartialEq, Eq)]
+enum Got {
+    /// A line, in `buf` (without its `\n`).
+    Line,
+    /// A line longer than [`MAX_LINE`], read past and not kept.
+    TooLong,
+    End,
+}
+
+/// The lines of a log, each at most [`MAX_LINE`] bytes held.
+struct Lines {
+    input: Box<dyn BufRead>,
+    buf: Vec<u8>,
+}
+
+impl Lines {
+    fn new(input: Box<dyn BufRead>) -> Lines {
+        Lines {
+            input,
+            buf: Vec::with_capacity(1024),
+        }
+    }
+
+    /// The line read last as text; `Err` (why it is skipped) when it is not UTF-8 or holds a
+    /// NUL (a binary file).
+    fn text(&self) -> Result<&str, &'static str> {
+        const NOT_TEXT: &str = "not text (binary, or not UTF-8)";
+        if memchr::memchr(0, &self.buf).is_some() {
+            return Err(NOT_TEXT);
+        }
+        std::str::from_utf8(&self.buf).map_err(|_| NOT_TEXT)
+    }
+
+    fn next(&mut self) -> io::Result<Got> {
+        self.buf.clear();
+        let mut too_long = false;
+        let mut any = false;
+        loop {
+            let available = match self.input.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(match (any, too_long) {
+                    (false, _) => Got::End,
+                    (true, true) => Got::TooLong,
+                    (true, false) => Got::Line,
+                });
+            }
+            any = true;
+            let (take, end) = match memchr::memchr(b'\n', available) {
+                Some(i) => (i, Some(i + 1)),
+                None => (available.len(), None),
+            };
+            if !too_long {
+                if self.buf.len() + take > MAX_LINE {
+                    too_long = true;
+                    self.buf = Vec::with_capacity(1024);
+                } else {
+                    self.buf.extend_from_slice(&available[..take]);
+                }
+            }
+            let consumed = end.unwrap_or(take);
+            self.input.consume(consumed);
+            if end.is_some() {
+                if self.buf.last() == Some(&b'\r') {
+                    self.buf.pop();
+                }
+                return Ok(if too_long { Got::TooLong } else { Got::Line });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,358 @@
+//! What an audit found: every count `robogate audit` prints, as text, JSON or a page.
+//!
+//! Memory is bounded by the distinct clients and robots, never by the lines: robots beyond
+//! [`MOST_ROWS`] share one row, listed people and readers stop at [`MOST_LISTED`] (the rest
+//! counted), the timeline holds one slot a minute of the log's span.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::net::IpAddr;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::classify::Class;
+use crate::evidence::Reason;
+use crate::metrics::ActionLabel;
+use crate::policy::{Decision, Outcome, Policy};
+use crate::state::compliance::{self, Row};
+
+/// Most robots with rows of their own in the refusal and client counts (the compliance rows
+/// have their own bound, [`compliance::MOST_ROBOTS`]).
+pub const MOST_ROWS: usize = 2000;
+
+/// Most people refused, and browser User-Agents that fetched robots.txt, listed one by one.
+pub const MOST_LISTED: usize = 1000;
+
+/// One file read.
+#[derive(Debug, Default, Serialize)]
+pub struct FileRead {
+    pub path: String,
+    /// The format its lines were read in.
+    pub format: String,
+    pub understood: u64,
+    pub skipped: u64,
+    /// Why the file ended before its end (a truncated gzip, a read error), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One robot's refusals.
+#[derive(Debug, Default, Serialize)]
+pub struct Refusals {
+    pub requests: u64,
+    /// By reason, as `robogate_refusals_total` names them.
+    pub reasons: BTreeMap<&'static str, u64>,
+    /// Refusals of robots.txt rules, by the line of the rule.
+    pub robots_lines: BTreeMap<u32, u64>,
+}
+
+/// A client with a browser's User-Agent, and what it asked.
+#[derive(Debug, Default, Serialize, Clone)]
+pub struct Listed {
+    pub client: String,
+    pub user_agent: String,
+    pub requests: u64,
+    /// Why it would have been refused (people), by reason.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub reasons: BTreeMap<&'static str, u64>,
+    /// The first path refused (people) or fetched.
+    pub first_path: String,
+}
+
+/// Requests over the log's span, for the page's chart.
+#[derive(Debug, Default, Serialize)]
+pub struct Timeline {
+    /// The first slot's start (RFC 3339).
+    pub start: String,
+    /// Seconds a slot covers.
+    pub step_secs: u64,
+    /// Requests a slot, by class.
+    pub classes: BTreeMap<&'static str, Vec<u64>>,
+    /// Requests a slot that would have been refused.
+    pub refused: Vec<u64>,
+}
+
+/// The whole audit.
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    pub files: Vec<FileRead>,
+    /// Lines read as requests of the file's format.
+    pub understood: u64,
+    /// Lines not read (blank lines are neither).
+    pub skipped: u64,
+    pub skipped_why: BTreeMap<&'static str, u64>,
+    /// The first and last request's time (RFC 3339).
+    pub first: Option<String>,
+    pub last: Option<String>,
+    /// Requests decided (lines whose request line the server could read).
+    pub requests: u64,
+    /// Lines whose request the server could not read either (never decided).
+    pub unreadable_requests: u64,
+    /// Requests robogate would have answered 400 before deciding (a Host it cannot read).
+    pub bad_requests: u64,
+    pub by_class: BTreeMap<&'static str, u64>,
+    /// Requests of robots by catalog category (`uncatalogued`: a robot the catalog does not
+    /// name).
+    pub by_category: BTreeMap<&'static str, u64>,
+    /// Requests that would have been refused, by reason (`robogate_refusals_total`'s).
+    pub refused: BTreeMap<&'static str, u64>,
+    pub refused_total: u64,
+    pub refused_by_robot: BTreeMap<String, Refusals>,
+    /// The robots.txt lines refusals rest on, with their text.
+    pub robots_txt_lines: BTreeMap<u32, String>,
+    /// Requests of clients with a browser's User-Agent that would have been refused.
+    pub people_refused: u64,
+    /// Those clients, one by one (at most [`MOST_LISTED`]).
+    pub people: Vec<Listed>,
+    /// Robots that asked for pages but never for robots.txt.
+    pub never_fetched_robots_txt: Vec<String>,
+    /// Clients with a browser's User-Agent that fetched robots.txt (programs in disguise, most
+    /// of them), one by one (at most [`MOST_LISTED`]).
+    pub browser_user_agents_fetching_robots_txt: Vec<Listed>,
+    /// Per robot, the counts `GET /compliance` serves, and how many addresses it came from.
+    pub robots: BTreeMap<String, RobotRow>,
+    /// What a log cannot show, and what the verdicts rest on.
+    pub not_judged: Vec<String>,
+    pub timeline: Timeline,
+}
+
+/// One robot's row: the compliance view's fields, and its addresses.
+#[derive(Debug, Default, Serialize)]
+pub struct RobotRow {
+    #[serde(flatten)]
+    pub row: Row,
+    pub clients: u64,
+}
+
+/// What the summary gathers while lines are decided, beyond its own counts.
+#[derive(Default)]
+pub struct Tally {
+    pub summary: Summary,
+    /// Per robot row, its addresses (for `clients`).
+    addresses: HashMap<String, HashSet<IpAddr>>,
+    people: HashMap<(IpAddr, String), Listed>,
+    readers: HashMap<(IpAddr, String), Listed>,
+    /// Requests and refusals per minute since the epoch, by class.
+    minutes: BTreeMap<u64, Minute>,
+    first: Option<SystemTime>,
+    last: Option<SystemTime>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Minute {
+    classes: [u64; Class::ALL.len()],
+    refused: u64,
+}
+
+/// A name to a row of `map`, or to `(other robots)` once it holds [`MOST_ROWS`].
+fn row<'m, V: Default>(map: &'m mut BTreeMap<String, V>, name: &str) -> &'m mut V {
+    if !map.contains_key(name) && map.len() >= MOST_ROWS {
+        return map.entry(compliance::OTHER.to_owned()).or_default();
+    }
+    if !map.contains_key(name) {
+        map.insert(name.to_owned(), V::default());
+    }
+    map.get_mut(name).expect("inserted above")
+}
+
+impl Tally {
+    /// A request whose request line could not be read.
+    pub fn unreadable(&mut self, at: SystemTime) {
+        self.summary.unreadable_requests += 1;
+        self.span(at);
+    }
+
+    fn span(&mut self, at: SystemTime) {
+        self.first = Some(self.first.map_or(at, |f| f.min(at)));
+        self.last = Some(self.last.map_or(at, |l| l.max(at)));
+    }
+
+    /// One decided request.
+    pub fn add(
+        &mut self,
+        policy: &Policy,
+        decision: &Decision,
+        client: Option<IpAddr>,
+        user_agent: Option<&str>,
+        path: &str,
+        at: SystemTime,
+    ) {
+        self.span(at);
+        let s = &mut self.summary;
+        s.requests += 1;
+        *s.by_class.entry(decision.class.as_str()).or_default() += 1;
+        let minute = self
+            .minutes
+            .entry(
+                at.duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() / 60),
+            )
+            .or_default();
+        let class_at = Class::ALL
+            .iter()
+            .position(|&c| c == decision.class)
+            .unwrap_or(0);
+        minute.classes[class_at] += 1;
+        if decision.outcome == Outcome::BadRequest {
+            s.bad_requests += 1;
+            return;
+        }
+        if decision.class == Class::Robot {
+            let category = policy
+                .agent_category(decision)
+                .map_or("uncatalogued", |c| c.as_str());
+            *s.by_category.entry(category).or_default() += 1;
+        }
+        let (name, catalog) = crate::state::robot_row(policy, decision, user_agent);
+        let name = compliance::shown(name, catalog);
+        let robots_txt = decision.outcome == Outcome::RobotsTxt;
+        let judged = decision.class == Class::Robot || decision.verdict.is_some();
+        if let (Some(ip), true) = (client, judged || robots_txt) {
+            let full = self.addresses.len() >= MOST_ROWS && !self.addresses.contains_key(&*name);
+            let key = if full { compliance::OTHER } else { &name };
+            let addresses = match self.addresses.get_mut(key) {
+                Some(a) => a,
+                None => self.addresses.entry(key.to_owned()).or_default(),
+            };
+            addresses.insert(ip);
+        }
+        let browser = decision.class == Class::Browser && decision.disguise.is_none();
+        if browser && robots_txt {
+            if let Some(ip) = client {
+                listed(&mut self.readers, ip, user_agent, path, None);
+            }
+        }
+        let action = ActionLabel::of(decision.outcome);
+        let refused = matches!(
+            decision.outcome,
+            Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
+        );
+        debug_assert!(!refused || action.is_taken_on_a_robot());
+        if !refused {
+            return;
+        }
+        let reason = Reason::of(decision).as_str();
+        minute.refused += 1;
+        s.refused_total += 1;
+        *s.refused.entry(reason).or_default() += 1;
+        let r = row(&mut s.refused_by_robot, &name);
+        r.requests += 1;
+        *r.reasons.entry(reason).or_default() += 1;
+        if let (Some(line), true) = (decision.robots_line, reason == "disallow") {
+            *r.robots_lines.entry(line).or_default() += 1;
+            s.robots_txt_lines
+                .entry(line)
+                .or_insert_with(|| robots_line(&policy.robots.body, line));
+        }
+        if browser {
+            s.people_refused += 1;
+            if let Some(ip) = client {
+                listed(&mut self.people, ip, user_agent, path, Some(reason));
+            }
+        }
+    }
+
+    /// The summary, with the compliance rows of the audit's live state.
+    pub fn finish(mut self, rows: BTreeMap<String, Row>) -> Summary {
+        let s = &mut self.summary;
+        let time =
+            |t: Option<SystemTime>| t.map(|t| humantime::format_rfc3339_seconds(t).to_string());
+        s.first = time(self.first);
+        s.last = time(self.last);
+        s.never_fetched_robots_txt = rows
+            .iter()
+            .filter(|(name, r)| {
+                r.requests > 0 && r.robots_txt_fetches == 0 && name.as_str() != compliance::BROWSERS
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        s.robots = rows
+            .into_iter()
+            .map(|(name, row)| {
+                let clients = self.addresses.get(&name).map_or(0, |a| a.len() as u64);
+                (name, RobotRow { row, clients })
+            })
+            .collect();
+        let sorted = |m: HashMap<(IpAddr, String), Listed>| {
+            let mut v: Vec<Listed> = m.into_values().collect();
+            v.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.client.cmp(&b.client)));
+            v
+        };
+        s.people = sorted(self.people);
+        s.browser_user_agents_fetching_robots_txt = sorted(self.readers);
+        s.timeline = timeline(&self.minutes);
+        self.summary
+    }
+}
+
+/// Counts a listed client's request (a new client only while fewer than [`MOST_LISTED`] are).
+fn listed(
+    map: &mut HashMap<(IpAddr, String), Listed>,
+    ip: IpAddr,
+    user_agent: Option<&str>,
+    path: &str,
+    reason: Option<&'static str>,
+) {
+    let ua = user_agent.unwrap_or("-");
+    let key = (ip, ua.to_owned());
+    if !map.contains_key(&key) && map.len() >= MOST_LISTED {
+        return;
+    }
+    let entry = map.entry(key).or_insert_with(|| Listed {
+        client: ip.to_string(),
+        user_agent: ua.chars().take(300).collect(),
+        first_path: path.chars().take(300).collect(),
+        ..Listed::default()
+    });
+    entry.requests += 1;
+    if let Some(reason) = reason {
+        *entry.reasons.entry(reason).or_default() += 1;
+    }
+}
+
+/// Line `line` (1-based) of robots.txt, trimmed.
+fn robots_line(body: &[u8], line: u32) -> String {
+    body.split(|&b| b == b'\n')
+        .nth(line.saturating_sub(1) as usize)
+        .map(|l| String::from_utf8_lossy(l).trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// At most this many slots in the timeline.
+const SLOTS: u64 = 96;
+
+/// The per-minute counts in at most [`SLOTS`] slots of whole minutes, hours or days.
+fn timeline(minutes: &BTreeMap<u64, Minute>) -> Timeline {
+    let (Some(&first), Some(&last)) = (minutes.keys().next(), minutes.keys().next_back()) else {
+        return Timeline::default();
+    };
+    let span = last - first + 1;
+    let step = [1u64, 5, 10, 15, 30, 60, 120, 360, 720, 1440, 10_080]
+        .into_iter()
+        .find(|step| span.div_ceil(*step) <= SLOTS)
+        .unwrap_or_else(|| span.div_ceil(SLOTS));
+    let start = first - first % step;
+    let slots = ((last - start) / step + 1) as usize;
+    let mut classes: BTreeMap<&'static str, Vec<u64>> = BTreeMap::new();
+    let mut refused = vec![0; slots];
+    for (at, m) in minutes {
+        let slot = ((at - start) / step) as usize;
+        for (i, class) in Class::ALL.iter().enumerate() {
+            if m.classes[i] > 0 {
+                classes
+                    .entry(class.as_str())
+                    .or_insert_with(|| vec![0; slots])[slot] += m.classes[i];
+            }
+        }
+        refused[slot] += m.refused;
+    }
+    Timeline {
+        start: humantime::format_rfc3339_seconds(
+            UNIX_EPOCH + std::time::Duration::from_secs(start * 60),
+        )
+        .to_string(),
+        step_secs: step * 60,
+        classes,
+        refused,
+    }
+}

@@ -1,0 +1,166 @@
+//! The audit's driver on files made here: formats told apart, bad input counted, and the
+//! log's own time replayed into the live state.
+
+use std::io::Write;
+
+use super::*;
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /private/\nDisallow: /trap/\n";
+
+/// A combined line of `ip` at second `s` after 10:00:00.
+fn combined(ip: &str, s: u32, path: &str, ua: &str) -> String {
+    format!(
+        "{ip} - - [28/Nov/2026:10:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n",
+        s / 60,
+        s % 60
+    )
+}
+
+struct Dir(tempfile::TempDir);
+
+impl Dir {
+    fn new() -> Dir {
+        let d = Dir(tempfile::tempdir().unwrap());
+        d.write("robots.txt", ROBOTS.as_bytes());
+        d
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.0.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn args(&self, logs: &[PathBuf]) -> AuditArgs {
+        AuditArgs {
+            logs: logs.to_vec(),
+            robots: Some(self.0.path().join("robots.txt")),
+            config: None,
+            format: None,
+            fields: None,
+            ranges: None,
+            reverse_dns: false,
+            host: None,
+            json: true,
+            html: None,
+        }
+    }
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn a_robot_is_refused_what_robots_txt_disallows_and_a_person_nothing() {
+    let d = Dir::new();
+    let mut log = String::new();
+    log += &combined("192.0.2.1", 0, "/robots.txt", "Wget/1.21.4");
+    log += &combined("192.0.2.1", 1, "/", "Wget/1.21.4");
+    log += &combined("192.0.2.1", 2, "/private/a", "Wget/1.21.4");
+    log += &combined(
+        "198.51.100.9",
+        3,
+        "/private/a",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    );
+    let s = summarize(&d.args(&[d.write("access.log", log.as_bytes())])).unwrap();
+    assert_eq!((s.understood, s.skipped, s.requests), (4, 0, 4));
+    assert_eq!(s.refused.get("disallow"), Some(&1));
+    assert_eq!(s.refused_by_robot["Wget"].robots_lines.get(&2), Some(&1));
+    assert_eq!(s.robots_txt_lines[&2], "Disallow: /private/");
+    assert_eq!(s.people_refused, 0);
+    assert_eq!(s.robots["Wget"].row.robots_txt_fetches, 1);
+    assert_eq!(s.robots["Wget"].row.without_robots_txt, 0);
+    assert_eq!(s.files[0].format, "combined");
+}
+
+#[test]
+fn gzip_stdin_names_and_formats_are_told_apart() {
+    let d = Dir::new();
+    let plain = combined("192.0.2.1", 0, "/private/x", "curl/8.5.0");
+    let gz = d.write("old.log.gz", &gzip(plain.as_bytes()));
+    let json = d.write(
+        "caddy.json",
+        br#"{"ts":1795939200,"remote_ip":"192.0.2.2","method":"GET","uri":"/private/y","user_agent":"python-requests/2.32.3"}
+"#,
+    );
+    let s = summarize(&d.args(&[gz, json])).unwrap();
+    let formats: Vec<&str> = s.files.iter().map(|f| f.format.as_str()).collect();
+    assert_eq!(formats, ["combined", "json"]);
+    assert_eq!(s.refused.get("disallow"), Some(&2));
+}
+
+#[test]
+fn bad_input_is_counted_never_held_whole() {
+    let d = Dir::new();
+    let mut log = Vec::new();
+    log.extend_from_slice(combined("192.0.2.1", 0, "/", "curl/8").as_bytes());
+    // A 10 MB line, binary bytes, another format's line, a blank line.
+    log.extend(std::iter::repeat_n(b'a', 10 * 1024 * 1024));
+    log.push(b'\n');
+    log.extend_from_slice(&[0xff, 0x00, 0x17, 0x80, b'\n']);
+    log.extend_from_slice(b"{\"level\":\"info\",\"msg\":\"not a request\"}\n\n");
+    log.extend_from_slice(combined("192.0.2.1", 1, "/private/", "curl/8").as_bytes());
+    let s = summarize(&d.args(&[d.write("mixed.log", &log)])).unwrap();
+    assert_eq!((s.understood, s.skipped), (2, 3), "{:?}", s.skipped_why);
+    assert_eq!(s.skipped_why.get(TOO_LONG), Some(&1));
+    assert_eq!(
+        s.skipped_why.get("not text (binary, or not UTF-8)"),
+        Some(&1)
+    );
+    assert_eq!(s.skipped_why.get("not in combined format"), Some(&1));
+    assert_eq!(s.refused_total, 1);
+}
+
+#[test]
+fn a_truncated_gzip_says_where_it_ended_and_keeps_what_it_read() {
+    let d = Dir::new();
+    let lines: String = (0..2000)
+        .map(|i| combined("192.0.2.1", i % 3600, &format!("/p/{i}"), "curl/8"))
+        .collect();
+    let whole = gzip(lines.as_bytes());
+    let cut = d.write("cut.log.gz", &whole[..whole.len() / 2]);
+    let s = summarize(&d.args(&[cut])).unwrap();
+    let error = s.files[0].error.as_deref().unwrap_or("");
+    assert!(error.starts_with("ended early after"), "{error}");
+    assert!(s.understood > 0 && s.understood < 2000, "{}", s.understood);
+}
+
+#[test]
+fn a_binary_file_is_understood_nowhere() {
+    let d = Dir::new();
+    let bytes: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    let s = summarize(&d.args(&[d.write("image.bin", &bytes)])).unwrap();
+    assert_eq!(s.understood, 0);
+    assert!(s.skipped > 0);
+}
+
+#[test]
+fn rapid_fire_and_trap_bans_follow_the_logs_time() {
+    let d = Dir::new();
+    std::fs::write(
+        d.0.path().join("robogate.toml"),
+        "[origin]\naddress = \"127.0.0.1:9\"\n[robots]\nfile = \"robots.txt\"\n\
+         [trap]\npaths = [\"/trap/\"]\nban = \"10m\"\n",
+    )
+    .unwrap();
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    let mut log = String::new();
+    // A browser User-Agent fetches a trap path, then a page a minute later (banned), then
+    // the same page 11 minutes after the catch (the ban is over).
+    log += &combined("192.0.2.50", 0, "/trap/x", firefox);
+    log += &combined("192.0.2.50", 60, "/a", firefox);
+    log += &combined("192.0.2.50", 60 + 11 * 60, "/a", firefox);
+    let mut args = d.args(&[d.write("trap.log", log.as_bytes())]);
+    args.config = Some(d.0.path().join("robogate.toml"));
+    args.robots = None;
+    let s = summarize(&args).unwrap();
+    assert_eq!(s.refused.get("trap"), Some(&2), "{:?}", s.refused);
+    assert_eq!(s.people_refused, 2);
+    assert_eq!(s.people.len(), 1);
+}

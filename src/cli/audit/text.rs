@@ -1,0 +1,176 @@
+//! The audit as text: the summary, then the per-robot table `robogate report` prints.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use super::summary::{Listed, Summary};
+use crate::cli::report::{Report, Row};
+
+/// `n` of `all` as a percentage with one decimal.
+fn share(n: u64, all: u64) -> String {
+    match all {
+        0 => "0%".into(),
+        all => format!("{:.1}%", n as f64 * 100.0 / all as f64),
+    }
+}
+
+/// `name n · name n`, most first.
+fn counts<K: AsRef<str>>(m: &BTreeMap<K, u64>, all: Option<u64>) -> String {
+    if m.is_empty() {
+        return "none".into();
+    }
+    let mut v: Vec<(&str, u64)> = m.iter().map(|(k, n)| (k.as_ref(), *n)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .map(|(k, n)| match all {
+            Some(all) => format!("{k} {n} ({})", share(*n, all)),
+            None => format!("{k} {n}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn clients(out: &mut impl Write, list: &[Listed], limit: usize) -> io::Result<()> {
+    for l in list.iter().take(limit) {
+        let reasons = match l.reasons.is_empty() {
+            true => String::new(),
+            false => format!(" [{}]", counts(&l.reasons, None)),
+        };
+        writeln!(
+            out,
+            "  - {} \"{}\": {} request{}{reasons}, first {}",
+            l.client,
+            l.user_agent,
+            l.requests,
+            if l.requests == 1 { "" } else { "s" },
+            l.first_path
+        )?;
+    }
+    if list.len() > limit {
+        writeln!(
+            out,
+            "  - … and {} more (--json lists them all)",
+            list.len() - limit
+        )?;
+    }
+    Ok(())
+}
+
+pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
+    let span = match (&s.first, &s.last) {
+        (Some(first), Some(last)) => format!(" from {first} to {last}"),
+        _ => String::new(),
+    };
+    writeln!(out, "# robogate audit: {} requests{span}\n", s.requests)?;
+    for f in &s.files {
+        writeln!(
+            out,
+            "- {} ({}): {} lines understood, {} skipped{}",
+            f.path,
+            f.format,
+            f.understood,
+            f.skipped,
+            f.error.as_ref().map_or(String::new(), |e| format!("; {e}"))
+        )?;
+    }
+    if s.skipped > 0 {
+        writeln!(out, "- skipped: {}", counts(&s.skipped_why, None))?;
+    }
+    if s.unreadable_requests > 0 {
+        writeln!(
+            out,
+            "- {} lines record a request the server could not read either (not decided)",
+            s.unreadable_requests
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Requests by class: {}",
+        counts(&s.by_class, Some(s.requests))
+    )?;
+    writeln!(
+        out,
+        "Robots' requests by category: {}",
+        counts(&s.by_category, None)
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "## Would have been refused: {} requests ({})",
+        s.refused_total,
+        share(s.refused_total, s.requests)
+    )?;
+    writeln!(out, "By reason: {}", counts(&s.refused, None))?;
+    if s.bad_requests > 0 {
+        writeln!(out, "Answered 400 before deciding: {}", s.bad_requests)?;
+    }
+    let mut robots: Vec<_> = s.refused_by_robot.iter().collect();
+    robots.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(b.0)));
+    for (name, r) in robots {
+        writeln!(
+            out,
+            "- {name}: {} ({})",
+            r.requests,
+            counts(&r.reasons, None)
+        )?;
+        for (line, n) in &r.robots_lines {
+            let text = s.robots_txt_lines.get(line).map_or("", String::as_str);
+            writeln!(out, "  - robots.txt line {line} `{text}`: {n}")?;
+        }
+    }
+    writeln!(out)?;
+    match s.people_refused {
+        0 => writeln!(
+            out,
+            "## People refused: none (no browser User-Agent would have been refused)"
+        )?,
+        n => {
+            writeln!(
+                out,
+                "## People refused: {n} requests of browser User-Agents would have been refused"
+            )?;
+            clients(out, &s.people, 20)?;
+        }
+    }
+    writeln!(out)?;
+    match s.never_fetched_robots_txt.is_empty() {
+        true => writeln!(out, "Robots that never fetched robots.txt: none")?,
+        false => writeln!(
+            out,
+            "Robots that never fetched robots.txt: {}",
+            s.never_fetched_robots_txt.join(", ")
+        )?,
+    }
+    let readers = &s.browser_user_agents_fetching_robots_txt;
+    match readers.is_empty() {
+        true => writeln!(out, "Browser User-Agents that fetched robots.txt: none")?,
+        false => {
+            writeln!(
+                out,
+                "Browser User-Agents that fetched robots.txt (programs, most likely):"
+            )?;
+            clients(out, readers, 20)?;
+        }
+    }
+    writeln!(out, "\n## Not judged\n")?;
+    for note in &s.not_judged {
+        writeln!(out, "- {note}")?;
+    }
+    writeln!(out)?;
+    let report = Report {
+        lines: s
+            .robots
+            .values()
+            .map(|r| r.row.requests + r.row.robots_txt_fetches)
+            .sum(),
+        first: s.first.clone(),
+        last: s.last.clone(),
+        robots: s
+            .robots
+            .iter()
+            .map(|(name, r)| (name.clone(), Row::of_compliance(&r.row, r.clients)))
+            .collect(),
+    };
+    report.table(out)
+}
