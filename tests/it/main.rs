@@ -4,6 +4,7 @@ mod dns;
 mod support;
 
 mod access_log;
+mod audit;
 mod behaviour;
 mod book;
 mod classify_corpus;

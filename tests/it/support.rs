@@ -148,6 +148,11 @@ impl Nginx {
         })
     }
 
+    /// nginx's folder (its `nginx.conf`, logs, and the files it was started with).
+    pub fn dir(&self) -> &Path {
+        self._dir.path()
+    }
+
     /// What nginx logged (see [`Nginx::start_logged`]): (path, User-Agent) a request.
     pub fn served(&self) -> Vec<(String, String)> {
         let log = std::fs::read_to_string(self._dir.path().join("access.log")).unwrap_or_default();
