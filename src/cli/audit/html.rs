@@ -75,18 +75,28 @@ pub fn page(s: &Summary) -> String {
     );
     card(&mut h, "lines understood", s.understood.to_string(), "");
     card(&mut h, "lines skipped", s.skipped.to_string(), "");
+    card(&mut h, "requests the server could not read", s.unreadable_requests.to_string(), "");
     h.push_str("</div>");
+    let classes: Vec<String> = s.by_class.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let categories: Vec<String> = s.by_category.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let _ = write!(
+        h,
+        "<p>Requests by class: {}. Robots' requests by category: {}.</p>",
+        esc(&classes.join(", ")),
+        esc(&categories.join(", "))
+    );
     h.push_str(&timeline(s));
     let refused: Vec<(String, u64)> = s.refused.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     h.push_str(&bars("Refusals by reason", "refusals-by-reason", &refused));
     let mut robots: Vec<(String, u64)> = s
         .robots
         .iter()
-        .map(|(k, r)| (k.clone(), r.row.requests + r.row.robots_txt_fetches))
+        .filter(|(k, _)| k.as_str() != crate::state::compliance::BROWSERS)
+        .map(|(k, r)| (k.clone(), r.row.requests))
         .collect();
     robots.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     robots.truncate(15);
-    h.push_str(&bars("Top robots by requests", "top-robots", &robots));
+    h.push_str(&bars("Top robots by requests (robots.txt fetches apart)", "top-robots", &robots));
     h.push_str("<h2>Refused, by robot and robots.txt line</h2><table><tr><th>robot</th><th>refused</th><th>reasons</th><th>robots.txt lines</th></tr>");
     let mut by_robot: Vec<_> = s.refused_by_robot.iter().collect();
     by_robot.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(b.0)));

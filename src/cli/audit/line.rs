@@ -135,7 +135,13 @@ impl Default for Fields {
 impl Fields {
     /// `--fields`: `part=name` pairs, comma-separated; each name goes first for its part.
     pub fn with(mut self, spec: &str) -> Result<Fields, String> {
+        let mut named = Vec::new();
         for pair in spec.split(',').filter(|p| !p.trim().is_empty()) {
+            let part = pair.split_once('=').map_or(pair, |(p, _)| p).trim();
+            if named.contains(&part) {
+                return Err(format!("--fields: `{part}` is named twice"));
+            }
+            named.push(part);
             let Some((part, name)) = pair.split_once('=') else {
                 return Err(format!(
                     "--fields: `{pair}` is not part=name (parts: {})",
@@ -179,20 +185,25 @@ fn combined(line: &str, with_agent: bool) -> Result<Entry<'_>, Skip> {
     let mut rest = line.trim_end_matches(['\r', '\n']);
     let (first, after) = word(rest).ok_or(Skip::OtherFormat)?;
     // `vhost_combined`: `host:port` before the client's address.
-    let (host, client_text) = match first.parse::<IpAddr>() {
-        Ok(_) => (None, first),
-        Err(_) => {
-            let (second, after2) = word(after).ok_or(Skip::OtherFormat)?;
-            second.parse::<IpAddr>().map_err(|_| Skip::OtherFormat)?;
-            rest = after2;
-            let host = first.rsplit_once(':').map_or(first, |(h, _)| h);
-            (Some(Cow::Borrowed(host)), second)
+    let (host, client) = match first.parse::<IpAddr>() {
+        Ok(ip) => {
+            rest = after;
+            (None, Some(ip))
         }
+        Err(_) => match word(after).map(|(second, after)| (second.parse::<IpAddr>(), after)) {
+            Some((Ok(ip), after)) if first.contains(':') => {
+                rest = after;
+                let host = first.rsplit_once(':').map_or(first, |(h, _)| h);
+                (Some(Cow::Borrowed(host)), Some(ip))
+            }
+            // A name where the address goes (Apache's `HostnameLookups On`), or no address:
+            // told below, once the line shows it is of this format.
+            _ => {
+                rest = after;
+                (None, None)
+            }
+        },
     };
-    if host.is_none() {
-        rest = after;
-    }
-    let client: IpAddr = client_text.parse().map_err(|_| Skip::OtherFormat)?;
     // `%l %u`: the user may hold spaces in odd logs, the time is the first `[`.
     let open = rest.find('[').ok_or(Skip::OtherFormat)?;
     let close = rest[open..].find(']').ok_or(Skip::OtherFormat)? + open;
@@ -221,6 +232,7 @@ fn combined(line: &str, with_agent: bool) -> Result<Entry<'_>, Skip> {
         }
         (None, None)
     };
+    let client = client.ok_or(Skip::BadField)?;
     Ok(Entry {
         time,
         client: Some(client),
@@ -320,36 +332,44 @@ fn request_line(line: Option<Cow<'_, str>>) -> Request<'_> {
     let Some(line) = line else {
         return Request::Unreadable;
     };
-    let split = |line: &str| -> Option<(usize, usize, http::Version)> {
+    // As nginx reads it: spaces between the parts (several allowed), the method a token, the
+    // target anything without spaces or controls (bytes outside ASCII too: the proxy then
+    // decides whether it can read them), an `HTTP/x.y` version or none (HTTP/0.9).
+    let split = |line: &str| -> Option<(usize, usize, usize, http::Version)> {
+        let line_end = line.trim_end_matches(' ').len();
         let m = line.find(' ')?;
-        let (target_end, version) = match line.rfind(' ') {
-            Some(v) if v > m => match &line[v + 1..] {
-                "HTTP/1.1" => (v, http::Version::HTTP_11),
-                "HTTP/1.0" => (v, http::Version::HTTP_10),
-                "HTTP/2.0" | "HTTP/2" => (v, http::Version::HTTP_2),
-                "HTTP/3.0" | "HTTP/3" => (v, http::Version::HTTP_3),
-                _ => return None,
-            },
-            // HTTP/0.9: `GET /x`.
-            _ => (line.len(), http::Version::HTTP_09),
+        let start = m + line[m..].len() - line[m..].trim_start_matches(' ').len();
+        let (target_end, version) = match line[..line_end].rfind(' ') {
+            Some(v) if v >= start => {
+                let version = match &line[v + 1..line_end] {
+                    "HTTP/1.0" => http::Version::HTTP_10,
+                    "HTTP/2.0" | "HTTP/2" => http::Version::HTTP_2,
+                    "HTTP/3.0" | "HTTP/3" => http::Version::HTTP_3,
+                    other if other.starts_with("HTTP/") => http::Version::HTTP_11,
+                    _ => return None,
+                };
+                (line[..v].trim_end_matches(' ').len(), version)
+            }
+            _ => (line_end, http::Version::HTTP_09),
         };
         let method = &line[..m];
-        let target = &line[m + 1..target_end];
+        let target = line.get(start..target_end)?;
         let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic());
-        (token(method) && token(target)).then_some((m, target_end, version))
+        let text = |s: &str| !s.is_empty() && !s.chars().any(|c| c.is_control() || c == ' ');
+        (token(method) && text(target)).then_some((m, start, target_end, version))
     };
-    let Some((m, end, version)) = split(&line) else {
+    let Some((m, start, end, version)) = split(&line) else {
         return Request::Unreadable;
     };
     match line {
         Cow::Borrowed(l) => Request::Read {
             method: Cow::Borrowed(&l[..m]),
-            target: Cow::Borrowed(&l[m + 1..end]),
+            target: Cow::Borrowed(&l[start..end]),
             version,
         },
         Cow::Owned(l) => Request::Read {
             method: Cow::Owned(l[..m].to_owned()),
-            target: Cow::Owned(l[m + 1..end].to_owned()),
+            target: Cow::Owned(l[start..end].to_owned()),
             version,
         },
     }
@@ -408,13 +428,27 @@ fn offset_secs(z: &[u8]) -> Option<i64> {
         b'-' => -1,
         _ => return None,
     };
-    let digits: Vec<u8> = z[1..].iter().copied().filter(|&c| c != b':').collect();
-    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_digit) {
+    let mut digits = [0i64; 4];
+    let mut n = 0;
+    for &c in &z[1..] {
+        match c {
+            b':' if n == 2 => {}
+            b'0'..=b'9' if n < 4 => {
+                digits[n] = i64::from(c - b'0');
+                n += 1;
+            }
+            _ => return None,
+        }
+    }
+    let (hours, minutes) = (digits[0] * 10 + digits[1], digits[2] * 10 + digits[3]);
+    if n != 4 || hours > 23 || minutes > 59 {
         return None;
     }
-    let v = |i: usize| i64::from(digits[i] - b'0');
-    Some(sign * ((v(0) * 10 + v(1)) * 3600 + (v(2) * 10 + v(3)) * 60))
+    Some(sign * (hours * 3600 + minutes * 60))
 }
+
+/// The last time a log line may carry: the end of year 9999 (later is no log's).
+const LATEST: u64 = 253_402_300_799;
 
 /// A date and time at `offset` seconds east of UTC, as a `SystemTime` (days from the civil
 /// calendar, Howard Hinnant's algorithm).
@@ -429,7 +463,15 @@ fn civil(
     nanos: u32,
     offset: i64,
 ) -> Option<SystemTime> {
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days_in_month = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=12).contains(&month) || !(1..=days_in_month).contains(&day) || h > 23 || m > 59 || s > 60
+    {
         return None;
     }
     let y = if month <= 2 { year - 1 } else { year };
@@ -440,7 +482,7 @@ fn civil(
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     let secs = days * 86_400 + h * 3600 + m * 60 + s - offset;
-    let secs = u64::try_from(secs).ok()?;
+    let secs = u64::try_from(secs).ok().filter(|&s| s <= LATEST)?;
     Some(UNIX_EPOCH + Duration::new(secs, nanos))
 }
 
@@ -495,7 +537,10 @@ fn json_time(v: &Value) -> Option<SystemTime> {
     };
     // Milliseconds since the epoch (JavaScript's, some shippers'): a number past year 5000.
     let secs = if secs > 1e11 { secs / 1000.0 } else { secs };
-    (secs.is_finite() && secs >= 0.0).then(|| UNIX_EPOCH + Duration::from_secs_f64(secs))
+    if !(0.0..=LATEST as f64).contains(&secs) {
+        return None;
+    }
+    Some(UNIX_EPOCH + Duration::try_from_secs_f64(secs).ok()?)
 }
 
 /// A JSON line whose fields [`Fields`] names.
@@ -519,8 +564,9 @@ fn json<'a>(line: &'a str, fields: &Fields) -> Result<Entry<'a>, Skip> {
     let client = text(&fields.client).ok_or(Skip::OtherFormat)?;
     // Caddy and Traefik log `host:port`.
     let client = client_address(&client).ok_or(Skip::BadField)?;
-    let request = match text(&fields.request) {
-        Some(line) => request_line(Some(line)),
+    let request = match get(&fields.request) {
+        // Present, if only as `-` or empty: the server logged a request it could not read.
+        Some(_) => request_line(text(&fields.request)),
         None => match (text(&fields.method), text(&fields.target)) {
             (Some(method), Some(target)) => {
                 let version = http::Version::HTTP_11;

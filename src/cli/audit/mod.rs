@@ -74,10 +74,20 @@ pub const MAX_LINE: usize = 64 * 1024;
 const SAMPLE: usize = 100;
 
 pub fn run(args: &AuditArgs) -> ExitCode {
+    // The page's file is made first: a path that cannot be written is said before the logs
+    // are read, not after.
+    let page = match &args.html {
+        Some(path) => match File::create(path) {
+            Ok(f) => Some(f),
+            Err(e) => return usage(&format!("--html {}: {e}", path.display())),
+        },
+        None => None,
+    };
     let summary = match summarize(args) {
         Ok(s) => s,
         Err(e) => return usage(&e),
     };
+    let unread = summary.files.iter().filter(|f| f.error.is_some()).count();
     for f in &summary.files {
         if let Some(e) = &f.error {
             eprintln!("robogate audit: {}: {e}", f.path);
@@ -97,18 +107,23 @@ pub fn run(args: &AuditArgs) -> ExitCode {
         );
     }
     if summary.understood == 0 {
+        let json = summary.files.iter().any(|f| f.format == "json");
         eprintln!(
             "robogate audit: no line understood, so no audit. It reads nginx's and Apache's \
              combined and common formats (with fields after the User-Agent, such as \
-             $request_time), JSON lines (--fields names their fields) and robogate's own access \
-             log; --format says which one a log is in"
+             $request_time), JSON lines and robogate's own access log; --format says which one \
+             a log is in{}",
+            match json {
+                true => ". These are JSON lines without a time, client and request field it \
+                         knows: name them with --fields (time=...,client=...,request=...)",
+                false => "",
+            }
         );
         return ExitCode::from(1);
     }
-    if let Some(page) = &args.html {
-        let written = std::fs::write(page, html::page(&summary));
-        if let Err(e) = written {
-            eprintln!("robogate audit: --html {}: {e}", page.display());
+    if let (Some(mut file), Some(path)) = (page, &args.html) {
+        if let Err(e) = file.write_all(html::page(&summary).as_bytes()) {
+            eprintln!("robogate audit: --html {}: {e}", path.display());
             return ExitCode::from(1);
         }
     }
@@ -120,6 +135,8 @@ pub fn run(args: &AuditArgs) -> ExitCode {
         false => text::write(&summary, &mut out),
     };
     match written {
+        // A log that could not be read whole: the summary of the rest, and a failure.
+        Ok(()) if unread > 0 => ExitCode::from(1),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
@@ -131,6 +148,20 @@ pub fn run(args: &AuditArgs) -> ExitCode {
 
 /// Reads and decides every log `args` names.
 pub fn summarize(args: &AuditArgs) -> Result<Summary, String> {
+    prepare(args)?.summarize(args)
+}
+
+/// An audit ready to read its logs: the configuration loaded and compiled, the gate built, its
+/// live state fresh.
+pub struct Prepared {
+    gate: Gate,
+    fields: Fields,
+    host: Option<String>,
+    verify: bool,
+}
+
+/// Loads and compiles what `args` names.
+pub fn prepare(args: &AuditArgs) -> Result<Prepared, String> {
     let fields = Fields::default().with(args.fields.as_deref().unwrap_or(""))?;
     let mut loaded = load(args)?;
     // What enforcing would have done, whatever the configured mode; fingerprints are not in
@@ -141,32 +172,37 @@ pub fn summarize(args: &AuditArgs) -> Result<Summary, String> {
         .host
         .clone()
         .or_else(|| loaded.policy.upstream.host.clone());
-    let verify_enabled = loaded.policy.verify.enabled;
-    let gate = Gate::for_audit(loaded.policy, loaded.settings, args.reverse_dns);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => return Err(format!("cannot start: {e}")),
-    };
-    let audit = Audit {
-        gate: &gate,
-        policy: gate.policy(),
-        format: args.format,
-        fields: &fields,
-        host: host.as_deref(),
-    };
-    let mut tally = Tally::default();
-    runtime.block_on(async {
-        for path in &args.logs {
-            audit.file(path, &mut tally).await;
-        }
-    });
-    let rows = gate.live_state().compliance().rows();
-    let mut summary = tally.finish(rows);
-    notes(&mut summary, args, host.is_some(), verify_enabled);
-    Ok(summary)
+    let verify = loaded.policy.verify.enabled;
+    Ok(Prepared {
+        gate: Gate::for_audit(loaded.policy, loaded.settings, args.reverse_dns),
+        fields,
+        host,
+        verify,
+    })
+}
+
+impl Prepared {
+    /// Reads and decides every log `args` names.
+    pub fn summarize(self, args: &AuditArgs) -> Result<Summary, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start: {e}"))?;
+        let audit = Audit {
+            gate: &self.gate,
+            policy: self.gate.policy(),
+            // `--fields` alone says the logs are JSON lines.
+            format: args.format.or(args.fields.is_some().then_some(Format::Json)),
+            fields: &self.fields,
+            host: self.host.as_deref(),
+        };
+        let mut tally = Tally::default();
+        runtime.block_on(audit.logs(&args.logs, &mut tally));
+        let rows = self.gate.live_state().compliance().rows();
+        let mut summary = tally.finish(rows);
+        notes(&mut summary, args, self.verify);
+        Ok(summary)
+    }
 }
 
 fn usage(message: &str) -> ExitCode {
@@ -231,8 +267,20 @@ fn load(args: &AuditArgs) -> Result<Loaded, String> {
     Ok(loaded)
 }
 
-/// `text` (a robogate.toml) with `verify.ranges` set to `dir`.
+/// `text` (a robogate.toml) with `verify.ranges` set to `dir`, a folder holding range lists.
 fn with_ranges(text: &str, dir: &Path) -> Result<String, String> {
+    let lists = std::fs::read_dir(dir)
+        .map_err(|e| format!("--ranges {}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .filter(|f| f.path().extension().is_some_and(|x| x == "json"))
+        .count();
+    if lists == 0 {
+        return Err(format!(
+            "--ranges {}: holds no published IP-range list (*.json); robogate's own are in \
+             conf/ranges/",
+            dir.display()
+        ));
+    }
     let mut doc: toml::Table = text
         .parse()
         .map_err(|e| format!("cannot read the configuration: {e}"))?;
@@ -251,7 +299,8 @@ fn with_ranges(text: &str, dir: &Path) -> Result<String, String> {
 }
 
 /// What the summary says a log could not show, and what its verdicts rest on.
-fn notes(summary: &mut Summary, args: &AuditArgs, host: bool, verify: bool) {
+fn notes(summary: &mut Summary, args: &AuditArgs, verify: bool) {
+    let without_host = summary.without_host;
     let n = &mut summary.not_judged;
     n.push(
         "fingerprints: a log holds no TLS ClientHello, HTTP/2 SETTINGS or header order, so no \
@@ -267,7 +316,9 @@ fn notes(summary: &mut Summary, args: &AuditArgs, host: bool, verify: bool) {
     if summary.files.iter().any(|f| f.format == "common") {
         n.push(
             "common format: no User-Agent is logged, so every request read as one without a \
-             User-Agent; no robot could be told from a person (log in combined format)"
+             User-Agent, which robogate treats as a nameless robot's: its refusals are what \
+             robogate would do if no client had sent one, and people cannot be told from robots \
+             (log in combined format)"
                 .into(),
         );
     }
@@ -286,12 +337,12 @@ fn notes(summary: &mut Summary, args: &AuditArgs, host: bool, verify: bool) {
             );
         }
     }
-    if !host {
-        n.push(
-            "embedded requests: the log does not name the site's host (--host), so a Referer \
-             could not tell a page's embedded request for a trap path from a navigation"
-                .into(),
-        );
+    if without_host > 0 {
+        n.push(format!(
+            "embedded requests: {without_host} requests name no host (neither the log nor \
+             --host does), so their Referer could not tell a page's embedded request for a trap \
+             path from a navigation"
+        ));
     }
     if summary
         .files
@@ -317,85 +368,130 @@ struct Audit<'a> {
 }
 
 impl Audit<'_> {
-    /// Reads and decides one file, adding what it found to `tally`.
-    async fn file(&self, path: &Path, tally: &mut Tally) {
-        let shown = path.display().to_string();
-        let mut read = FileRead {
-            path: shown.clone(),
-            ..FileRead::default()
+    /// Reads every log and decides its requests, all logs as one stream in time: one log in
+    /// its own order, several merged by their lines' times (rotated files named newest first,
+    /// two servers' logs of the same hours).
+    async fn logs(&self, paths: &[PathBuf], tally: &mut Tally) {
+        let mut sources: Vec<Source> = paths.iter().map(|p| self.open(p)).collect();
+        if let [one] = &mut sources[..] {
+            while let Some(line) = one.input.next() {
+                match line {
+                    Ok(text) => {
+                        let (format, fields) = (one.format, self.fields);
+                        match entry(format, text, fields) {
+                            Ok(e) => {
+                                one.read.understood += 1;
+                                tally.summary.understood += 1;
+                                self.decide(&e, tally).await
+                            }
+                            Err(why) => skip(tally, &mut one.read, why),
+                        }
+                    }
+                    Err(why) => skip(tally, &mut one.read, why),
+                }
+            }
+        } else {
+            // Each log's next understood line, its time first; the earliest is decided next.
+            let mut heads = std::collections::BinaryHeap::new();
+            for (i, source) in sources.iter_mut().enumerate() {
+                if let Some(head) = self.advance(source, tally) {
+                    heads.push(std::cmp::Reverse((head, i)));
+                }
+            }
+            while let Some(std::cmp::Reverse((_, i))) = heads.pop() {
+                let source = &mut sources[i];
+                if let Some(text) = source.head.take() {
+                    if let Ok(e) = entry(source.format, &text, self.fields) {
+                        source.read.understood += 1;
+                        tally.summary.understood += 1;
+                        self.decide(&e, tally).await;
+                    }
+                }
+                if let Some(head) = self.advance(source, tally) {
+                    heads.push(std::cmp::Reverse((head, i)));
+                }
+            }
+        }
+        for source in sources {
+            let mut read = source.read;
+            if let Some(e) = source.input.error {
+                read.error = Some(match read.understood + read.skipped {
+                    0 => format!("cannot read: {e}"),
+                    n => format!("could not be read to its end ({e}); read: {n} lines"),
+                });
+            }
+            tally.summary.files.push(read);
+        }
+    }
+
+    /// Reads `source` up to its next understood line (counting the lines skipped on the way),
+    /// held as its head; returns that line's time.
+    fn advance(&self, source: &mut Source, tally: &mut Tally) -> Option<SystemTime> {
+        loop {
+            let (format, fields) = (source.format, self.fields);
+            let time = match source.input.next()? {
+                Ok(text) => match entry(format, text, fields) {
+                    Ok(e) => Ok((e.time, text.to_owned())),
+                    Err(why) => Err(why),
+                },
+                Err(why) => Err(why),
+            };
+            match time {
+                Ok((time, text)) => {
+                    source.head = Some(text);
+                    return Some(time);
+                }
+                Err(why) => skip(tally, &mut source.read, why),
+            }
+        }
+    }
+
+    /// A log opened, its format told from its first lines (or `--format`; `json` when only
+    /// `--fields` is given).
+    fn open(&self, path: &Path) -> Source {
+        let shown = match path.as_os_str() == "-" {
+            true => "(standard input)".to_owned(),
+            false => path.display().to_string(),
+        };
+        let mut source = Source {
+            input: Input::default(),
+            format: self.format.unwrap_or(Format::Combined),
+            read: FileRead {
+                path: shown,
+                ..FileRead::default()
+            },
+            head: None,
         };
         let mut lines = match open(path) {
             Ok(r) => Lines::new(r),
             Err(e) => {
-                read.error = Some(format!("cannot read: {e}"));
-                tally.summary.files.push(read);
-                return;
+                source.input.error = Some(e);
+                source.read.format = "(not read)".into();
+                return source;
             }
         };
         // The first lines, to tell the format from (a line not held: why it is skipped).
-        let mut sample: Vec<Result<String, &'static str>> = Vec::new();
-        let mut ended = None;
-        while sample.len() < SAMPLE {
+        let input = &mut source.input;
+        while input.sample.len() < SAMPLE {
             match lines.next() {
-                Ok(Got::Line) => sample.push(lines.text().map(str::to_owned)),
-                Ok(Got::TooLong) => sample.push(Err(TOO_LONG)),
+                Ok(Got::Line) => input.sample.push_back(lines.text().map(str::to_owned)),
+                Ok(Got::TooLong) => input.sample.push_back(Err(TOO_LONG)),
                 Ok(Got::End) => break,
                 Err(e) => {
-                    ended = Some(e);
+                    input.error = Some(e);
                     break;
                 }
             }
         }
-        let format = self.format.unwrap_or_else(|| {
-            let texts: Vec<String> = sample.iter().flatten().cloned().collect();
-            detect(&texts, self.fields)
-        });
-        read.format = format.as_str().to_owned();
-        for line in &sample {
-            match line {
-                Ok(text) => self.line(text, format, tally, &mut read).await,
-                Err(why) => skip(tally, &mut read, why),
-            }
+        if self.format.is_none() {
+            let texts: Vec<String> = input.sample.iter().flatten().cloned().collect();
+            source.format = detect(&texts, self.fields);
         }
-        if ended.is_none() {
-            loop {
-                match lines.next() {
-                    Ok(Got::Line) => match lines.text() {
-                        Ok(text) => self.line(text, format, tally, &mut read).await,
-                        Err(why) => skip(tally, &mut read, why),
-                    },
-                    Ok(Got::TooLong) => skip(tally, &mut read, TOO_LONG),
-                    Ok(Got::End) => break,
-                    Err(e) => {
-                        ended = Some(e);
-                        break;
-                    }
-                }
-            }
+        source.read.format = source.format.as_str().to_owned();
+        if source.input.error.is_none() {
+            source.input.lines = Some(lines);
         }
-        if let Some(e) = ended {
-            read.error = Some(format!(
-                "ended early after {} lines ({e}): the rest is not read",
-                read.understood + read.skipped
-            ));
-        }
-        tally.summary.files.push(read);
-    }
-
-    /// One line of text.
-    async fn line(&self, text: &str, format: Format, tally: &mut Tally, read: &mut FileRead) {
-        if text.trim().is_empty() {
-            return;
-        }
-        match line::parse(format, text, self.fields) {
-            Ok(entry) => {
-                read.understood += 1;
-                tally.summary.understood += 1;
-                self.decide(&entry, tally).await;
-            }
-            Err(Skip::OtherFormat) => skip(tally, read, other_format(format)),
-            Err(Skip::BadField) => skip(tally, read, "unreadable time or client address"),
-        }
+        source
     }
 
     /// Decides one logged request as the proxy would have.
@@ -410,6 +506,9 @@ impl Audit<'_> {
         };
         let policy = &self.policy;
         let ua = entry.user_agent.as_deref();
+        if entry.host.is_none() && self.host.is_none() {
+            tally.summary.without_host += 1;
+        }
         let Some(req) = self.head(method, target, *version, entry) else {
             // robogate's lane would have answered 400 to what it cannot read as a head.
             let decision = Decision::bad_request();
@@ -443,6 +542,78 @@ impl Audit<'_> {
             let _ = req.insert_header(http::header::REFERER, referer.as_ref());
         }
         Some(req)
+    }
+}
+
+/// One log being read.
+struct Source {
+    input: Input,
+    format: Format,
+    read: FileRead,
+    /// The next understood line, while logs are merged.
+    head: Option<String>,
+}
+
+/// A log's lines.
+#[derive(Default)]
+struct Input {
+    /// `None` once it cannot be read further.
+    lines: Option<Lines>,
+    /// The first lines, read to tell the format, still to be decided.
+    sample: std::collections::VecDeque<Result<String, &'static str>>,
+    /// The sample line handed out last.
+    held: Option<Result<String, &'static str>>,
+    /// Why it ended before its end.
+    error: Option<io::Error>,
+}
+
+impl Input {
+    /// The next line that is not blank: its text, or why it is skipped; `None` at the end.
+    fn next(&mut self) -> Option<Result<&str, &'static str>> {
+        loop {
+            if let Some(line) = self.sample.pop_front() {
+                if line.as_deref().is_ok_and(|t| t.trim().is_empty()) {
+                    continue;
+                }
+                let held = self.held.insert(line);
+                return Some(held.as_deref().map_err(|why| *why));
+            }
+            let lines = self.lines.as_mut()?;
+            match lines.next() {
+                Ok(Got::Line) => {}
+                Ok(Got::TooLong) => return Some(Err(TOO_LONG)),
+                Ok(Got::End) => {
+                    self.lines = None;
+                    return None;
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    self.lines = None;
+                    return None;
+                }
+            }
+            if lines.buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            // Re-borrowed: the loop above may not hold `lines` across its `continue`.
+            let lines = self.lines.as_ref()?;
+            return Some(lines.text());
+        }
+    }
+}
+
+/// How far ahead of this machine's clock a line may be dated (clocks differ, zones are
+/// misread); a line later than that is skipped: one bogus date would otherwise move the
+/// replayed clock years ahead.
+const FUTURE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// `text` read as `format`, or why it is skipped.
+fn entry<'t>(format: Format, text: &'t str, fields: &Fields) -> Result<Entry<'t>, &'static str> {
+    match line::parse(format, text, fields) {
+        Ok(e) if e.time > SystemTime::now() + FUTURE => Err("dated in the future"),
+        Ok(e) => Ok(e),
+        Err(Skip::OtherFormat) => Err(other_format(format)),
+        Err(Skip::BadField) => Err("unreadable time or client address"),
     }
 }
 

@@ -16,9 +16,10 @@ use crate::metrics::ActionLabel;
 use crate::policy::{Decision, Outcome, Policy};
 use crate::state::compliance::{self, Row};
 
-/// Most robots with rows of their own in the refusal and client counts (the compliance rows
-/// have their own bound, [`compliance::MOST_ROBOTS`]).
-pub const MOST_ROWS: usize = 2000;
+/// Most robots outside the catalog with rows of their own while the refusal and client counts
+/// are gathered; at the end they keep the rows of the compliance view, which holds
+/// [`compliance::MOST_ROBOTS`].
+pub const MOST_ROWS: usize = 2 * compliance::MOST_ROBOTS;
 
 /// Most people refused, and browser User-Agents that fetched robots.txt, listed one by one.
 pub const MOST_LISTED: usize = 1000;
@@ -104,12 +105,20 @@ pub struct Summary {
     pub people_refused: u64,
     /// Those clients, one by one (at most [`MOST_LISTED`]).
     pub people: Vec<Listed>,
+    /// Requests of such clients beyond the ones listed.
+    pub people_unlisted_requests: u64,
     /// Robots that asked for pages but never for robots.txt.
     pub never_fetched_robots_txt: Vec<String>,
     /// Clients with a browser's User-Agent that fetched robots.txt (programs in disguise, most
     /// of them), one by one (at most [`MOST_LISTED`]).
     pub browser_user_agents_fetching_robots_txt: Vec<Listed>,
-    /// Per robot, the counts `GET /compliance` serves, and how many addresses it came from.
+    /// robots.txt fetches of such clients beyond the ones listed.
+    pub browser_user_agents_unlisted_fetches: u64,
+    /// Requests whose host neither the log nor `--host` named (a `Referer` was not read).
+    pub without_host: u64,
+    /// Per robot, the counts `GET /compliance` serves, and how many addresses it came from
+    /// (catalog robots and the first [`compliance::MOST_ROBOTS`] others; the rest share
+    /// [`compliance::OTHER`], here and in `refused_by_robot`).
     pub robots: BTreeMap<String, RobotRow>,
     /// What a log cannot show, and what the verdicts rest on.
     pub not_judged: Vec<String>,
@@ -144,9 +153,10 @@ struct Minute {
     refused: u64,
 }
 
-/// A name to a row of `map`, or to `(other robots)` once it holds [`MOST_ROWS`].
-fn row<'m, V: Default>(map: &'m mut BTreeMap<String, V>, name: &str) -> &'m mut V {
-    if !map.contains_key(name) && map.len() >= MOST_ROWS {
+/// A name to a row of `map`, or to `(other robots)` once it holds [`MOST_ROWS`] (a catalog
+/// name always has its own).
+fn row<'m, V: Default>(map: &'m mut BTreeMap<String, V>, name: &str, catalog: bool) -> &'m mut V {
+    if !catalog && !map.contains_key(name) && map.len() >= MOST_ROWS {
         return map.entry(compliance::OTHER.to_owned()).or_default();
     }
     if !map.contains_key(name) {
@@ -208,7 +218,8 @@ impl Tally {
         let robots_txt = decision.outcome == Outcome::RobotsTxt;
         let judged = decision.class == Class::Robot || decision.verdict.is_some();
         if let (Some(ip), true) = (client, judged || robots_txt) {
-            let full = self.addresses.len() >= MOST_ROWS && !self.addresses.contains_key(&*name);
+            let full =
+                !catalog && self.addresses.len() >= MOST_ROWS && !self.addresses.contains_key(&*name);
             let key = if full { compliance::OTHER } else { &name };
             let addresses = match self.addresses.get_mut(key) {
                 Some(a) => a,
@@ -219,7 +230,9 @@ impl Tally {
         let browser = decision.class == Class::Browser && decision.disguise.is_none();
         if browser && robots_txt {
             if let Some(ip) = client {
-                listed(&mut self.readers, ip, user_agent, path, None);
+                if !listed(&mut self.readers, ip, user_agent, path, None) {
+                    s.browser_user_agents_unlisted_fetches += 1;
+                }
             }
         }
         let action = ActionLabel::of(decision.outcome);
@@ -235,7 +248,7 @@ impl Tally {
         minute.refused += 1;
         s.refused_total += 1;
         *s.refused.entry(reason).or_default() += 1;
-        let r = row(&mut s.refused_by_robot, &name);
+        let r = row(&mut s.refused_by_robot, &name, catalog);
         r.requests += 1;
         *r.reasons.entry(reason).or_default() += 1;
         if let (Some(line), true) = (decision.robots_line, reason == "disallow") {
@@ -247,7 +260,9 @@ impl Tally {
         if browser {
             s.people_refused += 1;
             if let Some(ip) = client {
-                listed(&mut self.people, ip, user_agent, path, Some(reason));
+                if !listed(&mut self.people, ip, user_agent, path, Some(reason)) {
+                    s.people_unlisted_requests += 1;
+                }
             }
         }
     }
@@ -266,6 +281,37 @@ impl Tally {
             })
             .map(|(name, _)| name.clone())
             .collect();
+        // A robot the compliance view folded into its shared row is folded here too.
+        let folded: Vec<String> = s
+            .refused_by_robot
+            .keys()
+            .filter(|name| !rows.contains_key(*name))
+            .cloned()
+            .collect();
+        for name in folded {
+            if let Some(r) = s.refused_by_robot.remove(&name) {
+                let other = s
+                    .refused_by_robot
+                    .entry(compliance::OTHER.to_owned())
+                    .or_default();
+                other.requests += r.requests;
+                for (reason, n) in r.reasons {
+                    *other.reasons.entry(reason).or_default() += n;
+                }
+                for (line, n) in r.robots_lines {
+                    *other.robots_lines.entry(line).or_default() += n;
+                }
+            }
+        }
+        let mut other_addresses: HashSet<IpAddr> = HashSet::new();
+        let names: Vec<String> = self.addresses.keys().cloned().collect();
+        for name in names {
+            if !rows.contains_key(&name) || name == compliance::OTHER {
+                other_addresses.extend(self.addresses.remove(&name).unwrap_or_default());
+            }
+        }
+        self.addresses
+            .insert(compliance::OTHER.to_owned(), other_addresses);
         s.robots = rows
             .into_iter()
             .map(|(name, row)| {
@@ -285,18 +331,19 @@ impl Tally {
     }
 }
 
-/// Counts a listed client's request (a new client only while fewer than [`MOST_LISTED`] are).
+/// Counts a listed client's request (a new client only while fewer than [`MOST_LISTED`] are);
+/// `false` when the client is not listed.
 fn listed(
     map: &mut HashMap<(IpAddr, String), Listed>,
     ip: IpAddr,
     user_agent: Option<&str>,
     path: &str,
     reason: Option<&'static str>,
-) {
+) -> bool {
     let ua = user_agent.unwrap_or("-");
     let key = (ip, ua.to_owned());
     if !map.contains_key(&key) && map.len() >= MOST_LISTED {
-        return;
+        return false;
     }
     let entry = map.entry(key).or_insert_with(|| Listed {
         client: ip.to_string(),
@@ -308,6 +355,7 @@ fn listed(
     if let Some(reason) = reason {
         *entry.reasons.entry(reason).or_default() += 1;
     }
+    true
 }
 
 /// Line `line` (1-based) of robots.txt, trimmed.

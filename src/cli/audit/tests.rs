@@ -125,7 +125,7 @@ fn a_truncated_gzip_says_where_it_ended_and_keeps_what_it_read() {
     let cut = d.write("cut.log.gz", &whole[..whole.len() / 2]);
     let s = summarize(&d.args(&[cut])).unwrap();
     let error = s.files[0].error.as_deref().unwrap_or("");
-    assert!(error.starts_with("ended early after"), "{error}");
+    assert!(error.starts_with("could not be read to its end"), "{error}");
     assert!(s.understood > 0 && s.understood < 2000, "{}", s.understood);
 }
 
@@ -163,4 +163,63 @@ fn rapid_fire_and_trap_bans_follow_the_logs_time() {
     assert_eq!(s.refused.get("trap"), Some(&2), "{:?}", s.refused);
     assert_eq!(s.people_refused, 2);
     assert_eq!(s.people.len(), 1);
+}
+
+#[test]
+fn rotated_logs_named_newest_first_are_one_stream_in_time() {
+    let d = Dir::new();
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    // One person, a request a second for 300 s, in three files; named newest first, as
+    // `access.log*` expands. Read in that order, time would collapse and rapid fire refuse.
+    let part = |from: u32| -> String {
+        (from..from + 100)
+            .map(|s| combined("192.0.2.9", s, "/", firefox))
+            .collect()
+    };
+    let newest = d.write("access.log", part(200).as_bytes());
+    let middle = d.write("access.log.1", part(100).as_bytes());
+    let oldest = d.write("access.log.2.gz", &gzip(part(0).as_bytes()));
+    let mut args = d.args(&[newest, middle, oldest]);
+    args.config = Some({
+        let c = d.0.path().join("strict.toml");
+        std::fs::write(
+            &c,
+            "[origin]\naddress = \"127.0.0.1:9\"\n[robots]\nfile = \"robots.txt\"\n\
+             [rapid_fire]\nrate = 2\nburst = 5\n",
+        )
+        .unwrap();
+        c
+    });
+    args.robots = None;
+    let s = summarize(&args).unwrap();
+    assert_eq!((s.understood, s.refused_total, s.people_refused), (300, 0, 0), "{:?}", s.refused);
+    assert_eq!(s.first.as_deref(), Some("2026-11-28T10:00:00Z"));
+    assert_eq!(s.last.as_deref(), Some("2026-11-28T10:04:59Z"));
+}
+
+#[test]
+fn a_line_dated_in_the_future_is_skipped_not_replayed() {
+    let d = Dir::new();
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    let mut log = combined("192.0.2.9", 0, "/", firefox);
+    log += &combined("192.0.2.9", 1, "/", firefox).replace("/2026:", "/2099:");
+    log += &combined("192.0.2.9", 2, "/", firefox);
+    let s = summarize(&d.args(&[d.write("future.log", log.as_bytes())])).unwrap();
+    assert_eq!((s.understood, s.skipped), (2, 1));
+    assert_eq!(s.skipped_why.get("dated in the future"), Some(&1));
+    assert_eq!(s.last.as_deref(), Some("2026-11-28T10:00:02Z"));
+}
+
+#[test]
+fn fields_alone_say_the_log_is_json() {
+    let d = Dir::new();
+    let log = d.write(
+        "app.log",
+        br#"{"when":"2026-11-29T08:00:00Z","who":"192.0.2.1","what":"GET /private/z HTTP/1.1","agent":"curl/8"}
+"#,
+    );
+    let mut args = d.args(&[log]);
+    args.fields = Some("time=when,client=who,request=what,user_agent=agent".into());
+    let s = summarize(&args).unwrap();
+    assert_eq!((s.files[0].format.as_str(), s.refused_total), ("json", 1));
 }

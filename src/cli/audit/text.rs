@@ -30,7 +30,17 @@ fn counts<K: AsRef<str>>(m: &BTreeMap<K, u64>, all: Option<u64>) -> String {
         .join(" · ")
 }
 
-fn clients(out: &mut impl Write, list: &[Listed], limit: usize) -> io::Result<()> {
+/// `n thing` or `n things`.
+fn plural(n: u64, thing: &str) -> String {
+    match n {
+        1 => format!("1 {thing}"),
+        n => format!("{n} {thing}s"),
+    }
+}
+
+/// The first `limit` of `list`, and what is not shown: clients `--json` lists, and `unlisted`
+/// requests of clients past its bound.
+fn clients(out: &mut impl Write, list: &[Listed], limit: usize, unlisted: u64) -> io::Result<()> {
     for l in list.iter().take(limit) {
         let reasons = match l.reasons.is_empty() {
             true => String::new(),
@@ -49,9 +59,13 @@ fn clients(out: &mut impl Write, list: &[Listed], limit: usize) -> io::Result<()
     if list.len() > limit {
         writeln!(
             out,
-            "  - … and {} more (--json lists them all)",
-            list.len() - limit
+            "  - … and {} more (--json lists up to {})",
+            plural((list.len() - limit) as u64, "client"),
+            super::summary::MOST_LISTED
         )?;
+    }
+    if unlisted > 0 {
+        writeln!(out, "  - … and {} of clients past those", plural(unlisted, "request"))?;
     }
     Ok(())
 }
@@ -61,7 +75,7 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
         (Some(first), Some(last)) => format!(" from {first} to {last}"),
         _ => String::new(),
     };
-    writeln!(out, "# robogate audit: {} requests{span}\n", s.requests)?;
+    writeln!(out, "# robogate audit: {}{span}\n", plural(s.requests, "request"))?;
     for f in &s.files {
         writeln!(
             out,
@@ -79,8 +93,11 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
     if s.unreadable_requests > 0 {
         writeln!(
             out,
-            "- {} lines record a request the server could not read either (not decided)",
-            s.unreadable_requests
+            "- {} a request the server could not read either (not decided)",
+            match s.unreadable_requests {
+                1 => "1 line records".to_owned(),
+                n => format!("{n} lines record"),
+            }
         )?;
     }
     writeln!(out)?;
@@ -107,7 +124,15 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
     }
     let mut robots: Vec<_> = s.refused_by_robot.iter().collect();
     robots.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(b.0)));
-    for (name, r) in robots {
+    const SHOWN: usize = 30;
+    if robots.len() > SHOWN {
+        writeln!(
+            out,
+            "(the {SHOWN} refused most of {} robots; --json has them all)",
+            robots.len()
+        )?;
+    }
+    for (name, r) in robots.into_iter().take(SHOWN) {
         writeln!(
             out,
             "- {name}: {} ({})",
@@ -130,7 +155,7 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
                 out,
                 "## People refused: {n} requests of browser User-Agents would have been refused"
             )?;
-            clients(out, &s.people, 20)?;
+            clients(out, &s.people, 20, s.people_unlisted_requests)?;
         }
     }
     writeln!(out)?;
@@ -150,7 +175,7 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
                 out,
                 "Browser User-Agents that fetched robots.txt (programs, most likely):"
             )?;
-            clients(out, readers, 20)?;
+            clients(out, readers, 20, s.browser_user_agents_unlisted_fetches)?;
         }
     }
     writeln!(out, "\n## Not judged\n")?;
