@@ -30,9 +30,21 @@ fn site() -> Vec<(String, Vec<u8>)> {
             .into_bytes()
     };
     vec![
-        ("site/index.html".into(), page("home", &["/a.html", "/b.html", "/private/p1.html", "/private/p2.html"])),
-        ("site/a.html".into(), page("a", &["/b.html", "/private/p3.html", "/"])),
-        ("site/b.html".into(), page("b", &["/a.html", "/private/p1.html"])),
+        (
+            "site/index.html".into(),
+            page(
+                "home",
+                &["/a.html", "/b.html", "/private/p1.html", "/private/p2.html"],
+            ),
+        ),
+        (
+            "site/a.html".into(),
+            page("a", &["/b.html", "/private/p3.html", "/"]),
+        ),
+        (
+            "site/b.html".into(),
+            page("b", &["/a.html", "/private/p1.html"]),
+        ),
         ("site/private/p1.html".into(), page("p1", &[])),
         ("site/private/p2.html".into(), page("p2", &[])),
         ("site/private/p3.html".into(), page("p3", &[])),
@@ -93,7 +105,11 @@ fn crawl(base: &str) {
     let profile = tempfile::tempdir().unwrap();
     let person = format!("--user-agent={CHROME}");
     for page in ["/", "/a.html"] {
-        chromium(profile.path(), &format!("{base}{page}"), &["--dump-dom", &person]);
+        chromium(
+            profile.path(),
+            &format!("{base}{page}"),
+            &["--dump-dom", &person],
+        );
     }
 }
 
@@ -108,7 +124,11 @@ fn audit(robots: &Path, log: &Path, extra: &[&str]) -> serde_json::Value {
         .arg(log)
         .output()
         .unwrap();
-    assert!(out.status.success(), "audit: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "audit: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -120,7 +140,10 @@ fn refused_by_robot(robots: &serde_json::Value) -> BTreeMap<String, u64> {
         .iter()
         .map(|(name, row)| {
             let refused = row["refused"].as_object().unwrap();
-            (name.clone(), refused.values().map(|v| v.as_u64().unwrap()).sum())
+            (
+                name.clone(),
+                refused.values().map(|v| v.as_u64().unwrap()).sum(),
+            )
         })
         .filter(|(_, n)| *n > 0)
         .collect()
@@ -133,7 +156,11 @@ fn audit_of_real_crawls_refuses_what_they_took_and_what_the_proxy_refuses() {
             .iter()
             .map(|(p, b)| (p.as_str(), b.as_slice()))
             .collect::<Vec<_>>(),
-        |addr, d| format!("server {{ listen {addr}; root {d}/site; access_log {d}/access.log combined; }}"),
+        |addr, d| {
+            format!(
+                "server {{ listen {addr}; root {d}/site; access_log {d}/access.log combined; }}"
+            )
+        },
     );
     crawl(&format!("http://{}", nginx.addr));
     let log = nginx.dir().join("crawl.log");
@@ -157,12 +184,19 @@ fn audit_of_real_crawls_refuses_what_they_took_and_what_the_proxy_refuses() {
     for name in ["MirrorBot", "HarvestBot"] {
         assert_eq!(by_robot[name]["requests"], 3, "{a:#}");
         // All on robots.txt line 2, `Disallow: /private/`.
-        assert_eq!(by_robot[name]["robots_lines"], serde_json::json!({"2": 3}), "{a:#}");
+        assert_eq!(
+            by_robot[name]["robots_lines"],
+            serde_json::json!({"2": 3}),
+            "{a:#}"
+        );
     }
     assert_eq!(a["robots_txt_lines"]["2"], "Disallow: /private/");
     // The obeying crawls fetched robots.txt and were refused nothing.
     for name in ["Wget", "Scrapy"] {
-        assert!(a["robots"][name]["robots_txt_fetches"].as_u64() >= Some(1), "{a:#}");
+        assert!(
+            a["robots"][name]["robots_txt_fetches"].as_u64() >= Some(1),
+            "{a:#}"
+        );
         assert!(by_robot.get(name).is_none(), "{a:#}");
     }
     let never: Vec<&str> = a["never_fetched_robots_txt"]
@@ -199,7 +233,11 @@ fn the_html_page_shows_its_charts_in_a_browser() {
     for i in 0..600u32 {
         let (ip, path, ua) = match i % 4 {
             0 => ("192.0.2.1", "/private/x", "curl/8.5.0"),
-            1 => ("192.0.2.2", "/", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"),
+            1 => (
+                "192.0.2.2",
+                "/",
+                "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+            ),
             2 => ("192.0.2.3", "/a", "MirrorBot/1.0"),
             _ => ("192.0.2.4", "/private/y", "python-requests/2.32.3"),
         };
@@ -221,15 +259,24 @@ fn the_html_page_shows_its_charts_in_a_browser() {
         .arg(&log_path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let url = format!("file://{}", page.display());
     let profile = tempfile::tempdir().unwrap();
     // The page as the browser built it: every chart an SVG with its bars.
     let dom = chromium(profile.path(), &url, &["--dump-dom"]);
     for chart in ["traffic-by-class", "refusals-by-reason", "top-robots"] {
-        let at = dom.find(&format!("id=\"{chart}\"")).unwrap_or_else(|| panic!("{chart}: {dom}"));
+        let at = dom
+            .find(&format!("id=\"{chart}\""))
+            .unwrap_or_else(|| panic!("{chart}: {dom}"));
         let figure = &dom[at..at + dom[at..].find("</figure>").unwrap()];
-        assert!(figure.contains("<svg") && figure.contains("<rect"), "{chart}: {figure}");
+        assert!(
+            figure.contains("<svg") && figure.contains("<rect"),
+            "{chart}: {figure}"
+        );
     }
     assert!(dom.contains("python-requests"), "{dom}");
     // Three classes over ten minutes: bars of each, and their legend.
@@ -240,10 +287,17 @@ fn the_html_page_shows_its_charts_in_a_browser() {
     chromium(
         profile.path(),
         &url,
-        &[&format!("--screenshot={}", shot.display()), "--window-size=1000,1600"],
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1000,1600",
+        ],
     );
     let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
+    );
 }
 
 #[test]
@@ -261,7 +315,10 @@ fn audit_says_clearly_when_it_understands_nothing() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("2 of 2 lines skipped") && err.contains("no line understood"), "{err}");
+    assert!(
+        err.contains("2 of 2 lines skipped") && err.contains("no line understood"),
+        "{err}"
+    );
     // Without a robots.txt to judge by, it says what it needs.
     let out = robogate_cmd().arg("audit").arg(&log).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -75,10 +75,19 @@ pub fn page(s: &Summary) -> String {
     );
     card(&mut h, "lines understood", s.understood.to_string(), "");
     card(&mut h, "lines skipped", s.skipped.to_string(), "");
-    card(&mut h, "requests the server could not read", s.unreadable_requests.to_string(), "");
+    card(
+        &mut h,
+        "requests the server could not read",
+        s.unreadable_requests.to_string(),
+        "",
+    );
     h.push_str("</div>");
     let classes: Vec<String> = s.by_class.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    let categories: Vec<String> = s.by_category.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let categories: Vec<String> = s
+        .by_category
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
     let _ = write!(
         h,
         "<p>Requests by class: {}. Robots' requests by category: {}.</p>",
@@ -96,7 +105,11 @@ pub fn page(s: &Summary) -> String {
         .collect();
     robots.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     robots.truncate(15);
-    h.push_str(&bars("Top robots by requests (robots.txt fetches apart)", "top-robots", &robots));
+    h.push_str(&bars(
+        "Top robots by requests (robots.txt fetches apart)",
+        "top-robots",
+        &robots,
+    ));
     h.push_str("<h2>Refused, by robot and robots.txt line</h2><table><tr><th>robot</th><th>refused</th><th>reasons</th><th>robots.txt lines</th></tr>");
     let mut by_robot: Vec<_> = s.refused_by_robot.iter().collect();
     by_robot.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(b.0)));

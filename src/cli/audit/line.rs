@@ -470,7 +470,11 @@ fn civil(
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     };
-    if !(1..=12).contains(&month) || !(1..=days_in_month).contains(&day) || h > 23 || m > 59 || s > 60
+    if !(1..=12).contains(&month)
+        || !(1..=days_in_month).contains(&day)
+        || h > 23
+        || m > 59
+        || s > 60
     {
         return None;
     }

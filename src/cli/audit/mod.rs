@@ -114,7 +114,8 @@ pub fn run(args: &AuditArgs) -> ExitCode {
              $request_time), JSON lines and robogate's own access log; --format says which one \
              a log is in{}",
             match json {
-                true => ". These are JSON lines without a time, client and request field it \
+                true =>
+                    ". These are JSON lines without a time, client and request field it \
                          knows: name them with --fields (time=...,client=...,request=...)",
                 false => "",
             }
@@ -192,7 +193,9 @@ impl Prepared {
             gate: &self.gate,
             policy: self.gate.policy(),
             // `--fields` alone says the logs are JSON lines.
-            format: args.format.or(args.fields.is_some().then_some(Format::Json)),
+            format: args
+                .format
+                .or(args.fields.is_some().then_some(Format::Json)),
             fields: &self.fields,
             host: self.host.as_deref(),
         };
@@ -607,10 +610,14 @@ impl Input {
 /// replayed clock years ahead.
 const FUTURE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
+/// The latest time a line may carry (see [`FUTURE`]), read once a run.
+static LATEST: std::sync::LazyLock<SystemTime> =
+    std::sync::LazyLock::new(|| SystemTime::now() + FUTURE);
+
 /// `text` read as `format`, or why it is skipped.
 fn entry<'t>(format: Format, text: &'t str, fields: &Fields) -> Result<Entry<'t>, &'static str> {
     match line::parse(format, text, fields) {
-        Ok(e) if e.time > SystemTime::now() + FUTURE => Err("dated in the future"),
+        Ok(e) if e.time > *LATEST => Err("dated in the future"),
         Ok(e) => Ok(e),
         Err(Skip::OtherFormat) => Err(other_format(format)),
         Err(Skip::BadField) => Err("unreadable time or client address"),

@@ -5,6 +5,7 @@
 //! counted), the timeline holds one slot a minute of the log's span.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -213,13 +214,22 @@ impl Tally {
                 .map_or("uncatalogued", |c| c.as_str());
             *s.by_category.entry(category).or_default() += 1;
         }
-        let (name, catalog) = crate::state::robot_row(policy, decision, user_agent);
-        let name = compliance::shown(name, catalog);
         let robots_txt = decision.outcome == Outcome::RobotsTxt;
         let judged = decision.class == Class::Robot || decision.verdict.is_some();
+        let refused = matches!(
+            decision.outcome,
+            Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
+        );
+        if !(judged || robots_txt || refused) {
+            // A person's request that passed (most lines): nothing more to count.
+            return;
+        }
+        let (name, catalog) = crate::state::robot_row(policy, decision, user_agent);
+        let name = compliance::shown(name, catalog);
         if let (Some(ip), true) = (client, judged || robots_txt) {
-            let full =
-                !catalog && self.addresses.len() >= MOST_ROWS && !self.addresses.contains_key(&*name);
+            let full = !catalog
+                && self.addresses.len() >= MOST_ROWS
+                && !self.addresses.contains_key(&*name);
             let key = if full { compliance::OTHER } else { &name };
             let addresses = match self.addresses.get_mut(key) {
                 Some(a) => a,
@@ -235,12 +245,7 @@ impl Tally {
                 }
             }
         }
-        let action = ActionLabel::of(decision.outcome);
-        let refused = matches!(
-            decision.outcome,
-            Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
-        );
-        debug_assert!(!refused || action.is_taken_on_a_robot());
+        debug_assert!(!refused || ActionLabel::of(decision.outcome).is_taken_on_a_robot());
         if !refused {
             return;
         }

@@ -192,7 +192,12 @@ fn rotated_logs_named_newest_first_are_one_stream_in_time() {
     });
     args.robots = None;
     let s = summarize(&args).unwrap();
-    assert_eq!((s.understood, s.refused_total, s.people_refused), (300, 0, 0), "{:?}", s.refused);
+    assert_eq!(
+        (s.understood, s.refused_total, s.people_refused),
+        (300, 0, 0),
+        "{:?}",
+        s.refused
+    );
     assert_eq!(s.first.as_deref(), Some("2026-11-28T10:00:00Z"));
     assert_eq!(s.last.as_deref(), Some("2026-11-28T10:04:59Z"));
 }

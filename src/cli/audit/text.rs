@@ -65,7 +65,11 @@ fn clients(out: &mut impl Write, list: &[Listed], limit: usize, unlisted: u64) -
         )?;
     }
     if unlisted > 0 {
-        writeln!(out, "  - … and {} of clients past those", plural(unlisted, "request"))?;
+        writeln!(
+            out,
+            "  - … and {} of clients past those",
+            plural(unlisted, "request")
+        )?;
     }
     Ok(())
 }
@@ -75,7 +79,11 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
         (Some(first), Some(last)) => format!(" from {first} to {last}"),
         _ => String::new(),
     };
-    writeln!(out, "# robogate audit: {}{span}\n", plural(s.requests, "request"))?;
+    writeln!(
+        out,
+        "# robogate audit: {}{span}\n",
+        plural(s.requests, "request")
+    )?;
     for f in &s.files {
         writeln!(
             out,

@@ -123,9 +123,17 @@ fn other_lines_are_not_combined() {
     let bad_time = COMBINED.replace("28/Nov/2026", "28/Nom/2026");
     assert_eq!(parse(Format::Combined, &bad_time, &f), Err(Skip::BadField));
     // A name where the address goes (Apache's HostnameLookups), a bad address.
-    for client in ["crawl-66-249-66-1.googlebot.com", "999.1.1.1", "2001:db8::g"] {
+    for client in [
+        "crawl-66-249-66-1.googlebot.com",
+        "999.1.1.1",
+        "2001:db8::g",
+    ] {
         let line = COMBINED.replace("192.0.2.7", client);
-        assert_eq!(parse(Format::Combined, &line, &f), Err(Skip::BadField), "{client}");
+        assert_eq!(
+            parse(Format::Combined, &line, &f),
+            Err(Skip::BadField),
+            "{client}"
+        );
     }
 }
 
@@ -137,7 +145,12 @@ fn impossible_times_are_not_read() {
     assert!(clf_time("29/Feb/2024:10:00:05 +0000").is_some());
     assert_eq!(clf_time("31/Dec/9999:23:59:59 -2359"), None);
     assert!(clf_time("31/Dec/9999:23:59:59 +0000").is_some());
-    for t in [serde_json::json!(1e300), serde_json::json!(1e16), serde_json::json!("99999999999999999999"), serde_json::json!(-1)] {
+    for t in [
+        serde_json::json!(1e300),
+        serde_json::json!(1e16),
+        serde_json::json!("99999999999999999999"),
+        serde_json::json!(-1),
+    ] {
         assert_eq!(json_time(&t), None, "{t}");
     }
 }
@@ -148,7 +161,11 @@ fn request_lines_read_as_nginx_reads_them() {
     let with = |request: &str| -> Request<'static> {
         let line = COMBINED.replace("GET /private/a?x=1 HTTP/1.1", request);
         match parse(Format::Combined, &line, &f).unwrap().request {
-            Request::Read { method, target, version } => Request::Read {
+            Request::Read {
+                method,
+                target,
+                version,
+            } => Request::Read {
                 method: Cow::Owned(method.into_owned()),
                 target: Cow::Owned(target.into_owned()),
                 version,
@@ -156,9 +173,18 @@ fn request_lines_read_as_nginx_reads_them() {
             Request::Unreadable => Request::Unreadable,
         }
     };
-    assert_eq!(with("GET  /private/y  HTTP/1.1"), read("GET", "/private/y", http::Version::HTTP_11));
-    assert_eq!(with(r"GET /private/\xC3\xA9 HTTP/1.1"), read("GET", "/private/é", http::Version::HTTP_11));
-    assert_eq!(with("GET /x HTTP/9.9"), read("GET", "/x", http::Version::HTTP_11));
+    assert_eq!(
+        with("GET  /private/y  HTTP/1.1"),
+        read("GET", "/private/y", http::Version::HTTP_11)
+    );
+    assert_eq!(
+        with(r"GET /private/\xC3\xA9 HTTP/1.1"),
+        read("GET", "/private/é", http::Version::HTTP_11)
+    );
+    assert_eq!(
+        with("GET /x HTTP/9.9"),
+        read("GET", "/x", http::Version::HTTP_11)
+    );
     assert_eq!(with("GET /x"), read("GET", "/x", http::Version::HTTP_09));
     assert_eq!(with("GET /a b HTTP/1.1"), Request::Unreadable);
 }
@@ -221,7 +247,10 @@ fn json_lines_are_read_by_their_field_names() {
     assert!(Fields::default().with("time=a,time=b").is_err());
     // A request field that is there but `-` is a request the server could not read.
     let dash = r#"{"time":"2026-11-29T08:00:00Z","client":"192.0.2.1","request":"-"}"#;
-    assert_eq!(parse(Format::Json, dash, &f).unwrap().request, Request::Unreadable);
+    assert_eq!(
+        parse(Format::Json, dash, &f).unwrap().request,
+        Request::Unreadable
+    );
 }
 
 #[test]
