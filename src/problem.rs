@@ -186,6 +186,37 @@ fn qvalue(text: &str) -> Option<u16> {
     }
 }
 
+/// The quota a pace of `per_second` requests a second is, as draft-ietf-httpapi-ratelimit-
+/// headers-11 §3.1 writes one: `q` requests (§3.1.1) in a window of `w` whole seconds (§3.1.3:
+/// no fractions), the smallest window holding at least one request, never more generous than
+/// the pace (20/s: 20 in 1 s; one per 10 s: 1 in 10 s; one per 1.5 s: 1 in 2 s).
+pub fn quota(per_second: f64) -> (u64, u64) {
+    if !per_second.is_finite() || per_second <= 0.0 {
+        return (0, 1);
+    }
+    let window = (1.0 / per_second).ceil().clamp(1.0, 86_400.0 * 365.0);
+    let requests = (per_second * window + 1e-9).floor().clamp(1.0, 1e9);
+    (requests as u64, window as u64)
+}
+
+/// The `RateLimit-Policy` and `RateLimit` fields of a 429 (draft-ietf-httpapi-ratelimit-
+/// headers-11): the policy it enforces, named by the refusal's reason (§3: `"crawl-delay";
+/// q=1;w=10`), and what is left of it (§4: `"crawl-delay";r=0;t=…`, nothing until the
+/// effective window ends, `t` the seconds of `Retry-After`, so that `Retry-After` ends no
+/// earlier than the window, §6).
+pub fn rate_limit_fields(
+    reason: Reason,
+    per_second: f64,
+    retry_after_secs: u32,
+) -> (String, String) {
+    let (q, w) = quota(per_second);
+    let name = reason.as_str();
+    (
+        format!("\"{name}\";q={q};w={w}"),
+        format!("\"{name}\";r=0;t={retry_after_secs}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +316,32 @@ mod tests {
         fn wildcards_alone_never_choose_json(q in 0u16..=1000, extra in "(text/html|image/webp|\\*/\\*)") {
             let accept = format!("{extra}, */*;q=0.{q:03}");
             prop_assert!(!json(&accept));
+        }
+    }
+
+    #[test]
+    fn a_pace_is_the_quota_of_the_smallest_whole_window() {
+        // (requests a second) → (q, w)
+        for (pace, expected) in [
+            (20.0, (20, 1)),
+            (2.5, (2, 1)),
+            (1.0, (1, 1)),
+            (1.0 / 10.0, (1, 10)),
+            (1.0 / 1.5, (1, 2)),
+            (0.5, (1, 2)),
+            (1.0 / 0.5, (2, 1)),
+            (0.0, (0, 1)),
+            (f64::NAN, (0, 1)),
+        ] {
+            assert_eq!(quota(pace), expected, "{pace}");
+        }
+        let (policy, limit) = rate_limit_fields(Reason::CrawlDelay, 0.1, 7);
+        assert_eq!(policy, "\"crawl-delay\";q=1;w=10");
+        assert_eq!(limit, "\"crawl-delay\";r=0;t=7");
+        // Both are Structured Fields Lists of Items with parameters (§3, §4).
+        for field in [policy, limit] {
+            let parsed = sfv::Parser::new(&field).parse_list();
+            assert!(parsed.is_ok(), "{field}");
         }
     }
 }

@@ -161,14 +161,30 @@ async fn too_fast(
         text: None,
         retry_after: Some(retry_after_secs),
     };
+    // The pace refused: rapid fire's rate, or one request a Crawl-delay.
+    let per_second = match reason {
+        Reason::RapidFire => policy.rapid_fire.rate,
+        _ => decision
+            .crawl_delay
+            .map_or(0.0, |d| 1.0 / d.as_secs_f64().max(1e-3)),
+    };
+    let (limit_policy, limit) = problem::rate_limit_fields(reason, per_second, retry_after_secs);
     refuse(
         session,
         refusal,
         text,
-        &[(header::RETRY_AFTER, retry.as_str())],
+        &[
+            (header::RETRY_AFTER, retry.as_str()),
+            (RATELIMIT_POLICY, limit_policy.as_str()),
+            (RATELIMIT, limit.as_str()),
+        ],
     )
     .await
 }
+
+/// draft-ietf-httpapi-ratelimit-headers-11 §3 and §4.
+const RATELIMIT_POLICY: header::HeaderName = header::HeaderName::from_static("ratelimit-policy");
+const RATELIMIT: header::HeaderName = header::HeaderName::from_static("ratelimit");
 
 /// Why a request is answered 429, in one sentence without the status.
 pub fn too_fast_detail(reason: Reason) -> &'static str {

@@ -210,6 +210,15 @@ fn a_hammering_loop_is_paced_then_treated_as_a_robot() {
     let retry: u32 = paced.header("retry-after").unwrap().parse().unwrap();
     assert!(retry >= 1);
     assert!(paced.text().contains("faster than"), "{}", paced.text());
+    // rapid_fire.rate as a RateLimit policy, and nothing left until Retry-After.
+    assert_eq!(
+        paced.header("ratelimit-policy"),
+        Some("\"rapid-fire\";q=5;w=1")
+    );
+    assert_eq!(
+        paced.header("ratelimit"),
+        Some(format!("\"rapid-fire\";r=0;t={retry}").as_str())
+    );
     let robots = get(gate.addr, "/robots.txt", Some(CHROME)).unwrap();
     assert_eq!(robots.status, 200, "/robots.txt is never paced");
     let json = request(

@@ -278,6 +278,12 @@ fn nginx_auth_request_asks_robogate_and_serves_what_it_allows() {
     // with X-Robogate-Status: 429 back into a 429 with Retry-After.
     let paced = rapid_fire_is_paced(front.addr, "127.0.0.3");
     let retry: u32 = paced.header("retry-after").unwrap().parse().unwrap();
+    assert_eq!(
+        paced.header("ratelimit"),
+        Some(format!("\"rapid-fire\";r=0;t={retry}").as_str()),
+        "{paced:?}"
+    );
+    assert!(paced.header("ratelimit-policy").is_some(), "{paced:?}");
     assert!(retry >= 1, "{paced:?}");
     assert!(paced.text().contains("faster than"), "{}", paced.text());
     let paced_line = eventually("the 429's line", || {

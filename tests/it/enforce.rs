@@ -381,6 +381,13 @@ fn crawl_delay_answers_429_with_retry_after_then_admits() {
     let early = get(rg.addr, "/blog/", Some(WGET)).unwrap();
     assert_eq!(early.status, 429);
     assert_eq!(early.header("retry-after"), Some("1"));
+    // The pace as draft-ietf-httpapi-ratelimit-headers-11 writes one: one request a second,
+    // none left until Retry-After.
+    assert_eq!(
+        early.header("ratelimit-policy"),
+        Some("\"crawl-delay\";q=1;w=1")
+    );
+    assert_eq!(early.header("ratelimit"), Some("\"crawl-delay\";r=0;t=1"));
     assert_eq!(
         get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status,
         200,
