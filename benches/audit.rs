@@ -77,15 +77,8 @@ fn audit(c: &mut Criterion) {
     let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml");
     let args = AuditArgs {
         logs: vec![path],
-        robots: None,
         config: Some(conf.into()),
-        format: None,
-        fields: None,
-        ranges: None,
-        reverse_dns: false,
-        host: None,
-        json: true,
-        html: None,
+        ..AuditArgs::default()
     };
     // The configuration is loaded and compiled once an audit (not timed here: about as long
     // as a reload).

@@ -113,13 +113,12 @@ fn crawl(base: &str) {
     }
 }
 
-/// `robogate audit --json` of `log`.
-fn audit(robots: &Path, log: &Path, extra: &[&str]) -> serde_json::Value {
+/// `robogate audit --robots ROBOTS EXTRA... LOG`, which must succeed: its standard output.
+fn audit_ok(robots: &Path, log: &Path, extra: &[&str]) -> Vec<u8> {
     let out = robogate_cmd()
         .arg("audit")
         .arg("--robots")
         .arg(robots)
-        .arg("--json")
         .args(extra)
         .arg(log)
         .output()
@@ -129,7 +128,12 @@ fn audit(robots: &Path, log: &Path, extra: &[&str]) -> serde_json::Value {
         "audit: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+/// `robogate audit --json` of `log`.
+fn audit(robots: &Path, log: &Path) -> serde_json::Value {
+    serde_json::from_slice(&audit_ok(robots, log, &["--json"])).unwrap()
 }
 
 /// Refusals by robot in a summary's `robots` (the compliance rows) or `report --json`'s.
@@ -175,7 +179,7 @@ fn audit_of_real_crawls_refuses_what_they_took_and_what_the_proxy_refuses() {
     assert_eq!(took(WGET_RUDE), 3, "{text}");
     assert_eq!(took(SCRAPY_RUDE), 3, "{text}");
     let robots = nginx.dir().join("site/robots.txt");
-    let a = audit(&robots, &log, &[]);
+    let a = audit(&robots, &log);
     assert_eq!(a["skipped"], 0, "{a:#}");
     assert_eq!(a["understood"].as_u64(), Some(text.lines().count() as u64));
     assert_eq!(a["refused"], serde_json::json!({"disallow": 6}), "{a:#}");
@@ -250,19 +254,11 @@ fn the_html_page_shows_its_charts_in_a_browser() {
     let log_path = dir.path().join("access.log");
     std::fs::write(&log_path, log).unwrap();
     let page = dir.path().join("audit.html");
-    let out = robogate_cmd()
-        .arg("audit")
-        .arg("--robots")
-        .arg(dir.path().join("robots.txt"))
-        .arg("--html")
-        .arg(&page)
-        .arg(&log_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let page_arg = page.display().to_string();
+    audit_ok(
+        &dir.path().join("robots.txt"),
+        &log_path,
+        &["--html", &page_arg],
     );
     let url = format!("file://{}", page.display());
     let profile = tempfile::tempdir().unwrap();

@@ -28,7 +28,7 @@ use line::{Entry, Fields, Format, Request, Skip};
 use summary::{FileRead, Summary, Tally};
 
 /// Tell what robogate would have done to the requests in other servers' access logs.
-#[derive(clap::Args, Debug, Clone)]
+#[derive(clap::Args, Debug, Clone, Default)]
 pub struct AuditArgs {
     /// Access logs (gzip'd files are read as they are); `-`: standard input.
     #[arg(required = true, value_name = "LOG")]

@@ -35,14 +35,7 @@ impl Dir {
         AuditArgs {
             logs: logs.to_vec(),
             robots: Some(self.0.path().join("robots.txt")),
-            config: None,
-            format: None,
-            fields: None,
-            ranges: None,
-            reverse_dns: false,
-            host: None,
-            json: true,
-            html: None,
+            ..AuditArgs::default()
         }
     }
 }
