@@ -37,6 +37,10 @@ pub struct RobotsFile {
     pub sha256: [u8; 32],
     /// `Last-Modified` of the file, already formatted as an HTTP date.
     pub last_modified: String,
+    /// The `Link` field announcing the file's RSL licences on the answers they cover (RSL 1.0,
+    /// "Adding RSL to HTTP Headers": `<URL>; rel="license"; type="application/rsl+xml"`, one
+    /// link per valid `License` line); `None` without one.
+    pub license_link: Option<http::HeaderValue>,
 }
 
 impl std::fmt::Debug for RobotsFile {
@@ -51,8 +55,19 @@ impl std::fmt::Debug for RobotsFile {
 
 impl RobotsFile {
     pub fn new(body: Bytes, modified: SystemTime) -> Self {
+        let robots = Robots::parse(&body);
+        let links: Vec<String> = robots
+            .licenses()
+            .iter()
+            .filter_map(|l| l.url())
+            .map(|url| format!("<{url}>; rel=\"license\"; type=\"application/rsl+xml\""))
+            .collect();
+        let license_link = (!links.is_empty())
+            .then(|| http::HeaderValue::from_str(&links.join(", ")).ok())
+            .flatten();
         RobotsFile {
-            robots: Robots::parse(&body),
+            robots,
+            license_link,
             status: 200,
             etag: format!("\"{:016x}\"", fingerprint(&[&body])),
             sha256: sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&body))

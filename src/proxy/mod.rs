@@ -582,7 +582,8 @@ fn decorate(head: &mut impl AnswerHead, policy: &Policy, decision: &Decision) ->
     Ok(())
 }
 
-/// The fields robogate adds to a proxied answer: the operator's `X-Robots-Tag` values, and the
+/// The fields robogate adds to a proxied answer: the operator's `X-Robots-Tag` values, the
+/// RSL licences robots.txt names (`Link`), and the
 /// preferences robots.txt states for this path (draft-ietf-aipref-attach §2) unless the origin
 /// sent its own (`has_content_usage`): two fields would merge into one dictionary whose repeated
 /// keys take the last value (vocab §6.5.1), silently overriding one of them.
@@ -598,7 +599,10 @@ fn added_fields<'a>(
         .then(|| policy.content_usage(decision))
         .flatten()
         .map(|value| (CONTENT_USAGE, value));
-    tags.chain(usage)
+    // RSL: every answer the site's licence covers names it (a `Link` is a list: the origin's
+    // own links stay, this one is added).
+    let license = policy.robots.license_link.clone().map(|v| ("link", v));
+    tags.chain(usage).chain(license)
 }
 
 /// The AI usage preference header field (draft-ietf-aipref-attach §2).

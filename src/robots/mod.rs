@@ -57,6 +57,8 @@ pub struct Robots {
     /// The 1994 reading when its groups differ from the RFC reading's; `None` means "same rules".
     classic: Option<Table>,
     sitemaps: Vec<String>,
+    /// RSL `License` lines (RSL 1.0, "Adding RSL to robots.txt"): global, in file order.
+    licenses: Vec<License>,
     /// Some RFC 9309 group states a preference (read once, asked per request).
     preferences: bool,
 }
@@ -78,6 +80,7 @@ impl Robots {
             rfc,
             classic,
             sitemaps: sitemaps(&doc),
+            licenses: licenses(&doc),
         }
     }
 
@@ -183,6 +186,11 @@ impl Robots {
     /// `Sitemap` values in file order.
     pub fn sitemaps(&self) -> &[String] {
         &self.sitemaps
+    }
+
+    /// RSL `License` lines in file order (their values as written; see [`License::url`]).
+    pub fn licenses(&self) -> &[License] {
+        &self.licenses
     }
 
     /// Whether some group has a `Content-Usage` or `Content-Signal` line that states a
@@ -372,6 +380,58 @@ impl<'t> Canonical<'t> {
 pub fn is_robots_txt(canonical: &[u8]) -> bool {
     let path = canonical.split(|&b| b == b'?').next().unwrap_or(canonical);
     path == b"/robots.txt"
+}
+
+/// An RSL `License: <absoluteURL>` line. RSL 1.0 ("Adding RSL to robots.txt"): the directive
+/// is global, not tied to a user agent, and names an RSL licence or feed by a fully qualified
+/// URL (scheme and host), not necessarily URL-encoded, on any host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct License {
+    pub line: u32,
+    pub value: String,
+}
+
+impl License {
+    /// The licence's URL, percent-encoded where a URI may not hold the byte (RSL does not ask
+    /// the file to encode it), when it is an absolute `http`/`https` URL with a host.
+    pub fn url(&self) -> Option<http::Uri> {
+        let mut encoded = String::with_capacity(self.value.len());
+        for b in self.value.bytes() {
+            match b {
+                b'!'..=b'~'
+                    if !matches!(
+                        b,
+                        b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+                    ) =>
+                {
+                    encoded.push(b as char)
+                }
+                b => encoded.push_str(&format!("%{b:02X}")),
+            }
+        }
+        let uri: http::Uri = encoded.parse().ok()?;
+        let scheme = uri.scheme_str()?;
+        let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+        (web && uri.host().is_some_and(|h| !h.is_empty())).then_some(uri)
+    }
+}
+
+/// `License` lines (a key RFC 9309 does not know: read as written, `license`, any case).
+fn licenses(doc: &parse::Document<'_>) -> Vec<License> {
+    doc.lines
+        .iter()
+        .filter_map(|line| match &line.content {
+            parse::Content::Directive(d)
+                if d.field == parse::Field::Other && d.key.eq_ignore_ascii_case(b"license") =>
+            {
+                Some(License {
+                    line: line.number,
+                    value: String::from_utf8_lossy(d.value).into_owned(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn sitemaps(doc: &parse::Document<'_>) -> Vec<String> {

@@ -469,3 +469,42 @@ fn repeated_piece_checks_each_rule_once() {
         (D, Some(("/*aaaaaa*x1999", 2001)))
     );
 }
+
+/// RSL 1.0's `License` lines: global, in file order, each URL absolute (encoded where the file
+/// did not encode it).
+#[test]
+fn rsl_license_lines_are_read_wherever_they_stand() {
+    let robots = Robots::parse(
+        "License: https://example.com/license.xml\nUser-agent: a\nLicense: https://x.example/l\u{e9}.xml\nDisallow: /\nlicense: /relative\n"
+            .as_bytes(),
+    );
+    let values: Vec<(u32, &str)> = robots
+        .licenses()
+        .iter()
+        .map(|l| (l.line, l.value.as_str()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            (1, "https://example.com/license.xml"),
+            (3, "https://x.example/l\u{e9}.xml"),
+            (5, "/relative")
+        ]
+    );
+    let urls: Vec<Option<String>> = robots
+        .licenses()
+        .iter()
+        .map(|l| l.url().map(|u| u.to_string()))
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            Some("https://example.com/license.xml".into()),
+            Some("https://x.example/l%C3%A9.xml".into()),
+            None
+        ]
+    );
+    // A License line neither opens nor closes a group: `a`'s rule stands.
+    let d = robots.decide(&["a"], false, "/x", Reading::Enforce);
+    assert_eq!(d.verdict, D);
+}

@@ -142,3 +142,36 @@ fn check_shows_the_preference_and_lint_checks_the_lines() {
         assert!(out.contains(expected), "{expected:?} not in:\n{out}");
     }
 }
+
+/// RSL 1.0: robots.txt's `License` lines are served as written, and every answer of the site
+/// names the licence in `Link`, for robots and people alike; a refusal does not.
+#[test]
+fn rsl_licences_are_served_and_announced_in_link() {
+    let origin = Origin::start();
+    let robots = "License: https://example.com/license.xml\nUser-agent: *\nDisallow: /private/\n";
+    let rg = Robogate::start(origin.addr, robots, NO_VERIFY);
+    let served = get(rg.addr, "/robots.txt", Some(GOOGLEBOT)).unwrap();
+    assert!(served
+        .text()
+        .starts_with("License: https://example.com/license.xml\n"));
+    let link = "<https://example.com/license.xml>; rel=\"license\"; type=\"application/rsl+xml\"";
+    for ua in [GOOGLEBOT, FIREFOX] {
+        let page = get(rg.addr, "/", Some(ua)).unwrap();
+        assert_eq!(page.status, 200);
+        assert_eq!(page.header("link"), Some(link), "{ua}");
+    }
+    let head = request(rg.addr, "HEAD", "/blog/", Some(FIREFOX), &[]).unwrap();
+    assert_eq!(head.header("link"), Some(link));
+    // A refusal is no answer of the site's content: no licence on it.
+    let refused = get(rg.addr, "/private/x", Some(GOOGLEBOT)).unwrap();
+    assert_eq!(refused.status, 403);
+    assert_eq!(refused.header("link"), None);
+    // `robogate lint` checks the line.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("robots.txt");
+    std::fs::write(&file, "License: license.xml\n").unwrap();
+    let out = robogate_cmd().arg("lint").arg(&file).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("not an absolute http(s) URL"), "{text}");
+}

@@ -46,6 +46,7 @@ const KNOWN_KEYS: &[(&str, &str)] = &[
     ("Crawl-delay", "crawldelay"),
     ("Host", "host"),
     ("Clean-param", "cleanparam"),
+    ("License", "license"),
 ];
 
 /// Python's `urllib.robotparser` before CPython's RFC 9309 update (gh-138907, backported as far
@@ -429,6 +430,9 @@ impl<'c> Linter<'c> {
                     self.preference(number, form, directive);
                 }
             }
+            Field::Other if directive.key.eq_ignore_ascii_case(b"license") => {
+                self.license(number, directive)
+            }
             Field::Other => self.unknown_key(number, directive),
             Field::Sitemap => {}
         }
@@ -495,6 +499,27 @@ impl<'c> Linter<'c> {
     }
 
     /// A key that is no robots.txt directive: robots ignore the line.
+    /// RSL's `License` (RSL 1.0, "Adding RSL to robots.txt"): a fully qualified URL (scheme and
+    /// host) of the licence or feed.
+    fn license(&mut self, number: u32, directive: &Directive<'_>) {
+        let license = super::License {
+            line: number,
+            value: String::from_utf8_lossy(directive.value).into_owned(),
+        };
+        if license.url().is_none() {
+            self.warn(
+                number,
+                format!(
+                    "`License: {}` is not an absolute http(s) URL: crawlers that read RSL cannot \
+                     fetch the licence, and robogate does not announce it in `Link`",
+                    show(directive.value)
+                ),
+                "write the licence's full URL, e.g. `License: https://example.com/license.xml`"
+                    .into(),
+            );
+        }
+    }
+
     fn unknown_key(&mut self, number: u32, directive: &Directive<'_>) {
         let key = String::from_utf8_lossy(directive.key).to_ascii_lowercase();
         // A BOM in front of the key has its own warning.
