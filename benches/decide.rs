@@ -109,8 +109,9 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
         f.standing = standing.suspicion();
         f.read = standing.read;
         f.read_robots = standing.read_robots.as_deref();
-        let mut d = policy.decide(black_box(&f));
-        let tarpit = now(state.admit(&mut d, &policy, &client));
+        let decided = policy.decide(black_box(&f));
+        let (admission, tarpit) = now(state.admit(&decided, &policy, &client));
+        let d = decided.admitted(admission);
         state.tally(&policy, &d, &client, "disallow");
         black_box((d, tarpit));
     };
@@ -140,8 +141,8 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
             reader: Reader::of(&earlier, &f),
             print: 0,
         };
-        let mut d = earlier.decide(&f);
-        now(read.admit(&mut d, &earlier, &client));
+        let d = earlier.decide(&f);
+        now(read.admit(&d, &earlier, &client));
     }
     group.bench_function(
         "the same, every robot having fetched an earlier robots.txt (per mix of 8)",

@@ -461,7 +461,45 @@ pub struct Decision {
     pub reader: bool,
 }
 
+/// What live state says of a decided request ([`crate::state::LiveState::admit`]): the one
+/// input that comes after `decide`, applied by [`Decision::admitted`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// As decided.
+    Admitted,
+    /// A request that would pass must wait: over `[rapid_fire]` (`rapid_fire`), or back before
+    /// its group's `Crawl-delay`. `repeat`: a 429 that continues a run already on record.
+    Paced {
+        retry_after_secs: u32,
+        rapid_fire: bool,
+        repeat: bool,
+    },
+    /// A tarpit with no place left: blocked instead.
+    TarpitFull,
+}
+
 impl Decision {
+    /// The final decision: this one with live state's answer applied (the one step after
+    /// `decide`; nothing edits a decision after it).
+    pub fn admitted(mut self, admission: Admission) -> Decision {
+        match admission {
+            Admission::Admitted => {}
+            Admission::Paced {
+                retry_after_secs,
+                rapid_fire,
+                repeat,
+            } => {
+                self.outcome = Outcome::Limit { retry_after_secs };
+                if rapid_fire {
+                    self.tell = Some(Tell::RapidFire);
+                    self.repeat = repeat;
+                }
+            }
+            Admission::TarpitFull => self.outcome = Outcome::Block,
+        }
+        self
+    }
+
     /// A request refused before it is classified, because it names its client more than once
     /// (two `User-Agent` fields): class unknown, no agent, [`Outcome::BadRequest`].
     pub fn bad_request() -> Self {

@@ -263,8 +263,9 @@ impl Gate {
                 facts.standing = standing.suspicion();
                 facts.read = standing.read;
                 facts.read_robots = standing.read_robots.as_deref();
-                let mut decision = policy.decide(&facts);
-                let tarpit = self.state.admit(&mut decision, policy, &asker).await;
+                let decided = policy.decide(&facts);
+                let (admission, tarpit) = self.state.admit(&decided, policy, &asker).await;
+                let mut decision = decided.admitted(admission);
                 self.state
                     .tally(policy, &decision, &asker, Reason::of(&decision).as_str());
                 if decision.read == Read::Unknown

@@ -2,8 +2,9 @@
 //!
 //! [`Policy::decide`] is pure and reads no state. What the instance remembers across requests —
 //! today the Crawl-delay pace of each (robot, client) and the tarpits held — refines its
-//! decision in one named step, [`LiveState::admit`], before anything is answered: a robot back
-//! too early is [`Outcome::Limit`], a tarpit over its caps is [`Outcome::Block`]. After `admit`
+//! decision in one named step: [`LiveState::admit`] answers with an [`Admission`] (a robot back
+//! too early is to wait, a tarpit over its caps is full), which [`Decision::admitted`] applies
+//! before anything is answered (the decision is never edited in place). After that step
 //! the decision is final; `proxy::respond` only carries it out.
 //!
 //! Each room here is bounded (entries, or connections held) and forgets on its own (expiry).
@@ -27,12 +28,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::metrics::METRICS;
-use crate::policy::{Decision, Mode, Outcome, Policy, RapidKey, Read, RobotsFile, Suspicion, Tell};
+pub use crate::policy::Admission;
+use crate::policy::{Decision, Mode, Outcome, Policy, RapidKey, Read, RobotsFile, Suspicion};
 use catches::{Ban, CatchKey, Catches};
 pub use clock::Clock;
 use compliance::Compliance;
 use ledger::{Fetch, Ledger, LedgerKey, Reader};
-use pacer::{Admission, CrawlLimiter, Key};
+use pacer::{CrawlLimiter, Key};
 use rapid::{Pace, RapidFire};
 use shared::Shared;
 use tarpits::{TarpitGate, TarpitGuard};
@@ -323,19 +325,20 @@ impl LiveState {
         )
     }
 
-    /// Refines `decision` with what live state knows about this client, and records what it
-    /// does: a trap catch, the client's rapid-fire bucket, a paced robot's admission, a
-    /// tarpit's place. Returns the tarpit place the request holds, if it is to be tarpitted
-    /// (kept for as long as the drip lasts).
+    /// What live state says of `decision`, recording what it does: a trap catch, the client's
+    /// rapid-fire bucket, a paced robot's admission, a tarpit's place. The decision itself is
+    /// not edited: [`Decision::admitted`] is the one step that applies the answer. Returns the
+    /// tarpit place the request holds, if it is to be tarpitted (kept for as long as the drip
+    /// lasts).
     pub async fn admit(
         &self,
-        decision: &mut Decision,
+        decision: &Decision,
         policy: &Policy,
         client: &Client<'_>,
-    ) -> Option<TarpitGuard> {
+    ) -> (Admission, Option<TarpitGuard>) {
         let now = self.clock.now();
         self.catch(decision, policy, client, now);
-        self.rapid_fire(decision, policy, client, now);
+        let rapid = self.rapid_fire(decision, policy, client, now);
         if decision.outcome == Outcome::RobotsTxt {
             self.fetched_robots_txt(policy, client, now);
             let reader_for = policy.fingerprint.reader_for;
@@ -343,21 +346,24 @@ impl LiveState {
                 self.readers.mark(reader_key(ip, client), now, reader_for);
             }
         }
+        if let Some(paced) = rapid {
+            return (paced, None);
+        }
         match decision.outcome {
             Outcome::Pass => {
-                self.pace(decision, policy, client.ip, client.user_agent)
+                let paced = self
+                    .pace(decision, policy, client.ip, client.user_agent)
                     .await;
-                None
+                (paced, None)
             }
-            Outcome::Tarpit => {
-                let place = self.tarpits.try_enter(client.ip, &policy.tarpit);
-                if place.is_none() {
+            Outcome::Tarpit => match self.tarpits.try_enter(client.ip, &policy.tarpit) {
+                Some(place) => (Admission::Admitted, Some(place)),
+                None => {
                     METRICS.tarpit_overflow.inc();
-                    decision.outcome = Outcome::Block;
+                    (Admission::TarpitFull, None)
                 }
-                place
-            }
-            _ => None,
+            },
+            _ => (Admission::Admitted, None),
         }
     }
 
@@ -479,20 +485,18 @@ impl LiveState {
     }
 
     /// Rapid fire: every request but `/robots.txt` counts; one over the rate that would have
-    /// passed gets [`Outcome::Limit`] (refusals stay refusals). In shadow mode the count, the
-    /// metrics and the turn to robot happen, the 429 does not.
+    /// passed is to wait ([`Admission::Paced`]; refusals stay refusals). In shadow mode the
+    /// count, the metrics and the turn to robot happen, the 429 does not.
     fn rapid_fire(
         &self,
-        decision: &mut Decision,
+        decision: &Decision,
         policy: &Policy,
         client: &Client<'_>,
         now: Instant,
-    ) {
-        let Some(ip) = client.ip else {
-            return;
-        };
+    ) -> Option<Admission> {
+        let ip = client.ip?;
         if decision.outcome == Outcome::RobotsTxt || !self.rapid_fire_applies(policy, client) {
-            return;
+            return None;
         }
         let check = self
             .rapid
@@ -501,7 +505,7 @@ impl LiveState {
             METRICS.rapid_fire_robots.inc();
         }
         match check.pace {
-            Pace::Admit => {}
+            Pace::Admit => None,
             Pace::Untracked => {
                 METRICS.rapid_fire_untracked.inc();
                 let untracked = METRICS.rapid_fire_untracked.get();
@@ -512,30 +516,31 @@ impl LiveState {
                         "rapid-fire table full (rapid_fire.max_entries); admitting untracked"
                     )
                 }
+                None
             }
             Pace::Paced { retry_after } => {
                 METRICS.rapid_fire_paced.inc();
-                if policy.enforce.mode == Mode::Enforce && decision.outcome == Outcome::Pass {
-                    decision.outcome = Outcome::Limit {
-                        retry_after_secs: whole_seconds(retry_after),
-                    };
-                    decision.tell = Some(Tell::RapidFire);
-                    decision.repeat = !check.run_started && !check.turned_robot;
-                }
+                let applies =
+                    policy.enforce.mode == Mode::Enforce && decision.outcome == Outcome::Pass;
+                applies.then(|| Admission::Paced {
+                    retry_after_secs: whole_seconds(retry_after),
+                    rapid_fire: true,
+                    repeat: !check.run_started && !check.turned_robot,
+                })
             }
         }
     }
 
-    /// Crawl-delay: a robot that comes back too early gets [`Outcome::Limit`].
+    /// Crawl-delay: a robot that comes back too early is to wait.
     async fn pace(
         &self,
-        decision: &mut Decision,
+        decision: &Decision,
         policy: &Policy,
         client: Option<IpAddr>,
         user_agent: Option<&str>,
-    ) {
+    ) -> Admission {
         let (Some(delay), Some(ip)) = (decision.crawl_delay, client) else {
-            return;
+            return Admission::Admitted;
         };
         let robot = policy.pacing_name(decision, user_agent);
         let shared = match self.shared_up() {
@@ -547,8 +552,8 @@ impl LiveState {
                 .admit(Key::new(robot, ip), delay, self.clock.now())
         });
         match admission {
-            Admission::Admit => {}
-            Admission::Untracked => {
+            pacer::Admission::Admit => Admission::Admitted,
+            pacer::Admission::Untracked => {
                 METRICS.crawl_delay_untracked.inc();
                 // Logged the 1st, 2nd, 4th, 8th... time: a full limiter must not flood the log.
                 let untracked = METRICS.crawl_delay_untracked.get();
@@ -559,12 +564,13 @@ impl LiveState {
                         "Crawl-delay limiter full (crawl_delay.max_entries); admitting untracked"
                     )
                 }
+                Admission::Admitted
             }
-            Admission::Wait(wait) => {
-                decision.outcome = Outcome::Limit {
-                    retry_after_secs: whole_seconds(wait),
-                };
-            }
+            pacer::Admission::Wait(wait) => Admission::Paced {
+                retry_after_secs: whole_seconds(wait),
+                rapid_fire: false,
+                repeat: false,
+            },
         }
     }
 }
