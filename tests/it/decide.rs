@@ -11,7 +11,8 @@ use std::process::{Child, Command, Stdio};
 use crate::dns::{DnsServer, Zone};
 use crate::support::*;
 
-const ROBOTS: &str = "User-agent: *\nAllow: /private/press/\nDisallow: /private/\n";
+const ROBOTS: &str = "User-agent: *\nAllow: /private/press/\nDisallow: /private/\n\
+     License: https://example.com/license.xml\n";
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const CRAWLER: &str = "ExampleCrawler/2.0 (+https://crawler.example/bot)";
 /// What a browser sends besides its User-Agent (`[fingerprint]` judges a bare head a robot's).
@@ -273,6 +274,18 @@ fn nginx_auth_request_asks_robogate_and_serves_what_it_allows() {
         conf.replace("listen 80;", &format!("listen {addr};"))
     });
     front_door_decides(front.addr, &origin, &rg);
+    // The recipe adds robogate's fields to the answer: here the RSL licence's Link.
+    let page = curl(
+        "127.0.0.2",
+        &format!("http://{}/", front.addr),
+        CHROME,
+        &BROWSER,
+    );
+    assert_eq!(
+        page.header("link"),
+        Some("<https://example.com/license.xml>; rel=\"license\"; type=\"application/rsl+xml\""),
+        "{page:?}"
+    );
 
     // nginx's auth_request passes on only 2xx, 401 and 403: the recipe turns robogate's 403
     // with X-Robogate-Status: 429 back into a 429 with Retry-After.
