@@ -530,7 +530,8 @@ impl Audit<'_> {
         version: http::Version,
         entry: &Entry<'_>,
     ) -> Option<RequestHeader> {
-        let mut req = RequestHeader::build(method, target.as_bytes(), Some(4)).ok()?;
+        // Without the fields' case map: nothing an audit decides reads how a name was written.
+        let mut req = RequestHeader::build_no_case(method, target.as_bytes(), Some(4)).ok()?;
         req.set_version(version);
         let host = entry.host.as_deref().or(self.host);
         // HTTP/1.1 needs a Host; one the log does not name is the site's.
