@@ -302,10 +302,13 @@ fn audit_says_clearly_when_it_understands_nothing() {
     std::fs::write(dir.path().join("robots.txt"), ROBOTS).unwrap();
     let log = dir.path().join("notes.txt");
     std::fs::write(&log, "dear diary\nnothing here is a request\n").unwrap();
+    let page = dir.path().join("audit.html");
     let out = robogate_cmd()
         .arg("audit")
         .arg("--robots")
         .arg(dir.path().join("robots.txt"))
+        .arg("--html")
+        .arg(&page)
         .arg(&log)
         .output()
         .unwrap();
@@ -315,6 +318,7 @@ fn audit_says_clearly_when_it_understands_nothing() {
         err.contains("2 of 2 lines skipped") && err.contains("no line understood"),
         "{err}"
     );
+    assert!(!page.exists(), "no page for no audit");
     // Without a robots.txt to judge by, it says what it needs.
     let out = robogate_cmd().arg("audit").arg(&log).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

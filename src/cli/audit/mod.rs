@@ -107,6 +107,11 @@ pub fn run(args: &AuditArgs) -> ExitCode {
         );
     }
     if summary.understood == 0 {
+        // No page for no audit (its file was made empty above).
+        if let (Some(page), Some(path)) = (page, &args.html) {
+            drop(page);
+            let _ = std::fs::remove_file(path);
+        }
         let json = summary.files.iter().any(|f| f.format == "json");
         eprintln!(
             "robogate audit: no line understood, so no audit. It reads nginx's and Apache's \
