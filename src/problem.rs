@@ -199,17 +199,25 @@ pub fn quota(per_second: f64) -> (u64, u64) {
     (requests as u64, window as u64)
 }
 
+/// The quota a spacing of one request every `delay` is (Crawl-delay: no burst): one request in
+/// a window of `delay` rounded up to whole seconds (§3.1.3), never more generous than the pace
+/// (`Crawl-delay: 0.5`: one in 1 s, not two).
+pub fn spacing(delay: std::time::Duration) -> (u64, u64) {
+    let window = delay.as_secs_f64().ceil().clamp(1.0, 86_400.0 * 365.0);
+    (1, window as u64)
+}
+
 /// The `RateLimit-Policy` and `RateLimit` fields of a 429 (draft-ietf-httpapi-ratelimit-
-/// headers-11): the policy it enforces, named by the refusal's reason (§3: `"crawl-delay";
-/// q=1;w=10`), and what is left of it (§4: `"crawl-delay";r=0;t=…`, nothing until the
-/// effective window ends, `t` the seconds of `Retry-After`, so that `Retry-After` ends no
-/// earlier than the window, §6).
+/// headers-11): the policy it enforces, named by the refusal's reason, as `quota` (`q`
+/// requests in `w` seconds; §3: `"crawl-delay";q=1;w=10`), and what is left of it (§4:
+/// `"crawl-delay";r=0;t=…`, nothing until the effective window ends, `t` the seconds of
+/// `Retry-After`, so that `Retry-After` ends no earlier than the window, §6).
 pub fn rate_limit_fields(
     reason: Reason,
-    per_second: f64,
+    quota: (u64, u64),
     retry_after_secs: u32,
 ) -> (String, String) {
-    let (q, w) = quota(per_second);
+    let (q, w) = quota;
     let name = reason.as_str();
     (
         format!("\"{name}\";q={q};w={w}"),
@@ -335,7 +343,14 @@ mod tests {
         ] {
             assert_eq!(quota(pace), expected, "{pace}");
         }
-        let (policy, limit) = rate_limit_fields(Reason::CrawlDelay, 0.1, 7);
+        assert_eq!(spacing(std::time::Duration::from_secs(10)), (1, 10));
+        assert_eq!(spacing(std::time::Duration::from_millis(500)), (1, 1));
+        assert_eq!(spacing(std::time::Duration::from_millis(1500)), (1, 2));
+        let (policy, limit) = rate_limit_fields(
+            Reason::CrawlDelay,
+            spacing(std::time::Duration::from_secs(10)),
+            7,
+        );
         assert_eq!(policy, "\"crawl-delay\";q=1;w=10");
         assert_eq!(limit, "\"crawl-delay\";r=0;t=7");
         // Both are Structured Fields Lists of Items with parameters (§3, §4).

@@ -162,13 +162,11 @@ async fn too_fast(
         retry_after: Some(retry_after_secs),
     };
     // The pace refused: rapid fire's rate, or one request a Crawl-delay.
-    let per_second = match reason {
-        Reason::RapidFire => policy.rapid_fire.rate,
-        _ => decision
-            .crawl_delay
-            .map_or(0.0, |d| 1.0 / d.as_secs_f64().max(1e-3)),
+    let quota = match (reason, decision.crawl_delay) {
+        (Reason::RapidFire, _) | (_, None) => problem::quota(policy.rapid_fire.rate),
+        (_, Some(delay)) => problem::spacing(delay),
     };
-    let (limit_policy, limit) = problem::rate_limit_fields(reason, per_second, retry_after_secs);
+    let (limit_policy, limit) = problem::rate_limit_fields(reason, quota, retry_after_secs);
     refuse(
         session,
         refusal,

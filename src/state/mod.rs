@@ -138,9 +138,12 @@ impl LiveState {
     /// Live state that judges a log by its own time: [`Clock::set`] to each line's time before
     /// the line is decided (`robogate audit`).
     pub fn replaying(bounds: Bounds) -> LiveState {
+        let tables = LiveState::new(bounds);
+        // Made after the tables: the log's first line maps to an `Instant` no earlier than
+        // any table's own start (rapid fire counts from its epoch, saturating before it).
         LiveState {
             clock: Clock::replayed(),
-            ..LiveState::new(bounds)
+            ..tables
         }
     }
 

@@ -232,6 +232,11 @@ fn load(args: &AuditArgs) -> Result<Loaded, String> {
             if let Some(ranges) = &args.ranges {
                 text = with_ranges(&text, ranges)?;
             }
+            // `--robots` is the file served, checked against the trap paths and the rest as
+            // the configuration's own would be.
+            if let Some(robots) = &args.robots {
+                text = with_robots_file(&text, robots)?;
+            }
             let base = path.parent().unwrap_or(Path::new("."));
             config::load_text(path, text, base, 1, None, robots.is_none())
                 .map_err(|e| format!("--config {}:\n{e}", path.display()))?
@@ -273,6 +278,23 @@ fn load(args: &AuditArgs) -> Result<Loaded, String> {
         ));
     }
     Ok(loaded)
+}
+
+/// `text` (a robogate.toml) whose `[robots]` serves `file` (`source = "file"`; the section's
+/// other sources' keys dropped).
+fn with_robots_file(text: &str, file: &Path) -> Result<String, String> {
+    let mut doc: toml::Table = text
+        .parse()
+        .map_err(|e| format!("cannot read the configuration: {e}"))?;
+    let file = std::path::absolute(file).map_err(|e| format!("--robots: {e}"))?;
+    let mut robots = toml::Table::new();
+    robots.insert("source".into(), toml::Value::String("file".into()));
+    robots.insert(
+        "file".into(),
+        toml::Value::String(file.display().to_string()),
+    );
+    doc.insert("robots".into(), toml::Value::Table(robots));
+    toml::to_string(&doc).map_err(|e| e.to_string())
 }
 
 /// `text` (a robogate.toml) with `verify.ranges` set to `dir`, a folder holding range lists.
@@ -399,14 +421,15 @@ impl Audit<'_> {
                 }
             }
         } else {
-            // Each log's next understood line, its time first; the earliest is decided next.
+            // Each log's next understood line, its time first; the earliest is decided next,
+            // and of lines of one time (a second, in combined logs), the older log's first.
             let mut heads = std::collections::BinaryHeap::new();
             for (i, source) in sources.iter_mut().enumerate() {
                 if let Some(head) = self.advance(source, tally) {
-                    heads.push(std::cmp::Reverse((head, i)));
+                    heads.push(std::cmp::Reverse((head, source.first, i)));
                 }
             }
-            while let Some(std::cmp::Reverse((_, i))) = heads.pop() {
+            while let Some(std::cmp::Reverse((_, _, i))) = heads.pop() {
                 let source = &mut sources[i];
                 if let Some(text) = source.head.take() {
                     if let Ok(e) = entry(source.format, &text, self.fields) {
@@ -416,7 +439,7 @@ impl Audit<'_> {
                     }
                 }
                 if let Some(head) = self.advance(source, tally) {
-                    heads.push(std::cmp::Reverse((head, i)));
+                    heads.push(std::cmp::Reverse((head, source.first, i)));
                 }
             }
         }
@@ -447,6 +470,7 @@ impl Audit<'_> {
             match time {
                 Ok((time, text)) => {
                     source.head = Some(text);
+                    source.first.get_or_insert(time);
                     return Some(time);
                 }
                 Err(why) => skip(tally, &mut source.read, why),
@@ -469,6 +493,7 @@ impl Audit<'_> {
                 ..FileRead::default()
             },
             head: None,
+            first: None,
         };
         let mut lines = match open(path) {
             Ok(r) => Lines::new(r),
@@ -535,6 +560,11 @@ impl Audit<'_> {
         version: http::Version,
         entry: &Entry<'_>,
     ) -> Option<RequestHeader> {
+        // Bytes the log escaped that are not UTF-8 (read as U+FFFD): robogate's lane answers
+        // such a target 400 before deciding.
+        if target.contains('\u{FFFD}') {
+            return None;
+        }
         // Without the fields' case map: nothing an audit decides reads how a name was written.
         let mut req = RequestHeader::build_no_case(method, target.as_bytes(), Some(4)).ok()?;
         req.set_version(version);
@@ -561,6 +591,8 @@ struct Source {
     read: FileRead,
     /// The next understood line, while logs are merged.
     head: Option<String>,
+    /// The time of its first understood line (which of two logs is the older).
+    first: Option<SystemTime>,
 }
 
 /// A log's lines.

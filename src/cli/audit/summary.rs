@@ -44,7 +44,8 @@ pub struct Refusals {
     pub requests: u64,
     /// By reason, as `robogate_refusals_total` names them.
     pub reasons: BTreeMap<&'static str, u64>,
-    /// Refusals of robots.txt rules, by the line of the rule.
+    /// Refusals that rest on a robots.txt line (a rule, a trap path's `Disallow`, a
+    /// preference), by that line.
     pub robots_lines: BTreeMap<u32, u64>,
 }
 
@@ -99,6 +100,7 @@ pub struct Summary {
     /// Requests that would have been refused, by reason (`robogate_refusals_total`'s).
     pub refused: BTreeMap<&'static str, u64>,
     pub refused_total: u64,
+    /// Robots' refusals (the people's are in `people`).
     pub refused_by_robot: BTreeMap<String, Refusals>,
     /// The robots.txt lines refusals rest on, with their text.
     pub robots_txt_lines: BTreeMap<u32, String>,
@@ -253,14 +255,17 @@ impl Tally {
         minute.refused += 1;
         s.refused_total += 1;
         *s.refused.entry(reason).or_default() += 1;
-        let r = row(&mut s.refused_by_robot, &name, catalog);
-        r.requests += 1;
-        *r.reasons.entry(reason).or_default() += 1;
-        if let (Some(line), true) = (decision.robots_line, reason == "disallow") {
-            *r.robots_lines.entry(line).or_default() += 1;
-            s.robots_txt_lines
-                .entry(line)
-                .or_insert_with(|| robots_line(&policy.robots.body, line));
+        // A person's refusals are listed with the people, not as a robot's.
+        if !browser {
+            let r = row(&mut s.refused_by_robot, &name, catalog);
+            r.requests += 1;
+            *r.reasons.entry(reason).or_default() += 1;
+            if let Some(line) = decision.robots_line {
+                *r.robots_lines.entry(line).or_default() += 1;
+                s.robots_txt_lines
+                    .entry(line)
+                    .or_insert_with(|| robots_line(&policy.robots.body, line));
+            }
         }
         if browser {
             s.people_refused += 1;

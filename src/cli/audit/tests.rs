@@ -156,6 +156,57 @@ fn rapid_fire_and_trap_bans_follow_the_logs_time() {
     assert_eq!(s.refused.get("trap"), Some(&2), "{:?}", s.refused);
     assert_eq!(s.people_refused, 2);
     assert_eq!(s.people.len(), 1);
+    // A person's refusals are the people's, not a robot row's.
+    assert!(s.refused_by_robot.is_empty(), "{:?}", s.refused_by_robot);
+}
+
+#[test]
+fn rapid_fire_counts_the_logs_first_second_whole() {
+    let d = Dir::new();
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    // The default burst (200) in the log's first second, then the default rate (20) in the
+    // next: all within rapid fire's bounds.
+    let mut log: String = (0..200)
+        .map(|_| combined("192.0.2.9", 0, "/", firefox))
+        .collect();
+    log += &(0..20)
+        .map(|_| combined("192.0.2.9", 1, "/", firefox))
+        .collect::<String>();
+    let s = summarize(&d.args(&[d.write("burst.log", log.as_bytes())])).unwrap();
+    assert_eq!((s.understood, s.refused_total), (220, 0), "{:?}", s.refused);
+}
+
+#[test]
+fn robots_given_replace_the_configurations_own_everywhere() {
+    let d = Dir::new();
+    // The configuration's robots.txt does not disallow its trap path (so it would not load);
+    // the robots.txt given does.
+    std::fs::write(d.0.path().join("own.txt"), "User-agent: *\nDisallow: /x/\n").unwrap();
+    std::fs::write(
+        d.0.path().join("robogate.toml"),
+        "[origin]\naddress = \"127.0.0.1:9\"\n[robots]\nfile = \"own.txt\"\n\
+         [trap]\npaths = [\"/trap/\"]\n",
+    )
+    .unwrap();
+    let log = combined("192.0.2.1", 0, "/trap/a", "curl/8");
+    let mut args = d.args(&[d.write("t.log", log.as_bytes())]);
+    args.config = Some(d.0.path().join("robogate.toml"));
+    let s = summarize(&args).unwrap();
+    assert_eq!(s.refused.get("trap"), Some(&1), "{:?}", s.refused);
+    // The trap path's refusal rests on the `Disallow: /trap/` line of the file given.
+    assert_eq!(
+        s.robots_txt_lines.get(&3).map(String::as_str),
+        Some("Disallow: /trap/")
+    );
+}
+
+#[test]
+fn a_target_whose_bytes_are_not_utf8_is_a_bad_request() {
+    let d = Dir::new();
+    let mut log = combined("192.0.2.1", 0, r"/a?x=\xFF", "curl/8");
+    log += &combined("192.0.2.1", 1, r"/caf\xC3\xA9", "curl/8");
+    let s = summarize(&d.args(&[d.write("bytes.log", log.as_bytes())])).unwrap();
+    assert_eq!((s.requests, s.bad_requests), (2, 1));
 }
 
 #[test]

@@ -34,13 +34,20 @@ fn counts<K: AsRef<str>>(m: &BTreeMap<K, u64>, all: Option<u64>) -> String {
 fn plural(n: u64, thing: &str) -> String {
     match n {
         1 => format!("1 {thing}"),
+        n if thing.ends_with("ch") => format!("{n} {thing}es"),
         n => format!("{n} {thing}s"),
     }
 }
 
 /// The first `limit` of `list`, and what is not shown: clients `--json` lists, and `unlisted`
 /// requests of clients past its bound.
-fn clients(out: &mut impl Write, list: &[Listed], limit: usize, unlisted: u64) -> io::Result<()> {
+fn clients(
+    out: &mut impl Write,
+    list: &[Listed],
+    limit: usize,
+    unlisted: u64,
+    what: &str,
+) -> io::Result<()> {
     for l in list.iter().take(limit) {
         let reasons = match l.reasons.is_empty() {
             true => String::new(),
@@ -48,11 +55,10 @@ fn clients(out: &mut impl Write, list: &[Listed], limit: usize, unlisted: u64) -
         };
         writeln!(
             out,
-            "  - {} \"{}\": {} request{}{reasons}, first {}",
+            "  - {} \"{}\": {}{reasons}, first {}",
             l.client,
             l.user_agent,
-            l.requests,
-            if l.requests == 1 { "" } else { "s" },
+            plural(l.requests, what),
             l.first_path
         )?;
     }
@@ -163,7 +169,7 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
                 out,
                 "## People refused: {n} requests of browser User-Agents would have been refused"
             )?;
-            clients(out, &s.people, 20, s.people_unlisted_requests)?;
+            clients(out, &s.people, 20, s.people_unlisted_requests, "request")?;
         }
     }
     writeln!(out)?;
@@ -183,7 +189,13 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
                 out,
                 "Browser User-Agents that fetched robots.txt (programs, most likely):"
             )?;
-            clients(out, readers, 20, s.browser_user_agents_unlisted_fetches)?;
+            clients(
+                out,
+                readers,
+                20,
+                s.browser_user_agents_unlisted_fetches,
+                "robots.txt fetch",
+            )?;
         }
     }
     writeln!(out, "\n## Not judged\n")?;
