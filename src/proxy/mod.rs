@@ -102,12 +102,7 @@ impl Gate {
     /// local whatever `[state]` says), no evidence log, and reverse DNS only when `reverse_dns`
     /// (a log of a million requests would otherwise ask about every robot's address).
     pub fn for_audit(policy: Policy, settings: Settings, reverse_dns: bool) -> Gate {
-        let state = LiveState::replaying(crate::state::Bounds {
-            paced: settings.crawl_delay_max_entries,
-            caught: settings.trap_max_entries,
-            rapid: settings.rapid_fire_max_entries,
-            fetches: settings.fairness_max_entries,
-        });
+        let state = LiveState::replaying(services::bounds(&settings));
         let verifier = match reverse_dns {
             true => Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             false => Verifier::without_reverse_dns(settings.verify_cache_entries),

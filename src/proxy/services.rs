@@ -16,12 +16,7 @@ use crate::verify::Verifier;
 
 /// This instance's live state, shared through the backend `[state]` names.
 pub(super) fn live_state(settings: &Settings) -> LiveState {
-    let local = LiveState::new(Bounds {
-        paced: settings.crawl_delay_max_entries,
-        caught: settings.trap_max_entries,
-        rapid: settings.rapid_fire_max_entries,
-        fetches: settings.fairness_max_entries,
-    });
+    let local = LiveState::new(bounds(settings));
     let crate::config::StateBackend::Redis(redis) = &settings.state else {
         return local;
     };
@@ -32,6 +27,16 @@ pub(super) fn live_state(settings: &Settings) -> LiveState {
             tracing::error!(target: "state", backend = %redis.shown(), error = %e, "shared state disabled");
             local
         }
+    }
+}
+
+/// The bounds of live state's tables (restart settings).
+pub(super) fn bounds(settings: &Settings) -> Bounds {
+    Bounds {
+        paced: settings.crawl_delay_max_entries,
+        caught: settings.trap_max_entries,
+        rapid: settings.rapid_fire_max_entries,
+        fetches: settings.fairness_max_entries,
     }
 }
 
