@@ -506,7 +506,7 @@ impl<'c> Linter<'c> {
             line: number,
             value: String::from_utf8_lossy(directive.value).into_owned(),
         };
-        if license.url().is_none() {
+        let Some(url) = license.url() else {
             self.warn(
                 number,
                 format!(
@@ -516,6 +516,20 @@ impl<'c> Linter<'c> {
                 ),
                 "write the licence's full URL, e.g. `License: https://example.com/license.xml`"
                     .into(),
+            );
+            return;
+        };
+        // A password in a published file: written by mistake. (A `#` in the value starts a
+        // comment, as on every robots.txt line: no fragment reaches here.)
+        if url.authority().is_some_and(|a| a.as_str().contains('@')) {
+            self.warn(
+                number,
+                format!(
+                    "`License: {}` holds a user name or password before the host: every crawler \
+                     reads this file",
+                    show(directive.value)
+                ),
+                "give the licence's plain URL: scheme, host and path".into(),
             );
         }
     }

@@ -39,6 +39,7 @@ linting! {
     rsl_license: b"License: https://example.com/license.xml\nUser-agent: *\nDisallow: /x\nLICENSE: http://other.example/l.xml\n" => [];
     rsl_license_not_absolute: b"License: /license.xml\nLicense: ftp://example.com/l.xml\nLicense:\n" => [(Some(1), "not an absolute http(s) URL"), (Some(2), "not an absolute http(s) URL"), (Some(3), "not an absolute http(s) URL")];
     rsl_license_misspelt: b"Licence: https://example.com/l.xml\n" => [(Some(1), "not a robots.txt directive")];
+    rsl_license_with_a_password: b"License: https://user:pw@example.com/l.xml\nLicense: https://example.com/l.xml#a comment\n" => [(Some(1), "a user name or password")];
     typo_key: b"User-agent: *\nDissallow: /x\n" => [(Some(2), "robogate reads it as `Disallow` and enforces the line")];
     prefix_key: b"User-agents: *\nDisallow: /x\n" => [(Some(1), "not the standard spelling of `User-agent`")];
     typo_keys_are_enforced_but_ignored_by_robotparser: b"Useragent: Foo\nDissallow: /typo/\n" => [(Some(1), "strict parsers such as Python's urllib.robotparser ignore the line"), (Some(2), "may fetch what robogate refuses here")];
