@@ -283,18 +283,14 @@ fn load(args: &AuditArgs) -> Result<Loaded, String> {
 /// `text` (a robogate.toml) whose `[robots]` serves `file` (`source = "file"`; the section's
 /// other sources' keys dropped).
 fn with_robots_file(text: &str, file: &Path) -> Result<String, String> {
-    let mut doc: toml::Table = text
-        .parse()
-        .map_err(|e| format!("cannot read the configuration: {e}"))?;
     let file = std::path::absolute(file).map_err(|e| format!("--robots: {e}"))?;
-    let mut robots = toml::Table::new();
-    robots.insert("source".into(), toml::Value::String("file".into()));
-    robots.insert(
-        "file".into(),
-        toml::Value::String(file.display().to_string()),
-    );
-    doc.insert("robots".into(), toml::Value::Table(robots));
-    toml::to_string(&doc).map_err(|e| e.to_string())
+    edited(text, |doc| {
+        let mut robots = toml::Table::new();
+        robots.insert("source".into(), "file".into());
+        robots.insert("file".into(), file.display().to_string().into());
+        doc.insert("robots".into(), robots.into());
+        Ok(())
+    })
 }
 
 /// `text` (a robogate.toml) with `verify.ranges` set to `dir`, a folder holding range lists.
@@ -311,20 +307,28 @@ fn with_ranges(text: &str, dir: &Path) -> Result<String, String> {
             dir.display()
         ));
     }
+    let dir = std::path::absolute(dir).map_err(|e| format!("--ranges: {e}"))?;
+    edited(text, |doc| {
+        let verify = doc
+            .entry("verify")
+            .or_insert_with(|| toml::Table::new().into());
+        let toml::Value::Table(verify) = verify else {
+            return Err("[verify] is not a table".into());
+        };
+        verify.insert("ranges".into(), dir.display().to_string().into());
+        Ok(())
+    })
+}
+
+/// `text` (a robogate.toml) as `edit` leaves its table.
+fn edited(
+    text: &str,
+    edit: impl FnOnce(&mut toml::Table) -> Result<(), String>,
+) -> Result<String, String> {
     let mut doc: toml::Table = text
         .parse()
         .map_err(|e| format!("cannot read the configuration: {e}"))?;
-    let dir = std::path::absolute(dir).map_err(|e| format!("--ranges: {e}"))?;
-    let verify = doc
-        .entry("verify")
-        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    let toml::Value::Table(verify) = verify else {
-        return Err("[verify] is not a table".into());
-    };
-    verify.insert(
-        "ranges".into(),
-        toml::Value::String(dir.display().to_string()),
-    );
+    edit(&mut doc)?;
     toml::to_string(&doc).map_err(|e| e.to_string())
 }
 
@@ -409,11 +413,7 @@ impl Audit<'_> {
                     Ok(text) => {
                         let (format, fields) = (one.format, self.fields);
                         match entry(format, text, fields) {
-                            Ok(e) => {
-                                one.read.understood += 1;
-                                tally.summary.understood += 1;
-                                self.decide(&e, tally).await
-                            }
+                            Ok(e) => self.understood(&e, &mut one.read, tally).await,
                             Err(why) => skip(tally, &mut one.read, why),
                         }
                     }
@@ -433,9 +433,7 @@ impl Audit<'_> {
                 let source = &mut sources[i];
                 if let Some(text) = source.head.take() {
                     if let Ok(e) = entry(source.format, &text, self.fields) {
-                        source.read.understood += 1;
-                        tally.summary.understood += 1;
-                        self.decide(&e, tally).await;
+                        self.understood(&e, &mut source.read, tally).await;
                     }
                 }
                 if let Some(head) = self.advance(source, tally) {
@@ -525,6 +523,13 @@ impl Audit<'_> {
             source.input.lines = Some(lines);
         }
         source
+    }
+
+    /// A line read as a request: counted, and decided.
+    async fn understood(&self, e: &Entry<'_>, read: &mut FileRead, tally: &mut Tally) {
+        read.understood += 1;
+        tally.summary.understood += 1;
+        self.decide(e, tally).await
     }
 
     /// Decides one logged request as the proxy would have.

@@ -272,3 +272,18 @@ fn fields_alone_say_the_log_is_json() {
     let s = summarize(&args).unwrap();
     assert_eq!((s.files[0].format.as_str(), s.refused_total), ("json", 1));
 }
+
+#[test]
+fn ranges_given_must_hold_lists() {
+    let d = Dir::new();
+    let log = d.write("a.log", combined("192.0.2.1", 0, "/", "curl/8").as_bytes());
+    let mut args = d.args(&[log]);
+    args.ranges = Some(d.0.path().to_path_buf());
+    let error = summarize(&args).err().unwrap_or_default();
+    assert!(
+        error.contains("holds no published IP-range list"),
+        "{error}"
+    );
+    args.ranges = Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conf/ranges"));
+    assert_eq!(summarize(&args).map(|s| s.understood), Ok(1));
+}
