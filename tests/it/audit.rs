@@ -88,7 +88,9 @@ fn scrapy(base: &str, obey: bool, agent: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("200 "),
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.starts_with("200 ")),
         "scrapy fetched nothing: {}",
         String::from_utf8_lossy(&out.stderr)
     );
