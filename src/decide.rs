@@ -35,10 +35,11 @@ pub enum Convention {
 
 impl Convention {
     /// The status the asking proxy gets for an answer of `status`: nginx turns anything but
-    /// 2xx, 401 and 403 into a 500, so every refusal is a 403 there.
+    /// 2xx, 401 and 403 into a 500, so every refusal is a 403 there (a 401 too: nginx would
+    /// answer it with its own page, without the licence's `Link`, which the recipe adds).
     pub fn status(self, status: u16) -> u16 {
         match self {
-            Convention::Nginx if !(200..300).contains(&status) && status != 401 => 403,
+            Convention::Nginx if !(200..300).contains(&status) => 403,
             _ => status,
         }
     }
@@ -350,6 +351,9 @@ mod tests {
             (404, 403, 404),
             (429, 403, 429),
             (400, 403, 400),
+            (401, 403, 401),
+            (402, 403, 402),
+            (503, 403, 503),
         ] {
             assert_eq!(Convention::Nginx.status(status), nginx, "{status}");
             assert_eq!(Convention::Forwarded.status(status), forwarded, "{status}");

@@ -18,7 +18,7 @@ use crate::classify::disguise::{Claimed, Disguise, Observed};
 use crate::classify::{Category, Class};
 use crate::identity::{Identity, Method, Unverified, IDENTITY_LABELS};
 use crate::keyword::keyword_enum;
-use crate::policy::{Decision, Outcome, Tell};
+use crate::policy::{Decision, Outcome, Tell, Token};
 use crate::robots::Verdict;
 
 keyword_enum! {
@@ -27,7 +27,7 @@ keyword_enum! {
     pub enum ActionLabel("action") {
         Pass = "pass", RobotsTxt = "robots_txt", Block = "block", Tarpit = "tarpit",
         Limit = "limit", ShadowBlock = "shadow_block", ShadowTarpit = "shadow_tarpit",
-        BadRequest = "bad_request", Error = "error",
+        BadRequest = "bad_request", Unlicensed = "unlicensed", Error = "error",
     }
 }
 
@@ -43,6 +43,7 @@ impl ActionLabel {
             Outcome::ShadowTarpit => ActionLabel::ShadowTarpit,
             Outcome::Limit { .. } => ActionLabel::Limit,
             Outcome::BadRequest => ActionLabel::BadRequest,
+            Outcome::Unlicensed => ActionLabel::Unlicensed,
         }
     }
 
@@ -55,6 +56,7 @@ impl ActionLabel {
                 | ActionLabel::Limit
                 | ActionLabel::ShadowBlock
                 | ActionLabel::ShadowTarpit
+                | ActionLabel::Unlicensed
         )
     }
 }
@@ -79,6 +81,9 @@ keyword_enum! {
         /// The client's fingerprints contradict the browser its User-Agent claims: a robot in
         /// disguise, refused what robots.txt disallows to a robot no group names.
         Fingerprint = "fingerprint",
+        /// The robot owes an RSL licence (`[license]`) and presented no valid one, or the
+        /// licence server could not be asked (`license.on_error = "closed"`).
+        License = "license",
     }
 }
 
@@ -90,6 +95,7 @@ impl Reason {
             (Some(Tell::RapidFire), _) => Reason::RapidFire,
             (Some(Tell::Preference { .. }), _) => Reason::Preference,
             (Some(Tell::Fingerprint), _) => Reason::Fingerprint,
+            (Some(Tell::License(_)), _) => Reason::License,
             (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
             (None, _) if decision.identity.is_spoofed() && decision.robots_line.is_none() => {
                 Reason::Spoofed
@@ -163,6 +169,7 @@ pub struct Metrics {
     connections_closed: IntCounterVec,
     subrequests: IntCounterVec,
     fingerprint_mismatches: IntCounterVec,
+    license_tokens: IntCounterVec,
     pub tarpit_active: IntGauge,
     pub tarpit_bytes: IntCounter,
     pub tarpit_seconds: prometheus::Counter,
@@ -291,6 +298,12 @@ impl Metrics {
             "robogate_fingerprint_mismatches_total",
             "Requests whose User-Agent claims a browser that their TLS handshake, HTTP/2 preface or request head contradicts (disguised robots; counted in shadow mode too), by the family claimed (chrome: Chromium-based; safari: Apple WebKit; firefox; other) and the family observed (a browser's: chrome, firefox, safari; the library whose head it is: curl, wget, python, go, node, java; the TLS library whose handshake it is: openssl, gnutls; or other).",
             &["claimed", "observed"],
+        );
+        let license_tokens = counter_vec(
+            &r,
+            "robogate_license_tokens_total",
+            "RSL licence tokens presented by robots that owe a licence ([license]), by what they came to (active; inactive: unknown, expired or revoked; unanswered: the licence server could not be asked, and license.on_error applied) and where the answer came from (server: asked for this request; cache: kept from an earlier one; skipped: not asked, the server failed within the last 5 s or the token is over 4 KiB).",
+            &["result", "source"],
         );
         let tarpit_active = register(
             &r,
@@ -486,6 +499,7 @@ impl Metrics {
             connections_closed,
             subrequests,
             fingerprint_mismatches,
+            license_tokens,
             tarpit_active,
             tarpit_bytes,
             tarpit_seconds,
@@ -555,6 +569,12 @@ impl Metrics {
             for observed in Observed::ALL {
                 self.fingerprint_mismatches
                     .with_label_values(&[claimed.as_str(), observed.as_str()]);
+            }
+        }
+        for result in ["active", "inactive", "unanswered"] {
+            for source in crate::policy::TokenSource::ALL {
+                self.license_tokens
+                    .with_label_values(&[result, source.as_str()]);
             }
         }
         for category in [Category::Other, Category::Disguised] {
@@ -683,6 +703,19 @@ impl Metrics {
     pub fn count_mismatch(&self, disguise: Disguise) {
         self.fingerprint_mismatches
             .with_label_values(&[disguise.claimed.as_str(), disguise.observed.as_str()])
+            .inc();
+    }
+
+    /// Counts one licence token judged (see `verify::license`).
+    pub fn count_license_token(&self, token: Token, source: crate::policy::TokenSource) {
+        let result = match token {
+            Token::Active => "active",
+            Token::Inactive => "inactive",
+            Token::Unanswered => "unanswered",
+            Token::Missing => return,
+        };
+        self.license_tokens
+            .with_label_values(&[result, source.as_str()])
             .inc();
     }
 

@@ -15,8 +15,11 @@ use crate::classify::{Category, Class, Classification, Classifier};
 use crate::identity::{Identity, SpoofedAction};
 use crate::robots::{self, Reading, Robots, Verdict};
 
+mod license;
 mod preferences;
 mod settings;
+
+pub use license::{LicenseServer, Licensing, OnError, Token, TokenSource, Unlicensed};
 
 pub use settings::{
     Action, ActionRule, BanKey, CrawlDelay, Enforcement, Fairness, Fingerprint, Mode, RapidFire,
@@ -214,6 +217,8 @@ pub struct Policy {
     pub fairness: Fairness,
     /// Checking browser claims against fingerprints (`[fingerprint]`).
     pub fingerprint: Fingerprint,
+    /// RSL licences robots must present (`[license]`); `None`: none asked for.
+    pub license: Option<Licensing>,
 }
 
 impl Policy {
@@ -243,6 +248,7 @@ impl Policy {
             rapid_fire: RapidFire::default(),
             fairness: Fairness::default(),
             fingerprint: Fingerprint::default(),
+            license: None,
         }
     }
 }
@@ -289,6 +295,9 @@ pub struct RequestFacts<'a> {
     /// The User-Agent's class and catalog agent ([`Policy::classify`]), when the front door
     /// worked them out already (once a request, for every step); `None`: `decide` classifies.
     pub classified: Option<(Class, Option<usize>)>,
+    /// The request's RSL licence token, as the licence server judged it; asked only where
+    /// [`Policy::license_due`] (otherwise [`Token::Missing`], and not read).
+    pub license: Token,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -378,6 +387,9 @@ pub enum Tell {
     /// The client's fingerprints contradict the browser its User-Agent claims
     /// ([`Decision::disguise`]): judged as a robot that no group names.
     Fingerprint,
+    /// A robot that owes an RSL licence (`[license]`) presented none that the licence server
+    /// holds active, or the server could not be asked.
+    License(Unlicensed),
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -396,6 +408,9 @@ pub enum Outcome {
     /// Refused with 400 before it was classified: who sent it cannot be told (see
     /// [`Decision::bad_request`]).
     BadRequest,
+    /// Refused for want of a valid RSL licence (`[license]`): `license.status` (401 or 402)
+    /// with `WWW-Authenticate: License`, or 503 when the licence server could not be asked.
+    Unlicensed,
 }
 
 impl Outcome {
@@ -409,6 +424,7 @@ impl Outcome {
             Outcome::ShadowTarpit => "shadow_tarpit",
             Outcome::Limit { .. } => "limit",
             Outcome::BadRequest => "bad_request",
+            Outcome::Unlicensed => "unlicensed",
         }
     }
 }
@@ -814,6 +830,7 @@ impl Policy {
             };
             self.refuse_for_preference(&mut out, catalog_agent, read_denies);
         }
+        self.refuse_for_license(&mut out, facts);
         if out.grace {
             out.judged_by = earlier.as_ref().map(|(v, _)| *v);
         }

@@ -9,6 +9,7 @@ mod errors;
 mod evidence;
 mod fairness;
 mod fingerprint;
+mod license;
 mod memo;
 pub mod origin;
 pub mod raw;
@@ -160,6 +161,7 @@ pub fn load_text(
                     rapid_fire: parts.rapid_fire,
                     fairness: parts.fairness,
                     fingerprint: parts.fingerprint,
+                    license: parts.license,
                 },
                 memo: Memo {
                     catalog: Some(parts.classifier),
@@ -198,6 +200,7 @@ struct Parts {
     rapid_fire: crate::policy::RapidFire,
     fairness: crate::policy::Fairness,
     fingerprint: crate::policy::Fingerprint,
+    license: Option<crate::policy::Licensing>,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
@@ -279,6 +282,8 @@ fn compile(
         .read("fingerprint")
         .then(|| fingerprint::compile_fingerprint(&raw.fingerprint, &raw.server, errors))
         .flatten();
+    let license = raw.license.as_ref().filter(|_| raw.read("license"));
+    let licensing = license.and_then(|l| license::compile_license(l, errors));
     let trap_paths: Vec<String> = trap
         .iter()
         .flat_map(|t| t.paths.iter().map(|p| p.written.clone()))
@@ -323,6 +328,9 @@ fn compile(
     if let Some((_, classifier)) = &classifier {
         robots::disagreement_warnings(&raw.robots, &robots, classifier, errors);
     }
+    if let Some(license) = license {
+        license::warn_unannounced(license, &robots.file, errors);
+    }
     let robots_file = match raw.robots.source.get_ref().as_str() {
         "file" => robots.files.first().cloned(),
         _ => None,
@@ -357,6 +365,7 @@ fn compile(
             rapid_fire: rapid_fire?,
             fairness: fairness?,
             fingerprint: fingerprint?,
+            license: licensing,
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,

@@ -647,6 +647,8 @@ pub struct RawConfig {
     pub fairness: RawFairness,
     pub fingerprint: RawFingerprint,
     pub state: RawState,
+    /// `[license]`, when written (see `config::license`).
+    pub license: Option<super::license::RawLicense>,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -740,6 +742,7 @@ pub(super) const SECTIONS: &[&str] = &[
     "fairness",
     "fingerprint",
     "state",
+    "license",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -965,6 +968,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let fairness = read_section!(text, &doc, e, fairness: RawFairness);
     let fingerprint = read_section!(text, &doc, e, fingerprint: RawFingerprint);
     let state = read_section!(text, &doc, e, state: RawState);
+    let license = read_section!(text, &doc, e, license: super::license::RawLicense);
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -993,6 +997,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let fairness = take(&mut unread, "fairness", fairness).unwrap_or_default();
     let fingerprint = take(&mut unread, "fingerprint", fingerprint).unwrap_or_default();
     let state = take(&mut unread, "state", state).unwrap_or_default();
+    let license = take(&mut unread, "license", license);
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -1019,6 +1024,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             fairness,
             fingerprint,
             state,
+            license,
             unread,
         },
         errors,

@@ -7,6 +7,7 @@ use crate::forwarded::TrustedProxies;
 use evidence::EvidenceSettings;
 use settings::listeners_clash;
 
+mod license;
 mod logs;
 mod reference;
 mod traps;

@@ -246,6 +246,7 @@ impl Gate {
                     classified: Some(classified),
                     ..RequestFacts::default()
                 };
+                facts.license = self.verifier.license(policy, &facts, &req.headers).await;
                 let asker = Client {
                     ip: client,
                     user_agent: ua.as_deref(),

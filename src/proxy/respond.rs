@@ -10,7 +10,7 @@ use crate::evidence::Reason;
 use crate::facts::Malformed;
 use crate::h1::Downstream;
 use crate::metrics::UpstreamError;
-use crate::policy::{shorten, Decision, Outcome, Policy, Tell};
+use crate::policy::{shorten, Decision, Outcome, Policy, Tell, Unlicensed};
 use crate::problem::{self, Refusal};
 use crate::proxy::tarpit;
 use crate::state::tarpits::TarpitGuard;
@@ -115,6 +115,7 @@ pub async fn answer(
         }
         Outcome::BadRequest => bad_request(session, malformed).await,
         Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await,
+        Outcome::Unlicensed => unlicensed(session, policy, decision).await,
         Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Error::e_explain(
             ErrorType::InternalError,
             "a forwarded request has no answer of robogate's",
@@ -333,6 +334,20 @@ pub fn refusal_detail(
                 .disguise
                 .map_or_else(|| "it is not one".to_owned(), |d| disguise_words(&d))
         ),
+        Some(Tell::License(Unlicensed::Unavailable)) => format!(
+            "{who} must present a licence for {target}, and the licence server that checks \
+             licences could not be asked; try again later"
+        ),
+        Some(Tell::License(why)) => format!(
+            "{who} must present a licence for {target}: its content is licensed under RSL (the \
+             License line of /robots.txt names the licence and where to obtain one); {}",
+            match why {
+                Unlicensed::Invalid =>
+                    "the licence token presented is not valid (unknown, \
+                    expired or revoked)",
+                _ => "send `Authorization: License <token>` with a token from the licence server",
+            }
+        ),
         Some(Tell::Preference { purpose }) => format!(
             "{who} gathers content for {} and robots.txt states a preference against that use \
              for {target}{line}",
@@ -388,6 +403,79 @@ fn quoted_target(req: &pingora_http::RequestHeader) -> String {
             .map_or("/", |pq| pq.as_str())
             .to_string(),
         _ => req.uri.to_string(),
+    }
+}
+
+/// Seconds a robot is asked to wait when the licence server could not check its token.
+const LICENSE_RETRY_SECS: u32 = 30;
+
+/// A robot that owes an RSL licence and presented no valid one (RSL CAP 1.0, "Handling
+/// Unauthorized or Unlicensed Crawlers"): `license.status` (401, or 402) with
+/// `WWW-Authenticate: License error="..."` (the `License` scheme, with RFC 6750 §3.1's error
+/// codes: `invalid_request` for none, `invalid_token` for a bad one) and the `Link` to the
+/// licence. A token the licence server could not check gets 503 and `Retry-After`
+/// (`license.on_error = "closed"`): it may be good.
+async fn unlicensed(
+    session: &mut impl Downstream,
+    policy: &Policy,
+    decision: &Decision,
+) -> Result<()> {
+    let req = session.req_header();
+    let target = quoted_target(req);
+    let ua = req
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    let detail = refusal_detail(policy, decision, &target, ua);
+    let why = match decision.tell {
+        Some(Tell::License(why)) => why,
+        _ => Unlicensed::Missing,
+    };
+    let status = match (why, &policy.license) {
+        (Unlicensed::Unavailable, _) => 503,
+        (_, Some(license)) => license.status,
+        (_, None) => 401,
+    };
+    let retry = LICENSE_RETRY_SECS.to_string();
+    let challenge = match why {
+        Unlicensed::Missing => format!(
+            "License error=\"invalid_request\", error_description=\"{}\"",
+            "this content requires a valid RSL licence token"
+        ),
+        _ => format!(
+            "License error=\"invalid_token\", error_description=\"{}\"",
+            "the licence token is not valid (unknown, expired or revoked)"
+        ),
+    };
+    let mut extra = Vec::with_capacity(2);
+    let link = policy.robots.license_link.as_ref();
+    if let Some(link) = link.and_then(|l| l.to_str().ok()) {
+        extra.push((header::LINK, link));
+    }
+    if why == Unlicensed::Unavailable {
+        extra.push((header::RETRY_AFTER, retry.as_str()));
+    } else {
+        extra.push((header::WWW_AUTHENTICATE, challenge.as_str()));
+    }
+    let text = format!("{} {}: {detail}.\n", status, reason_phrase(status));
+    let refusal = Refusal {
+        status,
+        reason: Reason::of(decision),
+        detail: &detail,
+        agent: policy.agent_name(decision),
+        line: None,
+        text: None,
+        retry_after: (why == Unlicensed::Unavailable).then_some(LICENSE_RETRY_SECS),
+    };
+    refuse(session, refusal, text, &extra).await
+}
+
+/// The reason phrase of a status robogate answers licences with.
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        _ => "Service Unavailable",
     }
 }
 

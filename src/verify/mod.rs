@@ -18,6 +18,7 @@
 //! 5. ranges alone, outside: spoofed. No method at all: `unverified` (`no-method`).
 
 pub mod fcrdns;
+pub mod license;
 pub mod signature;
 
 use std::net::{IpAddr, SocketAddr};
@@ -26,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::classify::Class;
 use crate::identity::{Identity, Method, Unverified};
-use crate::policy::Policy;
+use crate::policy::{Policy, RequestFacts, Token};
 use fcrdns::{DnsSettings, RdnsAnswer, ReverseDns};
 use signature::{Invalid, SignatureOutcome, SignatureSettings, SignatureVerifier};
 
@@ -77,6 +78,7 @@ pub struct Verifier {
     /// `unverified` (`unavailable`).
     rdns: Option<ReverseDns>,
     signatures: SignatureVerifier,
+    licenses: license::LicenseChecker,
     warned_private: AtomicBool,
 }
 
@@ -114,6 +116,7 @@ impl Verifier {
         Verifier {
             rdns,
             signatures,
+            licenses: license::LicenseChecker::default(),
             warned_private: AtomicBool::new(false),
         }
     }
@@ -141,6 +144,25 @@ impl Verifier {
                     why.as_str()
                 );
             }
+        }
+    }
+
+    /// The request's RSL licence token as the licence server judges it, where `policy` says a
+    /// licence is due ([`Policy::license_due`]; elsewhere [`Token::Missing`], nobody asked).
+    /// `facts` are the request's, with its identity established.
+    pub async fn license(
+        &self,
+        policy: &Policy,
+        facts: &RequestFacts<'_>,
+        headers: &http::HeaderMap,
+    ) -> Token {
+        match &policy.license {
+            Some(license) if policy.license_due(facts) => {
+                let authorization = headers.get_all(http::header::AUTHORIZATION);
+                let values = authorization.iter().map(|v| v.as_bytes());
+                self.licenses.check(&license.server, values).await
+            }
+            _ => Token::Missing,
         }
     }
 

@@ -18,6 +18,7 @@ mod evidence;
 mod fairness;
 mod forward;
 mod generate_props;
+mod license;
 mod metrics;
 mod operator;
 mod preferences;

@@ -220,7 +220,7 @@ impl Tally {
         let judged = decision.class == Class::Robot || decision.verdict.is_some();
         let refused = matches!(
             decision.outcome,
-            Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. }
+            Outcome::Block | Outcome::Tarpit | Outcome::Limit { .. } | Outcome::Unlicensed
         );
         if !(judged || robots_txt || refused) {
             // A person's request that passed (most lines): nothing more to count.
