@@ -7,6 +7,7 @@ pub mod check;
 pub mod classify;
 pub mod health;
 mod inputs;
+pub mod lint;
 pub mod ranges;
 pub mod report;
 pub mod state;
@@ -19,7 +20,6 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::serve::{self, LogFormat};
-use inputs::read_robots_arg;
 
 /// robogate: a reverse proxy that makes robots.txt mean something.
 #[derive(Debug, Parser)]
@@ -46,7 +46,7 @@ pub enum Command {
     /// Show what robots.txt (or the whole live policy) decides for a User-Agent and paths.
     Check(check::CheckArgs),
     /// Warn about every questionable line of a robots.txt, with a fix for each.
-    Lint(LintArgs),
+    Lint(lint::LintArgs),
     /// Classify User-Agent strings (one per line) as browser, robot or unknown.
     Classify(classify::ClassifyArgs),
     /// Check a client's claimed identity: which published proof is tried and what it says.
@@ -90,12 +90,6 @@ pub struct ServeArgs {
     pub ports_file: Option<PathBuf>,
 }
 
-#[derive(Debug, Args)]
-pub struct LintArgs {
-    /// The robots.txt to lint; `-` reads it from standard input.
-    pub file: PathBuf,
-}
-
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
@@ -109,7 +103,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Config(ConfigCommand::Check { config }) => config_check(&config),
         Command::Check(args) => check::run(&args),
         Command::Verify(args) => verify::run(&args),
-        Command::Lint(args) => lint(&args.file),
+        Command::Lint(args) => lint::run(&args),
         Command::Ranges(args) => ranges::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Audit(args) => audit::run(&args),
@@ -243,26 +237,4 @@ fn fingerprint_line(p: &crate::policy::Policy, settings: &crate::config::Setting
         format!("robots.txt readers: robots for {held}")
     };
     format!("fingerprint: on ({stack}; {proxied}; {readers})")
-}
-
-fn lint(path: &Path) -> ExitCode {
-    let (bytes, name) = match read_robots_arg(path) {
-        Ok(read) => read,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    let catalog = crate::classify::Catalog::builtin();
-    let warnings = crate::config::lint_catalog(&bytes, catalog.agents());
-    for w in &warnings {
-        println!("{name}: {w}");
-    }
-    if warnings.is_empty() {
-        println!("{name}: no warnings");
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("{} warning(s)", warnings.len());
-        ExitCode::from(1)
-    }
 }

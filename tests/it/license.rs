@@ -231,3 +231,41 @@ fn a_licence_server_that_cannot_answer_fails_as_configured_and_is_counted() {
     assert_eq!(with_token(&wrong, "/", GPTBOT, "good-1").status, 503);
     assert!(wrong.output().contains("status 401"), "{}", wrong.output());
 }
+
+#[test]
+fn lint_fetch_tells_a_licence_from_an_error_page() {
+    let rsl = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+        <rsl xmlns=\"https://rslstandard.org/rsl\">\n  <content url=\"/\">\n    <license>\n      \
+        <permits type=\"usage\">search</permits>\n    </license>\n  </content>\n</rsl>\n";
+    let site = Nginx::start_serving(&[("license.xml", rsl), ("terms.html", b"<html></html>")]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("robots.txt");
+    let robots = format!(
+        "License: http://{0}/license.xml\nLicense: http://{0}/gone.xml\n\
+         License: http://{0}/terms.html\nUser-agent: *\nDisallow:\n",
+        site.addr
+    );
+    std::fs::write(&file, robots).unwrap();
+    // Without --fetch nothing is fetched, and the file is fine.
+    let out = robogate_cmd().arg("lint").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = robogate_cmd()
+        .args(["lint", "--fetch"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("line 1: License http://") && text.contains("fetched, an RSL document"),
+        "{text}"
+    );
+    assert!(
+        text.contains("line 2: License") && text.contains("answers 404"),
+        "{text}"
+    );
+    assert!(
+        text.contains("line 3: License") && text.contains("root is <html>"),
+        "{text}"
+    );
+}
