@@ -41,7 +41,7 @@ fn decider(origin: SocketAddr, dns: &DnsServer) -> Robogate {
 }
 
 /// A recipe of `examples/decide/` with this test's addresses in place of the recipe's.
-fn recipe(name: &str, decide: SocketAddr, origin: SocketAddr) -> String {
+pub fn recipe(name: &str, decide: SocketAddr, origin: SocketAddr) -> String {
     let path = repo().join("examples/decide").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     assert!(text.contains("127.0.0.1:9191") && text.contains("127.0.0.1:8000"));

@@ -269,3 +269,59 @@ fn lint_fetch_tells_a_licence_from_an_error_page() {
         "{text}"
     );
 }
+
+#[test]
+fn nginx_in_front_passes_licence_refusals_on_with_their_fields() {
+    let origin = Nginx::start();
+    let server = LicenseServer::start(SECRET);
+    let config = format!(
+        "[decide]\nlisten = \"127.0.0.1:0\"\n[license]\n\
+         introspect = \"http://{}/introspect\"\nclient_id = \"robogate\"\n\
+         client_secret_env = \"{SECRET_VAR}\"\nstatus = 402\n",
+        server.addr
+    );
+    let launch = Launch {
+        env: &[(SECRET_VAR, SECRET)],
+        server: "trusted_proxies = [\"127.0.0.1\"]\n",
+        ..Launch::default()
+    };
+    let rg = Robogate::launch(tempfile::tempdir().unwrap(), origin.addr, ROBOTS, &config, launch);
+    let decide = rg.decide.expect("the decision listener's port");
+    let conf = crate::decide::recipe("nginx.conf", decide, origin.addr);
+    let front = Nginx::start_http(&[], |addr, _| {
+        conf.replace("listen 80;", &format!("listen {addr};"))
+    });
+    let unpaid = get(front.addr, "/", Some(GPTBOT)).unwrap();
+    assert_eq!(unpaid.status, 402, "{}", unpaid.text());
+    assert!(
+        unpaid
+            .header("www-authenticate")
+            .is_some_and(|c| c.starts_with("License error=\"invalid_request\"")),
+        "{unpaid:?}"
+    );
+    assert_eq!(unpaid.header("link"), Some(LINK));
+    assert!(unpaid.text().starts_with("402 Payment Required: GPTBot must present a licence"));
+    let licensed = request(
+        front.addr,
+        "GET",
+        "/",
+        Some(GPTBOT),
+        &[("Authorization", "License good-through-nginx")],
+    )
+    .unwrap();
+    assert_eq!(licensed.status, 200, "{}", licensed.text());
+    assert_eq!(licensed.header("link"), Some(LINK));
+    assert_eq!(server.calls(), 1);
+    // The licence server down, on_error closed: nginx answers the 503 with its Retry-After.
+    drop(server);
+    let unanswered = request(
+        front.addr,
+        "GET",
+        "/",
+        Some(GPTBOT),
+        &[("Authorization", "License good-but-unchecked")],
+    )
+    .unwrap();
+    assert_eq!(unanswered.status, 503, "{}", unanswered.text());
+    assert_eq!(unanswered.header("retry-after"), Some("30"));
+}

@@ -1,0 +1,88 @@
+//! Cost of the RSL licence check on the request path (`[license]`): the test every request of a
+//! site with `[license]` makes (`Policy::license_due`: is a licence owed here?), and a robot's
+//! token answered from the cache (`LicenseChecker::check` after the first call: SHA-256 of the
+//! endpoint and token, one cache lookup, the metric). The licence server is a loopback stand-in
+//! answering `{"active": true}`, asked once before the measurement.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use robogate::classify::{Category, Classifier};
+use robogate::policy::{
+    LicenseServer, Licensing, OnError, Policy, RequestFacts, RobotsFile, Token,
+};
+use robogate::verify::license::LicenseChecker;
+
+const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+/// A licence server answering every introspection `{"active": true}`.
+fn stand_in() -> std::net::SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = "{\"active\": true}";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    addr
+}
+
+fn license(c: &mut Criterion) {
+    let server = Arc::new(LicenseServer {
+        introspect: format!("http://{}/introspect", stand_in()),
+        client_id: "robogate".into(),
+        client_secret: "secret".into(),
+        timeout: Duration::from_secs(2),
+        cache_ttl: Duration::from_secs(3600),
+    });
+    let robots = "License: https://example.com/license.xml\nUser-agent: *\nAllow: /\n";
+    let file = RobotsFile::new(Bytes::from(robots), SystemTime::UNIX_EPOCH);
+    let classifier = Arc::new(Classifier::builtin());
+    let policy = Policy {
+        license: Some(Licensing {
+            categories: vec![Category::AiTraining, Category::AiSearch, Category::AiAssistant],
+            status: 401,
+            on_error: OnError::Closed,
+            server: server.clone(),
+        }),
+        ..Policy::standalone(file, classifier.clone())
+    };
+    let facts = |ua| RequestFacts {
+        target: "/articles/2026/11/robots.html",
+        user_agent: Some(ua),
+        is_get_or_head: true,
+        classified: Some(policy.classify(Some(ua))),
+        ..RequestFacts::default()
+    };
+    let (robot, person) = (facts(GPTBOT), facts(CHROME));
+    assert!(policy.license_due(&robot) && !policy.license_due(&person));
+    let mut g = c.benchmark_group("license");
+    g.bench_function("due_robot", |b| b.iter(|| policy.license_due(black_box(&robot))));
+    g.bench_function("due_browser", |b| b.iter(|| policy.license_due(black_box(&person))));
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let checker = LicenseChecker::default();
+    let header: &[u8] = b"License eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJjcmF3bGVyLTEifQ.c2lnbmF0dXJl";
+    let check = || runtime.block_on(checker.check(&server, std::iter::once(black_box(header))));
+    assert_eq!(check(), Token::Active, "the stand-in's first answer");
+    g.bench_function("cached_token", |b| b.iter(check));
+    g.finish();
+}
+
+criterion_group!(benches, license);
+criterion_main!(benches);
