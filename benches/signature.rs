@@ -88,7 +88,10 @@ fn verify(c: &mut Criterion) {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
         runtime.block_on(verifier.verify(&agents, request, SystemTime::now(), deadline))
     };
-    assert_eq!(run(&signed), SignatureOutcome::Verified { agent: 0 });
+    assert!(matches!(
+        run(&signed),
+        SignatureOutcome::Verified { agent: 0, .. }
+    ));
     c.bench_function("signature/verify_warm_cache", |b| {
         b.iter(|| black_box(run(black_box(&signed))))
     });

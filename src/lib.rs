@@ -8,6 +8,7 @@
 pub mod access_log;
 pub mod admin;
 pub mod alloc;
+pub mod charges;
 pub mod classify;
 pub mod cli;
 pub mod config;

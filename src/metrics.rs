@@ -27,7 +27,8 @@ keyword_enum! {
     pub enum ActionLabel("action") {
         Pass = "pass", RobotsTxt = "robots_txt", Block = "block", Tarpit = "tarpit",
         Limit = "limit", ShadowBlock = "shadow_block", ShadowTarpit = "shadow_tarpit",
-        BadRequest = "bad_request", Unlicensed = "unlicensed", Error = "error",
+        BadRequest = "bad_request", Unlicensed = "unlicensed", Charge = "charge",
+        Unpaid = "unpaid", Error = "error",
     }
 }
 
@@ -44,6 +45,8 @@ impl ActionLabel {
             Outcome::Limit { .. } => ActionLabel::Limit,
             Outcome::BadRequest => ActionLabel::BadRequest,
             Outcome::Unlicensed => ActionLabel::Unlicensed,
+            Outcome::Charge => ActionLabel::Charge,
+            Outcome::Unpaid => ActionLabel::Unpaid,
         }
     }
 
@@ -57,6 +60,7 @@ impl ActionLabel {
                 | ActionLabel::ShadowBlock
                 | ActionLabel::ShadowTarpit
                 | ActionLabel::Unlicensed
+                | ActionLabel::Unpaid
         )
     }
 }
@@ -84,6 +88,9 @@ keyword_enum! {
         /// The robot owes an RSL licence (`[license]`) and presented no valid one, or the
         /// licence server could not be asked (`license.on_error = "closed"`).
         License = "license",
+        /// A priced path (`[pay_per_crawl]`) not paid for: unverified, no or a low offer, a
+        /// replayed signature.
+        Payment = "payment",
     }
 }
 
@@ -96,6 +103,7 @@ impl Reason {
             (Some(Tell::Preference { .. }), _) => Reason::Preference,
             (Some(Tell::Fingerprint), _) => Reason::Fingerprint,
             (Some(Tell::License(_)), _) => Reason::License,
+            (Some(Tell::Payment(_)), _) => Reason::Payment,
             (None, Outcome::Limit { .. }) => Reason::CrawlDelay,
             (None, _) if decision.identity.is_spoofed() && decision.robots_line.is_none() => {
                 Reason::Spoofed
@@ -170,6 +178,8 @@ pub struct Metrics {
     subrequests: IntCounterVec,
     fingerprint_mismatches: IntCounterVec,
     license_tokens: IntCounterVec,
+    crawl_charges: IntCounterVec,
+    crawl_charged: IntCounterVec,
     pub tarpit_active: IntGauge,
     pub tarpit_bytes: IntCounter,
     pub tarpit_seconds: prometheus::Counter,
@@ -245,13 +255,13 @@ impl Metrics {
         let actions = counter_vec(
             &r,
             "robogate_actions_total",
-            "What robogate did to robots (block, tarpit, limit) or, in shadow mode, would have done (shadow_block, shadow_tarpit), by catalog agent (or \"other\"), category and identity.",
+            "What robogate did to robots (block, tarpit, limit, unlicensed, unpaid) or, in shadow mode, would have done (shadow_block, shadow_tarpit), by catalog agent (or \"other\"), category and identity.",
             &["agent", "category", "identity", "action"],
         );
         let refusals = counter_vec(
             &r,
             "robogate_refusals_total",
-            "Robots refused (block, tarpit, limit) or, in shadow mode or for a preference robogate does not enforce, counted (shadow_block, shadow_tarpit), by reason (disallow, trap, rapid-fire, crawl-delay, spoofed, preference, fingerprint).",
+            "Robots refused (block, tarpit, limit, unlicensed, unpaid) or, in shadow mode or for a preference robogate does not enforce, counted (shadow_block, shadow_tarpit), by reason (disallow, trap, rapid-fire, crawl-delay, spoofed, preference, fingerprint, license, payment).",
             &["reason", "action"],
         );
         let identity_checks = counter_vec(
@@ -304,6 +314,18 @@ impl Metrics {
             "robogate_license_tokens_total",
             "RSL licence tokens presented by robots that owe a licence ([license]), by what they came to (active; inactive: unknown, expired or revoked; unanswered: the licence server could not be asked, and license.on_error applied) and where the answer came from (server: asked for this request; cache: kept from an earlier one; skipped: not asked, the server failed within the last 5 s or the token is over 4 KiB).",
             &["result", "source"],
+        );
+        let crawl_charges = counter_vec(
+            &r,
+            "robogate_crawl_charges_total",
+            "Requests charged under [pay_per_crawl] (served with crawler-charged, each on record in the ledger), by robot.",
+            &["agent"],
+        );
+        let crawl_charged = counter_vec(
+            &r,
+            "robogate_crawl_charged_minor_units_total",
+            "What those charges came to, in the currency's minor units (cents for USD), by robot and currency.",
+            &["agent", "currency"],
         );
         let tarpit_active = register(
             &r,
@@ -500,6 +522,8 @@ impl Metrics {
             subrequests,
             fingerprint_mismatches,
             license_tokens,
+            crawl_charges,
+            crawl_charged,
             tarpit_active,
             tarpit_bytes,
             tarpit_seconds,
@@ -704,6 +728,14 @@ impl Metrics {
         self.fingerprint_mismatches
             .with_label_values(&[disguise.claimed.as_str(), disguise.observed.as_str()])
             .inc();
+    }
+
+    /// Counts one charge of `minor` units of `currency` to `agent` (on record in the ledger).
+    pub fn count_charge(&self, agent: &str, currency: &str, minor: u64) {
+        self.crawl_charges.with_label_values(&[agent]).inc();
+        self.crawl_charged
+            .with_label_values(&[agent, currency])
+            .inc_by(minor);
     }
 
     /// Counts one licence token judged (see `verify::license`).

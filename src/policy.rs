@@ -17,9 +17,13 @@ use crate::robots::{self, Reading, Robots, Verdict};
 
 mod license;
 mod preferences;
+mod price;
 mod settings;
 
 pub use license::{LicenseServer, Licensing, OnError, Token, TokenSource, Unlicensed};
+pub use price::{
+    Currency, Money, MoneyError, Offer, PayPerCrawl, Unpaid, EXACT_PRICE_FIELD, MAX_PRICE_FIELD,
+};
 
 pub use settings::{
     Action, ActionRule, BanKey, CrawlDelay, Enforcement, Fairness, Fingerprint, Mode, RapidFire,
@@ -219,6 +223,8 @@ pub struct Policy {
     pub fingerprint: Fingerprint,
     /// RSL licences robots must present (`[license]`); `None`: none asked for.
     pub license: Option<Licensing>,
+    /// The price robots pay for some paths (`[pay_per_crawl]`); `None`: everything is free.
+    pub pay_per_crawl: Option<PayPerCrawl>,
 }
 
 impl Policy {
@@ -249,6 +255,7 @@ impl Policy {
             fairness: Fairness::default(),
             fingerprint: Fingerprint::default(),
             license: None,
+            pay_per_crawl: None,
         }
     }
 }
@@ -298,6 +305,10 @@ pub struct RequestFacts<'a> {
     /// The request's RSL licence token, as the licence server judged it; asked only where
     /// [`Policy::license_due`] (otherwise [`Token::Missing`], and not read).
     pub license: Token,
+    /// What the request offers to pay (`crawler-max-price`, `crawler-exact-price`).
+    pub offer: Offer,
+    /// Its valid Web Bot Auth signature covers the offer's field (only such an offer buys).
+    pub offer_signed: bool,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -390,6 +401,8 @@ pub enum Tell {
     /// A robot that owes an RSL licence (`[license]`) presented none that the licence server
     /// holds active, or the server could not be asked.
     License(Unlicensed),
+    /// A priced request (`[pay_per_crawl]`) that was not paid for, and why.
+    Payment(Unpaid),
 }
 
 /// What robogate does with a request; `as_str` is the `action` metric label.
@@ -411,6 +424,11 @@ pub enum Outcome {
     /// Refused for want of a valid RSL licence (`[license]`): `license.status` (401 or 402)
     /// with `WWW-Authenticate: License`, or 503 when the licence server could not be asked.
     Unlicensed,
+    /// Served, and charged `pay_per_crawl.price` (`crawler-charged`), once the charge is on
+    /// record (`charges::Ledger::charge`).
+    Charge,
+    /// A priced request not paid for: its [`Tell::Payment`] says the status and `crawler-error`.
+    Unpaid,
 }
 
 impl Outcome {
@@ -425,6 +443,8 @@ impl Outcome {
             Outcome::Limit { .. } => "limit",
             Outcome::BadRequest => "bad_request",
             Outcome::Unlicensed => "unlicensed",
+            Outcome::Charge => "charge",
+            Outcome::Unpaid => "unpaid",
         }
     }
 }
@@ -512,6 +532,18 @@ impl Decision {
                 }
             }
             Admission::TarpitFull => self.outcome = Outcome::Block,
+        }
+        self
+    }
+
+    /// The final decision of a request decided [`Outcome::Charge`]: as decided once its charge
+    /// is on record, else refused with why (a replayed signature, a ledger that cannot be
+    /// written). The step after `admitted` for priced requests.
+    pub fn charged(mut self, recorded: Result<(), Unpaid>) -> Decision {
+        if let Err(why) = recorded {
+            self.outcome = Outcome::Unpaid;
+            self.tell = Some(Tell::Payment(why));
+            self.crawl_delay = None;
         }
         self
     }
@@ -831,6 +863,7 @@ impl Policy {
             self.refuse_for_preference(&mut out, catalog_agent, read_denies);
         }
         self.refuse_for_license(&mut out, facts);
+        self.price_for_crawl(&mut out, facts);
         if out.grace {
             out.judged_by = earlier.as_ref().map(|(v, _)| *v);
         }

@@ -4,7 +4,7 @@
 //! `Accept` prefers `application/problem+json` or `application/json` to text gets the same
 //! refusal as a problem details object instead, with extension members naming the robot
 //! (`agent`), why it was refused (`reason`: disallow, trap, rapid-fire, crawl-delay, spoofed,
-//! preference, fingerprint, license), the robots.txt `line` and its `text`, and `retry_after` for a 429.
+//! preference, fingerprint, license, payment), the robots.txt `line` and its `text`, and `retry_after` for a 429.
 
 use serde_json::json;
 
@@ -26,6 +26,7 @@ pub fn type_uri(reason: Reason) -> &'static str {
         Reason::Preference => "tag:robogate,2025:problem:preference",
         Reason::Fingerprint => "tag:robogate,2025:problem:fingerprint",
         Reason::License => "tag:robogate,2026:problem:license",
+        Reason::Payment => "tag:robogate,2026:problem:payment",
     }
 }
 
@@ -40,6 +41,7 @@ fn title(reason: Reason) -> &'static str {
         Reason::Preference => "robots.txt states a preference against this robot's use",
         Reason::Fingerprint => "A robot in a browser's User-Agent, disallowed by robots.txt",
         Reason::License => "This content is licensed: a valid RSL licence token is required",
+        Reason::Payment => "This content is priced: a verified robot pays per crawl",
     }
 }
 

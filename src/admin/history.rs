@@ -277,7 +277,15 @@ mod tests {
         let actions: Vec<_> = s.since_start.by_action.keys().copied().collect();
         assert_eq!(
             actions,
-            ["block", "limit", "shadow_block", "shadow_tarpit", "tarpit"]
+            [
+                "block",
+                "limit",
+                "shadow_block",
+                "shadow_tarpit",
+                "tarpit",
+                "unlicensed",
+                "unpaid"
+            ]
         );
     }
 

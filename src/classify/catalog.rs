@@ -192,14 +192,27 @@ impl Catalog {
     /// it does not name already (robogate.toml's `[[verify.signature_agent]]`): such a robot is
     /// known by its Web Bot Auth signature alone, never by its User-Agent, and its robots.txt
     /// token is its name, lower-cased. A name that cannot be a robots.txt token is an error.
-    pub fn with_signers(mut self, signers: &[(&str, &str)]) -> Result<Catalog, Vec<String>> {
+    pub fn with_signers(
+        mut self,
+        signers: &[(&str, &str, Option<Category>)],
+    ) -> Result<Catalog, Vec<(usize, String)>> {
         let mut problems = Vec::new();
-        for &(name, url) in signers {
-            if self
+        for (i, &(name, url, category)) in signers.iter().enumerate() {
+            let known = self
                 .agents
                 .iter()
-                .any(|a| a.name.eq_ignore_ascii_case(name))
-            {
+                .find(|a| a.name.eq_ignore_ascii_case(name));
+            if let Some(agent) = known {
+                if category.is_some_and(|c| c != agent.category) {
+                    problems.push((
+                        i,
+                        format!(
+                            "{name:?} is in the crawler catalog, as category {}: `category` names \
+                         the category of a robot the catalog does not name",
+                            agent.category
+                        ),
+                    ));
+                }
                 continue;
             }
             let token = name.to_ascii_lowercase();
@@ -208,16 +221,19 @@ impl Catalog {
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
             {
-                problems.push(format!(
-                    "{name:?} is not in the crawler catalog, so it names its robots.txt group \
+                problems.push((
+                    i,
+                    format!(
+                        "{name:?} is not in the crawler catalog, so it names its robots.txt group \
                      and must be a robots.txt token ([A-Za-z_-], robots-spec §2); or add it to \
                      the catalog"
+                    ),
                 ));
                 continue;
             }
             self.agents.push(Agent {
                 name: name.to_owned(),
-                category: Category::Other,
+                category: category.unwrap_or(Category::Other),
                 operator: url.to_owned(),
                 tokens: vec![token],
                 ignores_star: false,

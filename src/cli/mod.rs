@@ -3,6 +3,7 @@
 //! robogate owns argv; pingora never parses it.
 
 pub mod audit;
+mod charges;
 pub mod check;
 pub mod classify;
 pub mod health;

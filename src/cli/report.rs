@@ -26,6 +26,16 @@ pub struct ReportArgs {
     /// One JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Total what each robot owes from a pay-per-crawl charge ledger (`[pay_per_crawl]
+    /// ledger`) instead of reading access logs; with --since/--until for a period.
+    #[arg(long, value_name = "LEDGER")]
+    pub charges: Option<PathBuf>,
+    /// Charges at or after this time (RFC 3339, or a date: `2026-11-01`), with --charges.
+    #[arg(long, value_name = "TIME", requires = "charges")]
+    pub since: Option<String>,
+    /// Charges before this time (RFC 3339, or a date), with --charges.
+    #[arg(long, value_name = "TIME", requires = "charges")]
+    pub until: Option<String>,
 }
 
 /// The fields of an access-log line the report reads (and `robogate audit`, which decides
@@ -325,6 +335,9 @@ struct Lines {
 }
 
 pub fn run(args: &ReportArgs) -> ExitCode {
+    if let Some(ledger) = &args.charges {
+        return super::charges::run(ledger, args);
+    }
     let mut report = Report::default();
     let mut read = Lines::default();
     let stdin = [PathBuf::from("-")];

@@ -8,7 +8,8 @@ use super::memo::Memo;
 use super::raw::resolve;
 use super::raw::RawConfig;
 use crate::classify::{
-    BrowserList, Catalog, Classifier, BROWSERS_FILE, BROWSERS_TEXT, BUILTIN_FILE, BUILTIN_TEXT,
+    BrowserList, Catalog, Category, Classifier, BROWSERS_FILE, BROWSERS_TEXT, BUILTIN_FILE,
+    BUILTIN_TEXT,
 };
 use crate::policy::fingerprint;
 
@@ -77,18 +78,19 @@ pub(super) fn load_agents(
     };
     // `[[verify.signature_agent]]` signers the catalog does not name join it (see
     // `Catalog::with_signers`), so they are part of what the classifier is built from.
-    let signers: Vec<(&str, &str, std::ops::Range<usize>)> = match raw.read("verify") {
+    let signers: Vec<Signer<'_>> = match raw.read("verify") {
         true => raw
             .verify
             .signature_agent
             .iter()
             .map(|s| {
                 let s = s.get_ref();
-                (
-                    s.name.get_ref().as_str(),
-                    s.url.get_ref().as_str(),
-                    s.name.span(),
-                )
+                Signer {
+                    name: s.name.get_ref().as_str(),
+                    url: s.url.get_ref().as_str(),
+                    category: s.category.as_ref(),
+                    span: s.name.span(),
+                }
             })
             .collect(),
         false => Vec::new(),
@@ -99,8 +101,9 @@ pub(super) fn load_agents(
         b_text.as_bytes(),
         b_name.as_bytes(),
     ];
-    for (name, url, _) in &signers {
-        parts.extend([name.as_bytes(), url.as_bytes()]);
+    for s in &signers {
+        let category = s.category.map_or("", |c| c.get_ref().as_str());
+        parts.extend([s.name.as_bytes(), s.url.as_bytes(), category.as_bytes()]);
     }
     let fp = fingerprint(&parts);
     let reused = previous
@@ -110,12 +113,25 @@ pub(super) fn load_agents(
         let catalog = catalog_or_errors(Catalog::parse(&text, &file_name), errors)?;
         let browsers = catalog_or_errors(BrowserList::parse(&b_text, &b_name), errors)?;
         let catalog = catalog.with_browsers(browsers);
-        let pairs: Vec<(&str, &str)> = signers.iter().map(|(n, u, _)| (*n, *u)).collect();
-        let catalog = match catalog.with_signers(&pairs) {
+        let mut listed = Vec::with_capacity(signers.len());
+        for s in &signers {
+            let category = match s.category {
+                Some(c) => Some(errors.parse::<Category>(c, "verify.signature_agent.category")?),
+                None => None,
+            };
+            listed.push((s.name, s.url, category));
+        }
+        let catalog = match catalog.with_signers(&listed) {
             Ok(catalog) => catalog,
             Err(problems) => {
-                for (problem, (_, _, span)) in problems.into_iter().zip(&signers) {
-                    errors.push(Some(span.clone()), "verify.signature_agent.name", problem);
+                for (i, problem) in problems {
+                    let (span, key) = match signers[i].category {
+                        Some(c) if problem.contains("`category`") => {
+                            (c.span(), "verify.signature_agent.category")
+                        }
+                        _ => (signers[i].span.clone(), "verify.signature_agent.name"),
+                    };
+                    errors.push(Some(span), key, problem);
                 }
                 return None;
             }
@@ -144,4 +160,12 @@ pub(super) fn catalog_or_errors<T>(
             None
         }
     }
+}
+
+/// A `[[verify.signature_agent]]` as the catalog takes it in.
+struct Signer<'a> {
+    name: &'a str,
+    url: &'a str,
+    category: Option<&'a toml::Spanned<String>>,
+    span: std::ops::Range<usize>,
 }

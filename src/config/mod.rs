@@ -12,6 +12,7 @@ mod fingerprint;
 mod license;
 mod memo;
 pub mod origin;
+mod pay_per_crawl;
 pub mod raw;
 mod read;
 mod robots;
@@ -162,6 +163,7 @@ pub fn load_text(
                     fairness: parts.fairness,
                     fingerprint: parts.fingerprint,
                     license: parts.license,
+                    pay_per_crawl: parts.pay_per_crawl,
                 },
                 memo: Memo {
                     catalog: Some(parts.classifier),
@@ -201,6 +203,7 @@ struct Parts {
     fairness: crate::policy::Fairness,
     fingerprint: crate::policy::Fingerprint,
     license: Option<crate::policy::Licensing>,
+    pay_per_crawl: Option<crate::policy::PayPerCrawl>,
     files: Vec<PathBuf>,
     robots_fetch_failure: Option<String>,
     robots_file: Option<PathBuf>,
@@ -284,6 +287,11 @@ fn compile(
         .flatten();
     let license = raw.license.as_ref().filter(|_| raw.read("license"));
     let licensing = license.and_then(|l| license::compile_license(l, errors));
+    let pay_per_crawl = raw
+        .pay_per_crawl
+        .as_ref()
+        .filter(|_| raw.read("pay_per_crawl"))
+        .and_then(|p| pay_per_crawl::compile_pay_per_crawl(p, base, errors));
     let trap_paths: Vec<String> = trap
         .iter()
         .flat_map(|t| t.paths.iter().map(|p| p.written.clone()))
@@ -366,6 +374,7 @@ fn compile(
             fairness: fairness?,
             fingerprint: fingerprint?,
             license: licensing,
+            pay_per_crawl,
             files,
             robots_fetch_failure: robots.fetch_failure,
             robots_file,

@@ -427,6 +427,8 @@ pub struct RawSignatureAgent {
     pub url: Spanned<String>,
     /// Where its keys are fetched from (default: `url` + the well-known directory path).
     pub directory: Option<Spanned<String>>,
+    /// The category of a robot the catalog does not name (default `other`).
+    pub category: Option<Spanned<String>>,
 }
 
 /// `[evidence]`: the evidence log, one JSON line per refusal. Needs a restart.
@@ -649,6 +651,8 @@ pub struct RawConfig {
     pub state: RawState,
     /// `[license]`, when written (see `config::license`).
     pub license: Option<super::license::RawLicense>,
+    /// `[pay_per_crawl]`, when written (see `config::pay_per_crawl`).
+    pub pay_per_crawl: Option<super::pay_per_crawl::RawPayPerCrawl>,
     /// Sections that could not be read (their problems are in the [`parse_sections`] errors):
     /// they hold placeholders, which `config::compile` must not check or use.
     pub unread: Vec<&'static str>,
@@ -743,6 +747,7 @@ pub(super) const SECTIONS: &[&str] = &[
     "fingerprint",
     "state",
     "license",
+    "pay_per_crawl",
 ];
 
 /// Reads section `$name` of the document `$text` as `$ty`, pushing every problem of the section
@@ -969,6 +974,12 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let fingerprint = read_section!(text, &doc, e, fingerprint: RawFingerprint);
     let state = read_section!(text, &doc, e, state: RawState);
     let license = read_section!(text, &doc, e, license: super::license::RawLicense);
+    let pay_per_crawl = read_section!(
+        text,
+        &doc,
+        e,
+        pay_per_crawl: super::pay_per_crawl::RawPayPerCrawl
+    );
     if matches!(origin, Ok(None)) && !top.contains_key("origin") {
         errors.push(RawError {
             span: None,
@@ -998,6 +1009,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
     let fingerprint = take(&mut unread, "fingerprint", fingerprint).unwrap_or_default();
     let state = take(&mut unread, "state", state).unwrap_or_default();
     let license = take(&mut unread, "license", license);
+    let pay_per_crawl = take(&mut unread, "pay_per_crawl", pay_per_crawl);
     let origin = origin.unwrap_or_else(|| {
         if !unread.contains(&"origin") {
             unread.push("origin");
@@ -1025,6 +1037,7 @@ pub fn parse_sections(text: &str) -> Result<(RawConfig, Vec<RawError>), Vec<RawE
             fingerprint,
             state,
             license,
+            pay_per_crawl,
             unread,
         },
         errors,

@@ -120,11 +120,10 @@ impl Policy {
         {
             return false;
         }
-        if crate::robots::Canonical::new(facts.target).is_robots_txt() {
-            return false;
-        }
         let (class, agent) = self.who(facts);
+        // The cheap test first: most requests are people's.
         self.licensed_category(class, agent)
+            && !crate::robots::Canonical::new(facts.target).is_robots_txt()
     }
 
     /// Whether a client of `class` (and catalog `agent`) belongs to a category that must

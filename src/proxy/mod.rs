@@ -3,6 +3,7 @@
 //! requests to the origin (a faster lane than pingora's general proxy loop, which takes the rest).
 
 pub mod app;
+mod charge;
 pub mod forward;
 pub mod in_flight;
 pub mod lane;
@@ -31,6 +32,7 @@ use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::access_log;
+use crate::charges::Ledger;
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
@@ -66,6 +68,8 @@ pub struct Gate {
     /// The decision listener's gate (`[decide] listen`): every request is a front proxy's
     /// subrequest, answered with its decision ([`subrequest`]), never forwarded.
     subrequests: bool,
+    /// Pay per crawl's charge ledger (its file opened at the first charge).
+    charges: Arc<Ledger>,
 }
 
 impl Gate {
@@ -85,6 +89,7 @@ impl Gate {
             settings,
             origins: Arc::default(),
             subrequests: false,
+            charges: Arc::default(),
         }
     }
 
@@ -115,6 +120,7 @@ impl Gate {
             evidence: None,
             origins: Arc::default(),
             subrequests: false,
+            charges: Arc::default(),
         }
     }
 
@@ -247,6 +253,9 @@ impl Gate {
                     ..RequestFacts::default()
                 };
                 facts.license = self.verifier.license(policy, &facts, &req.headers).await;
+                if policy.pay_per_crawl.is_some() {
+                    (facts.offer, facts.offer_signed) = charge::offer(req, proof.signed);
+                }
                 let asker = Client {
                     ip: client,
                     user_agent: ua.as_deref(),
@@ -262,6 +271,10 @@ impl Gate {
                 let decided = policy.decide(&facts);
                 let (admission, tarpit) = self.state.admit(&decided, policy, &asker).await;
                 let mut decision = decided.admitted(admission);
+                if decision.outcome == Outcome::Charge {
+                    let charged = self.charge(policy, &decision, req, client, proof.signed);
+                    decision = decision.charged(charged.await);
+                }
                 self.state
                     .tally(policy, &decision, &asker, Reason::of(&decision).as_str());
                 if decision.read == Read::Unknown
@@ -599,8 +612,17 @@ fn added_fields<'a>(
     // RSL: every answer the site's licence covers names it (a `Link` is a list: the origin's
     // own links stay, this one is added).
     let license = policy.robots.license_link.clone().map(|v| ("link", v));
-    tags.chain(usage).chain(license)
+    // Pay per crawl: a charged answer says what it cost (Cloudflare's `crawler-charged`).
+    let charged = (decision.outcome == Outcome::Charge)
+        .then_some(policy.pay_per_crawl.as_ref())
+        .flatten()
+        .and_then(|p| HeaderValue::from_str(&p.price.to_string()).ok())
+        .map(|v| (CRAWLER_CHARGED, v));
+    tags.chain(usage).chain(license).chain(charged)
 }
+
+/// Pay per crawl's receipt field.
+const CRAWLER_CHARGED: &str = "crawler-charged";
 
 /// The AI usage preference header field (draft-ietf-aipref-attach §2).
 const CONTENT_USAGE: &str = "content-usage";

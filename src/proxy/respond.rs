@@ -10,7 +10,7 @@ use crate::evidence::Reason;
 use crate::facts::Malformed;
 use crate::h1::Downstream;
 use crate::metrics::UpstreamError;
-use crate::policy::{shorten, Decision, Outcome, Policy, Tell, Unlicensed};
+use crate::policy::{shorten, Decision, Outcome, Policy, Tell, Unlicensed, Unpaid};
 use crate::problem::{self, Refusal};
 use crate::proxy::tarpit;
 use crate::state::tarpits::TarpitGuard;
@@ -94,7 +94,7 @@ async fn discard_body(session: &mut Session) {
 pub fn forwards(outcome: Outcome) -> bool {
     matches!(
         outcome,
-        Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit
+        Outcome::Pass | Outcome::Charge | Outcome::ShadowBlock | Outcome::ShadowTarpit
     )
 }
 
@@ -116,10 +116,13 @@ pub async fn answer(
         Outcome::BadRequest => bad_request(session, malformed).await,
         Outcome::Block | Outcome::Tarpit => block(session, policy, decision).await,
         Outcome::Unlicensed => unlicensed(session, policy, decision).await,
-        Outcome::Pass | Outcome::ShadowBlock | Outcome::ShadowTarpit => Error::e_explain(
-            ErrorType::InternalError,
-            "a forwarded request has no answer of robogate's",
-        ),
+        Outcome::Unpaid => unpaid(session, policy, decision).await,
+        Outcome::Pass | Outcome::Charge | Outcome::ShadowBlock | Outcome::ShadowTarpit => {
+            Error::e_explain(
+                ErrorType::InternalError,
+                "a forwarded request has no answer of robogate's",
+            )
+        }
     }
 }
 
@@ -348,6 +351,7 @@ pub fn refusal_detail(
                 _ => "send `Authorization: License <token>` with a token from the licence server",
             }
         ),
+        Some(Tell::Payment(why)) => format!("{who} must pay for {target}: {}", why.advice()),
         Some(Tell::Preference { purpose }) => format!(
             "{who} gathers content for {} and robots.txt states a preference against that use \
              for {target}{line}",
@@ -470,9 +474,53 @@ async fn unlicensed(
     refuse(session, refusal, text, &extra).await
 }
 
-/// The reason phrase of a status robogate answers licences with.
+/// A priced request not paid for (`[pay_per_crawl]`), as Cloudflare's pay per crawl answers
+/// it: the status and `crawler-error` code of its "Error codes" table, and the price in
+/// `crawler-price` (`USD 0.01`) so the robot knows what to offer; 503 with `Retry-After` when
+/// the charge could not be recorded.
+async fn unpaid(session: &mut impl Downstream, policy: &Policy, decision: &Decision) -> Result<()> {
+    let req = session.req_header();
+    let target = quoted_target(req);
+    let ua = req
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    let detail = refusal_detail(policy, decision, &target, ua);
+    let why = match decision.tell {
+        Some(Tell::Payment(why)) => why,
+        _ => Unpaid::MissingPrice,
+    };
+    let status = why.status();
+    let price = policy.pay_per_crawl.as_ref().map(|p| p.price.to_string());
+    let retry = LICENSE_RETRY_SECS.to_string();
+    let mut extra = vec![(CRAWLER_ERROR, why.code())];
+    if let Some(price) = &price {
+        extra.push((CRAWLER_PRICE, price.as_str()));
+    }
+    if status == 503 {
+        extra.push((header::RETRY_AFTER, retry.as_str()));
+    }
+    let text = format!("{status} {}: {detail}.\n", reason_phrase(status));
+    let refusal = Refusal {
+        status,
+        reason: Reason::of(decision),
+        detail: &detail,
+        agent: policy.agent_name(decision),
+        line: None,
+        text: None,
+        retry_after: (status == 503).then_some(LICENSE_RETRY_SECS),
+    };
+    refuse(session, refusal, text, &extra).await
+}
+
+/// Cloudflare's pay per crawl fields.
+const CRAWLER_PRICE: header::HeaderName = header::HeaderName::from_static("crawler-price");
+const CRAWLER_ERROR: header::HeaderName = header::HeaderName::from_static("crawler-error");
+
+/// The reason phrase of a status robogate answers licences and prices with.
 fn reason_phrase(status: u16) -> &'static str {
     match status {
+        400 => "Bad Request",
         401 => "Unauthorized",
         402 => "Payment Required",
         _ => "Service Unavailable",

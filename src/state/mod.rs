@@ -353,7 +353,8 @@ impl LiveState {
             return (paced, None);
         }
         match decision.outcome {
-            Outcome::Pass => {
+            // A paid request is paced as any served one (before it is charged).
+            Outcome::Pass | Outcome::Charge => {
                 let paced = self
                     .pace(decision, policy, client.ip, client.user_agent)
                     .await;
@@ -523,8 +524,8 @@ impl LiveState {
             }
             Pace::Paced { retry_after } => {
                 METRICS.rapid_fire_paced.inc();
-                let applies =
-                    policy.enforce.mode == Mode::Enforce && decision.outcome == Outcome::Pass;
+                let applies = policy.enforce.mode == Mode::Enforce
+                    && matches!(decision.outcome, Outcome::Pass | Outcome::Charge);
                 applies.then(|| Admission::Paced {
                     retry_after_secs: whole_seconds(retry_after),
                     rapid_fire: true,

@@ -39,6 +39,8 @@ pub struct Proof {
     pub signed_agent: Option<usize>,
     /// The catalog agent whose proof was checked (see `Policy::claimed_agent`).
     pub claimed_agent: Option<usize>,
+    /// What the request's valid Web Bot Auth signature vouches for (pay per crawl reads it).
+    pub signed: Option<signature::Signed>,
 }
 
 /// What a request's Web Bot Auth signature settled.
@@ -226,6 +228,7 @@ impl Verifier {
             identity,
             signed_agent: None,
             claimed_agent: claimed,
+            signed: None,
         }
     }
 
@@ -261,7 +264,7 @@ impl Verifier {
                 step(Step::Skipped(m, "no Web Bot Auth signature"));
                 Signed::Nothing
             }
-            SignatureOutcome::Verified { agent } => {
+            SignatureOutcome::Verified { agent, signed } => {
                 let identity = Identity::Verified(m);
                 step(Step::Tried(m, identity, "valid signature"));
                 let signer = v.signers.get(agent).copied();
@@ -269,6 +272,7 @@ impl Verifier {
                     identity,
                     signed_agent: signer,
                     claimed_agent: signer,
+                    signed: Some(signed),
                 })
             }
             SignatureOutcome::Invalid(Invalid::UnknownAgent) => {
@@ -293,6 +297,7 @@ impl Verifier {
                     identity,
                     signed_agent: None,
                     claimed_agent: v.signers.get(signer).copied(),
+                    signed: None,
                 })
             }
             SignatureOutcome::Unfinished(why) => {

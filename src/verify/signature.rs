@@ -85,9 +85,24 @@ pub enum SignatureOutcome {
     /// Signed by a key of `agents[agent]`'s directory, within its validity window.
     Verified {
         agent: usize,
+        signed: Signed,
     },
     Invalid(Invalid),
     Unfinished(Unfinished),
+}
+
+/// What a valid signature vouches for beyond who signed: what pay per crawl reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Signed {
+    /// It covers the `crawler-max-price` field.
+    pub max_price: bool,
+    /// It covers the `crawler-exact-price` field.
+    pub exact_price: bool,
+    /// Tells this signature from every other: SHA-256 of the signer's URL and the signature's
+    /// `nonce`, or of the `Signature` field when it has none. A charge is made once per key.
+    pub replay_key: [u8; 32],
+    /// Its `expires` (Unix seconds): a replay key need not be kept past it.
+    pub expires: i64,
 }
 
 /// Limits and lifetimes of signature checking. The defaults and why:
@@ -191,9 +206,9 @@ impl SignatureVerifier {
                 keys = fresh;
             }
         }
-        let agent = claim.agent;
+        let (agent, signed) = (claim.agent, claim.signed);
         match claim.check(&keys) {
-            Ok(()) => SignatureOutcome::Verified { agent },
+            Ok(()) => SignatureOutcome::Verified { agent, signed },
             Err(invalid) => SignatureOutcome::Invalid(invalid),
         }
     }
@@ -449,6 +464,7 @@ struct Claim {
     agent: usize,
     keyid: String,
     verifier: MessageVerifier,
+    signed: Signed,
 }
 
 impl Claim {
@@ -486,6 +502,30 @@ impl Claim {
         }
         let agent = covered_agent(&inner, headers, agents)?;
         params.check_window(now, settings)?;
+        let replay_key = {
+            use sha2::{Digest, Sha256};
+            let mut hash = Sha256::new();
+            hash.update(agents[agent].url.as_bytes());
+            match &params.nonce {
+                Some(nonce) => hash.update([b"\0nonce\0".as_slice(), nonce.as_bytes()].concat()),
+                None => hash.update(
+                    [
+                        b"\0signature\0".as_slice(),
+                        combined(headers, "signature")
+                            .unwrap_or_default()
+                            .as_bytes(),
+                    ]
+                    .concat(),
+                ),
+            }
+            hash.finalize().into()
+        };
+        let signed = Signed {
+            max_price: components.contains(&crate::policy::MAX_PRICE_FIELD),
+            exact_price: components.contains(&crate::policy::EXACT_PRICE_FIELD),
+            replay_key,
+            expires: params.expires,
+        };
         let verifier =
             MessageVerifier::parse(request, |(l, _)| *l == label).map_err(|e| match e {
                 ImplementationError::LookupError(_) => Invalid::MissingComponent,
@@ -495,6 +535,7 @@ impl Claim {
             agent,
             keyid: params.keyid,
             verifier,
+            signed,
         }))
     }
 
@@ -522,6 +563,15 @@ impl Claim {
     }
 }
 
+/// The `keyid` of the request's web-bot-auth signature (for a charge's record).
+pub fn keyid(headers: &HeaderMap) -> Option<String> {
+    let inputs = combined(headers, "signature-input")?;
+    let inputs = sfv::Parser::new(&inputs).parse_dictionary().ok()?;
+    let (_, inner) = web_bot_auth_member(inputs)?;
+    let keyid = inner.params.get("keyid")?.as_string()?;
+    Some(keyid.as_str().to_owned())
+}
+
 /// The first `Signature-Input` member that is an inner list tagged `web-bot-auth`.
 fn web_bot_auth_member(inputs: sfv::Dictionary) -> Option<(sfv::Key, sfv::InnerList)> {
     inputs.into_iter().find_map(|(label, entry)| match entry {
@@ -543,6 +593,7 @@ struct Params {
     keyid: String,
     created: i64,
     expires: i64,
+    nonce: Option<String>,
 }
 
 impl Params {
@@ -554,6 +605,10 @@ impl Params {
                 keyid: keyid.as_str().to_owned(),
                 created,
                 expires,
+                nonce: params
+                    .get("nonce")
+                    .and_then(|n| n.as_string())
+                    .map(|n| n.as_str().to_owned()),
             }),
             _ => Err(Invalid::Malformed),
         }

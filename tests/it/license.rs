@@ -285,7 +285,13 @@ fn nginx_in_front_passes_licence_refusals_on_with_their_fields() {
         server: "trusted_proxies = [\"127.0.0.1\"]\n",
         ..Launch::default()
     };
-    let rg = Robogate::launch(tempfile::tempdir().unwrap(), origin.addr, ROBOTS, &config, launch);
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        ROBOTS,
+        &config,
+        launch,
+    );
     let decide = rg.decide.expect("the decision listener's port");
     let conf = crate::decide::recipe("nginx.conf", decide, origin.addr);
     let front = Nginx::start_http(&[], |addr, _| {
@@ -300,7 +306,9 @@ fn nginx_in_front_passes_licence_refusals_on_with_their_fields() {
         "{unpaid:?}"
     );
     assert_eq!(unpaid.header("link"), Some(LINK));
-    assert!(unpaid.text().starts_with("402 Payment Required: GPTBot must present a licence"));
+    assert!(unpaid
+        .text()
+        .starts_with("402 Payment Required: GPTBot must present a licence"));
     let licensed = request(
         front.addr,
         "GET",

@@ -21,6 +21,7 @@ mod generate_props;
 mod license;
 mod metrics;
 mod operator;
+mod pay_per_crawl;
 mod preferences;
 mod proxy;
 mod ranges;

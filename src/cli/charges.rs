@@ -1,0 +1,193 @@
+//! `robogate report --charges LEDGER [--since T] [--until T] [--robot NAME] [--json]`: what
+//! each robot owes, from pay per crawl's charge ledger — charges and their total per robot and
+//! currency, for a period. A Markdown table (`--json` for billing scripts).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufReader, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::report::ReportArgs;
+use crate::charges::{read_charges, Charge};
+use crate::policy::{Currency, Money};
+
+/// One robot's bill in one currency.
+#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+struct Owed {
+    robot: String,
+    currency: String,
+    charges: u64,
+    /// In minor units (cents).
+    minor: u64,
+    /// The total as `crawler-charged` writes an amount (`USD 1.23`).
+    total: String,
+    first: String,
+    last: String,
+}
+
+pub fn run(ledger: &Path, args: &ReportArgs) -> ExitCode {
+    let bound = |t: &Option<String>, name| match t.as_deref().map(parse_time).transpose() {
+        Ok(t) => Ok(t),
+        Err(e) => Err(format!("robogate report: --{name}: {e}")),
+    };
+    let (since, until) = match (bound(&args.since, "since"), bound(&args.until, "until")) {
+        (Ok(s), Ok(u)) => (s, u),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let file = match File::open(ledger) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("robogate report: {}: {e}", ledger.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut skipped = 0;
+    let charges = read_charges(BufReader::new(file), |n, e| {
+        skipped += 1;
+        eprintln!(
+            "robogate report: {}: line {n} is not a charge ({e}); skipped",
+            ledger.display()
+        );
+    });
+    let charges = match charges {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("robogate report: {}: {e}", ledger.display());
+            return ExitCode::from(2);
+        }
+    };
+    let robot = args.robot.as_deref().map(str::to_ascii_lowercase);
+    let within = |c: &Charge| {
+        let t = humantime::parse_rfc3339_weak(&c.time).ok();
+        since.is_none_or(|s| t.is_some_and(|t| t >= s))
+            && until.is_none_or(|u| t.is_some_and(|t| t < u))
+            && robot
+                .as_deref()
+                .is_none_or(|r| c.robot.to_ascii_lowercase().contains(r))
+    };
+    let owed = totals(charges.iter().filter(|c| within(c)));
+    let out = io::stdout();
+    let mut out = out.lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &owed)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        table(&mut out, &owed)
+    };
+    if let Err(e) = written {
+        eprintln!("robogate report: {e}");
+        return ExitCode::from(2);
+    }
+    if skipped > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A bound of the period: RFC 3339 (`2026-11-01T00:00:00Z`) or a date (its midnight, UTC).
+fn parse_time(text: &str) -> Result<SystemTime, String> {
+    let text = text.trim();
+    let full = if text.len() == 10 {
+        format!("{text}T00:00:00Z")
+    } else {
+        text.to_owned()
+    };
+    humantime::parse_rfc3339_weak(&full)
+        .map_err(|e| format!("{text:?} is not an RFC 3339 time or a date ({e})"))
+}
+
+/// Per robot and currency, in name order.
+fn totals<'a>(charges: impl Iterator<Item = &'a Charge>) -> Vec<Owed> {
+    let mut by: BTreeMap<(String, String), Owed> = BTreeMap::new();
+    for c in charges {
+        let owed = by
+            .entry((c.robot.clone(), c.currency.clone()))
+            .or_insert_with(|| Owed {
+                robot: c.robot.clone(),
+                currency: c.currency.clone(),
+                first: c.time.clone(),
+                ..Owed::default()
+            });
+        owed.charges += 1;
+        owed.minor = owed.minor.saturating_add(c.minor);
+        owed.last = c.time.clone();
+    }
+    by.into_values()
+        .map(|mut owed| {
+            owed.total = Currency::new(&owed.currency).map_or_else(
+                || format!("{} {} minor units", owed.currency, owed.minor),
+                |currency| {
+                    Money {
+                        minor: owed.minor,
+                        currency,
+                    }
+                    .to_string()
+                },
+            );
+            owed
+        })
+        .collect()
+}
+
+fn table(out: &mut impl Write, owed: &[Owed]) -> io::Result<()> {
+    writeln!(out, "| robot | charges | total | first | last |")?;
+    writeln!(out, "|---|---:|---:|---|---|")?;
+    for o in owed {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            o.robot, o.charges, o.total, o.first, o.last
+        )?;
+    }
+    if owed.is_empty() {
+        writeln!(out, "| (no charges in this period) | 0 | | | |")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn charge(robot: &str, time: &str, minor: u64) -> Charge {
+        Charge {
+            time: time.into(),
+            id: "x".into(),
+            robot: robot.into(),
+            proof: "web-bot-auth".into(),
+            signer: String::new(),
+            keyid: String::new(),
+            client: None,
+            path: "/".into(),
+            price: "0.01".into(),
+            currency: "USD".into(),
+            minor,
+        }
+    }
+
+    #[test]
+    fn totals_are_per_robot_and_currency_in_the_currencys_units() {
+        let charges = [
+            charge("GPTBot", "2026-11-01T00:00:00.000Z", 1),
+            charge("ClaudeBot", "2026-11-01T00:00:01.000Z", 1),
+            charge("GPTBot", "2026-11-02T00:00:00.000Z", 150),
+        ];
+        let owed = totals(charges.iter());
+        assert_eq!(owed.len(), 2);
+        assert_eq!((owed[1].robot.as_str(), owed[1].charges), ("GPTBot", 2));
+        assert_eq!(owed[1].total, "USD 1.51");
+        assert_eq!(owed[1].first, "2026-11-01T00:00:00.000Z");
+        assert_eq!(owed[1].last, "2026-11-02T00:00:00.000Z");
+        assert!(parse_time("2026-11-01").is_ok());
+        assert!(parse_time("yesterday").is_err());
+    }
+}

@@ -1,0 +1,256 @@
+//! Pay per crawl (`[pay_per_crawl]`) end to end: a Web Bot Auth signer made here (Ed25519, its
+//! key directory on loopback), robogate in front of the demo origin, the charge ledger on disk
+//! and `robogate report --charges` reading it back.
+
+use std::path::Path;
+
+use crate::signature::{sign, sign_covering, unix_now, KeyDirectory, Signer};
+use crate::support::*;
+
+const ROBOTS: &str = "User-agent: *\nAllow: /\nDisallow: /private/\n";
+const PAYBOT: &str = "PayBot/1.0 (+https://paybot.example/bot)";
+
+fn start(directory: &KeyDirectory) -> (Origin, Robogate) {
+    let extra = format!(
+        "[[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
+         [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
+         ledger = \"charges.jsonl\"\n",
+        directory.url
+    );
+    let origin = Origin::start();
+    let rg = Robogate::start(origin.addr, ROBOTS, &extra);
+    (origin, rg)
+}
+
+/// The ledger's lines, as JSON.
+fn ledger(rg: &Robogate) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(rg.path("charges.jsonl")).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a ledger line is JSON"))
+        .collect()
+}
+
+/// A request for `path` from PayBot, signed as `signed` says, with `fields`.
+fn paid(
+    rg: &Robogate,
+    path: &str,
+    signed: &[(&'static str, String)],
+    fields: &[(&str, &str)],
+) -> Response {
+    try_paid(rg, path, signed, fields).unwrap()
+}
+
+fn try_paid(
+    rg: &Robogate,
+    path: &str,
+    signed: &[(&'static str, String)],
+    fields: &[(&str, &str)],
+) -> std::io::Result<Response> {
+    let mut headers: Vec<(&str, &str)> = signed.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    headers.extend_from_slice(fields);
+    request(rg.addr, "GET", path, Some(PAYBOT), &headers)
+}
+
+#[test]
+fn a_verified_robot_pays_once_per_signature_and_the_ledger_says_so() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let (_origin, rg) = start(&directory);
+    let authority = rg.addr.to_string();
+    let now = unix_now();
+    let window = (now, now + 300);
+
+    // Unsigned: nobody to charge.
+    let unsigned = get(rg.addr, "/blog/", Some(GPTBOT)).unwrap();
+    assert_eq!(unsigned.status, 400, "{}", unsigned.text());
+    assert_eq!(unsigned.header("crawler-error"), Some("StrongAuthRequired"));
+    assert!(unsigned
+        .text()
+        .contains("paid access needs a verified identity"));
+
+    // Signed, no price: 402 with the price.
+    let bare = sign(&signer, &authority, &directory.url, now, now + 300).headers();
+    let asked = paid(&rg, "/blog/", &bare, &[]);
+    assert_eq!(asked.status, 402, "{}", asked.text());
+    assert_eq!(asked.header("crawler-price"), Some("USD 0.01"));
+    assert_eq!(asked.header("crawler-error"), Some("MissingCrawlerPrice"));
+
+    // Signed over a sufficient crawler-max-price: served, charged, on record once.
+    let offer = [("crawler-max-price", "USD 0.05")];
+    let signed = sign_covering(
+        &signer,
+        &authority,
+        &directory.url,
+        window,
+        &offer,
+        Some("n-1"),
+    );
+    let served = paid(&rg, "/blog/", &signed.headers(), &offer);
+    assert_eq!(served.status, 200, "{}", served.text());
+    assert_eq!(served.header("crawler-charged"), Some("USD 0.01"));
+    let lines = ledger(&rg);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["robot"], "paybot");
+    assert_eq!(lines[0]["path"], "/blog/");
+    assert_eq!(
+        (
+            &lines[0]["price"],
+            &lines[0]["currency"],
+            &lines[0]["minor"]
+        ),
+        (&"0.01".into(), &"USD".into(), &1.into())
+    );
+    assert_eq!(lines[0]["proof"], "web-bot-auth");
+    assert_eq!(lines[0]["keyid"], signer.keyid.as_str());
+    assert_eq!(lines[0]["signer"], format!("{}/", directory.url).as_str());
+
+    // The same signature again: a replay, refused, not charged.
+    let replayed = paid(&rg, "/blog/", &signed.headers(), &offer);
+    assert_eq!(replayed.status, 400, "{}", replayed.text());
+    assert_eq!(replayed.header("crawler-error"), Some("InvalidSignature"));
+    assert!(replayed.text().contains("paid for a request already"));
+
+    // An exact offer of the price pays too (another nonce).
+    let exact = [("crawler-exact-price", "USD 0.01")];
+    let signed = sign_covering(
+        &signer,
+        &authority,
+        &directory.url,
+        window,
+        &exact,
+        Some("n-2"),
+    );
+    assert_eq!(
+        paid(&rg, "/blog/first-post.html", &signed.headers(), &exact).status,
+        200
+    );
+
+    // Too little, the wrong exact price, an offer the signature leaves out: refused.
+    let low = [("crawler-max-price", "USD 0.00")];
+    let signed = sign_covering(
+        &signer,
+        &authority,
+        &directory.url,
+        window,
+        &low,
+        Some("n-3"),
+    );
+    let refused = paid(&rg, "/blog/", &signed.headers(), &low);
+    assert_eq!(refused.status, 402);
+    assert_eq!(
+        refused.header("crawler-error"),
+        Some("InvalidCrawlerMaxPrice")
+    );
+    let wrong = [("crawler-exact-price", "USD 0.02")];
+    let signed = sign_covering(
+        &signer,
+        &authority,
+        &directory.url,
+        window,
+        &wrong,
+        Some("n-4"),
+    );
+    let refused = paid(&rg, "/blog/", &signed.headers(), &wrong);
+    assert_eq!(
+        refused.header("crawler-error"),
+        Some("InvalidCrawlerExactPrice")
+    );
+    let unsigned_offer = paid(&rg, "/blog/", &bare, &offer);
+    assert_eq!(unsigned_offer.status, 400);
+    assert_eq!(
+        unsigned_offer.header("crawler-error"),
+        Some("InvalidSignature")
+    );
+
+    // Free: robots.txt, paths not priced, people.
+    assert_eq!(paid(&rg, "/robots.txt", &[], &[]).status, 200);
+    assert_eq!(paid(&rg, "/", &bare, &[]).status, 200);
+    assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200);
+
+    // Two charges on record, counted, and billed by report --charges.
+    assert_eq!(ledger(&rg).len(), 2);
+    assert_eq!(
+        rg.metric("robogate_crawl_charges_total{agent=\"paybot\"}"),
+        2.0
+    );
+    assert_eq!(
+        rg.metric("robogate_crawl_charged_minor_units_total{agent=\"paybot\",currency=\"USD\"}"),
+        2.0
+    );
+    let out = robogate_cmd()
+        .args(["report", "--json", "--charges"])
+        .arg(rg.path("charges.jsonl"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let bill: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(bill[0]["robot"], "paybot");
+    assert_eq!(bill[0]["charges"], 2);
+    assert_eq!(bill[0]["total"], "USD 0.02");
+    let table = robogate_cmd()
+        .args(["report", "--charges"])
+        .arg(rg.path("charges.jsonl"))
+        .args(["--since", "2000-01-01", "--until", "2001-01-01"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&table.stdout).contains("no charges in this period"));
+}
+
+/// The ledger's paths.
+fn recorded(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["path"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn a_kill_during_a_burst_of_charges_loses_no_acknowledged_one() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let (_origin, rg) = start(&directory);
+    let authority = rg.addr.to_string();
+    let now = unix_now();
+    let offer = [("crawler-max-price", "USD 0.01")];
+    let served = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for worker in 0..8 {
+            let (rg, served, signer) = (&rg, &served, &signer);
+            let (authority, url) = (&authority, &directory.url);
+            scope.spawn(move || {
+                for n in 0..200 {
+                    let nonce = format!("{worker}-{n}");
+                    let signed = sign_covering(
+                        signer,
+                        authority,
+                        url,
+                        (now, now + 300),
+                        &offer,
+                        Some(&nonce),
+                    );
+                    let path = format!("/blog/?n={nonce}");
+                    match try_paid(rg, &path, &signed.headers(), &offer) {
+                        Ok(r) if r.status == 200 && r.header("crawler-charged").is_some() => {
+                            served.lock().unwrap().push(path)
+                        }
+                        Ok(r) => panic!("a paid request got {}: {}", r.status, r.text()),
+                        Err(_) => break, // robogate is gone
+                    }
+                }
+            });
+        }
+        // Kill robogate once some charges are made, while the burst goes on.
+        eventually("charges made", || {
+            (recorded(&rg.path("charges.jsonl")).len() >= 50).then_some(())
+        });
+        rg.signal("KILL");
+    });
+    let served = served.into_inner().unwrap();
+    let on_record = recorded(&rg.path("charges.jsonl"));
+    // Each line is on disk before its request is answered: at least the 50 seen, less those
+    // still in flight at the kill, were served; and every one served is on record.
+    assert!(served.len() >= 40, "{} served", served.len());
+    let missing: Vec<&String> = served.iter().filter(|p| !on_record.contains(p)).collect();
+    assert!(missing.is_empty(), "served but not on record: {missing:?}");
+}
