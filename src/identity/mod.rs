@@ -163,8 +163,9 @@ pub struct SignatureAgent {
 impl SignatureAgent {
     /// Validates one configured signer. `url` and `directory` must be absolute `https://` URLs
     /// (`http://` only on a loopback host, for tests and local signers) without user info,
-    /// query or fragment; without `directory`, `url` must be an origin (no path), as the drafts
-    /// require of a `directory`-type `Signature-Agent`.
+    /// query or fragment. `url` is what its requests' `Signature-Agent` names: an origin (the
+    /// `directory` type), or the URL of a JWK Set (`jwks_uri`) or a Signature Agent Card
+    /// (`cimd`).
     pub fn new(name: &str, url: &str, directory: Option<&str>) -> Result<SignatureAgent, String> {
         let name = name.trim();
         if name.is_empty() {
@@ -176,12 +177,9 @@ impl SignatureAgent {
                 let dir = parse_agent_url(d).map_err(|e| format!("directory: {e}"))?;
                 format!("{}{}", dir.origin, dir.path)
             }
-            None if parsed.path != "/" => {
-                return Err(format!(
-                    "url: {url:?} has a path; a Signature-Agent of the directory type is an \
-                     origin such as \"https://bot.example\" (or give `directory` explicitly)"
-                ))
-            }
+            // A `directory`-type Signature-Agent is an origin, whose well-known path serves the
+            // keys; a URL with a path is a `jwks_uri` or a `cimd` card, which its requests'
+            // `type` says (and which are fetched at the URL itself).
             None => format!("{}{DIRECTORY_PATH}", parsed.origin),
         };
         Ok(SignatureAgent {
@@ -281,6 +279,9 @@ mod signature_agent_tests {
             ("https://x.example/agent", "http://[::1]:9/k")
         );
         assert!(SignatureAgent::new("l", "http://localhost", None).is_ok());
+        // A card's (or a JWK Set's) URL has a path; its keys are fetched there.
+        let d = SignatureAgent::new("d", "https://bot.example/card.json", None).unwrap();
+        assert_eq!(d.url, "https://bot.example/card.json");
         for (name, url, dir, needle) in [
             ("", "https://a.example", None, "name"),
             ("n", "not a url", None, "is not a URL"),
@@ -289,7 +290,6 @@ mod signature_agent_tests {
             ("n", "ftp://bot.example", None, "scheme"),
             ("n", "https://u@bot.example", None, "user info"),
             ("n", "https://bot.example/?q", None, "query"),
-            ("n", "https://bot.example/keys", None, "has a path"),
             (
                 "n",
                 "https://bot.example",

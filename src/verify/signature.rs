@@ -77,6 +77,21 @@ keyword_enum! {
     }
 }
 
+keyword_enum! {
+    /// How a `Signature-Agent` member says its keys are found (its `type` parameter,
+    /// draft-ietf-webbotauth-httpsig-protocol-01; absent, and the legacy String form, mean
+    /// `directory`).
+    pub enum Discovery("Signature-Agent type") {
+        /// The agent URL's origin serves a key directory at the well-known path.
+        Directory = "directory",
+        /// The URL is a JWK Set.
+        JwksUri = "jwks_uri",
+        /// The URL is a Signature Agent Card (a Client ID Metadata Document,
+        /// draft-meunier-webbotauth-registry-04) naming or holding the keys.
+        Cimd = "cimd",
+    }
+}
+
 /// What one request's signatures say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignatureOutcome {
@@ -189,7 +204,14 @@ impl SignatureVerifier {
             Ok(None) => return SignatureOutcome::Absent,
             Err(invalid) => return SignatureOutcome::Invalid(invalid),
         };
-        let directory = &agents[claim.agent].directory;
+        let source = match claim.discovery {
+            Discovery::Directory => agents[claim.agent].directory.as_str(),
+            Discovery::JwksUri | Discovery::Cimd => agents[claim.agent].url.as_str(),
+        };
+        let directory = &Source {
+            url: source,
+            card: claim.discovery == Discovery::Cimd,
+        };
         let keys = tokio::time::timeout_at(deadline, self.keys(directory, None)).await;
         let mut keys = match keys {
             Ok(Ok(keys)) => keys,
@@ -217,7 +239,11 @@ impl SignatureVerifier {
     /// change), so the first signed request neither waits for it nor, if the directory is down
     /// then, finds no keys to check a forgery against.
     pub async fn warm(&self, directory: &str) -> Result<(), Unfinished> {
-        self.keys(directory, None).await.map(drop)
+        let source = Source {
+            url: directory,
+            card: false,
+        };
+        self.keys(&source, None).await.map(drop)
     }
 
     /// The keys of `url`'s directory: cached while fresh (and, when `refetch_older_than` is
@@ -225,12 +251,13 @@ impl SignatureVerifier {
     /// wait. The fetch runs in its own task, so a caller that gives up does not waste it.
     async fn keys(
         &self,
-        url: &str,
+        source: &Source<'_>,
         refetch_older_than: Option<Duration>,
     ) -> Result<Arc<KeyRing>, Unfinished> {
+        let key = source.cache_key();
         let slot = match self
             .slots
-            .get_or_insert_with(url, || Ok::<_, Infallible>(Arc::default()))
+            .get_or_insert_with(&key, || Ok::<_, Infallible>(Arc::default()))
         {
             Ok(slot) => slot,
             Err(never) => match never {},
@@ -245,7 +272,7 @@ impl SignatureVerifier {
         if refetch_older_than.is_none() {
             if let Some(keys) = slot.current().and_then(|e| e.keys.clone()) {
                 if let Ok(guard) = slot.refresh.clone().try_lock_owned() {
-                    self.refresh(url, &slot, guard);
+                    self.refresh(source, &slot, guard);
                 }
                 return Ok(keys);
             }
@@ -258,7 +285,7 @@ impl SignatureVerifier {
         if let Some(entry) = slot.usable(refetch_older_than) {
             return entry.result(); // another caller refreshed it while we waited
         }
-        match self.refresh(url, &slot, guard).await {
+        match self.refresh(source, &slot, guard).await {
             Ok(entry) => entry.result(),
             Err(_) => Err(Unfinished::Unreachable),
         }
@@ -268,13 +295,14 @@ impl SignatureVerifier {
     /// `guard` until it is stored), so a caller that gives up does not waste the fetch.
     fn refresh(
         &self,
-        url: &str,
+        source: &Source<'_>,
         slot: &Arc<Slot>,
         guard: tokio::sync::OwnedMutexGuard<()>,
     ) -> tokio::task::JoinHandle<Arc<Entry>> {
-        let (settings, url, slot) = (self.settings.clone(), url.to_owned(), slot.clone());
+        let (settings, url, slot) = (self.settings.clone(), source.url.to_owned(), slot.clone());
+        let card = source.card;
         tokio::spawn(async move {
-            let fetched = fetch(&url, &settings).await;
+            let fetched = fetch(&url, card, &settings).await;
             let entry = Arc::new(Entry::after(slot.current(), fetched, &settings));
             slot.store(entry.clone());
             drop(guard);
@@ -354,12 +382,37 @@ impl Entry {
     }
 }
 
-/// Fetches and reads a directory. ureq is blocking (and already robogate's client for
-/// robots.txt); a directory fetch is rare (once per agent per TTL), so a blocking-pool thread
-/// with a wall-clock timeout on both sides costs nothing and adds no second HTTP stack.
-async fn fetch(url: &str, settings: &SignatureSettings) -> Result<(KeyRing, Duration), Unfinished> {
+/// Where a signer's keys are: a key directory or JWK Set at `url`, or, with `card`, the JWK Set
+/// the Signature Agent Card at `url` holds or names.
+struct Source<'a> {
+    url: &'a str,
+    card: bool,
+}
+
+impl Source<'_> {
+    /// The directory cache's key: one entry per URL and kind.
+    fn cache_key(&self) -> String {
+        match self.card {
+            true => format!("card {}", self.url),
+            false => self.url.to_owned(),
+        }
+    }
+}
+
+/// Fetches and reads a directory (or a card and the keys it names: `card`). ureq is blocking
+/// (and already robogate's client for robots.txt); a directory fetch is rare (once per agent
+/// per TTL), so a blocking-pool thread with a wall-clock timeout on both sides costs nothing
+/// and adds no second HTTP stack.
+async fn fetch(
+    url: &str,
+    card: bool,
+    settings: &SignatureSettings,
+) -> Result<(KeyRing, Duration), Unfinished> {
     let (url, blocking_settings) = (url.to_owned(), settings.clone());
-    let job = tokio::task::spawn_blocking(move || fetch_blocking(&url, &blocking_settings));
+    let job = tokio::task::spawn_blocking(move || match card {
+        true => fetch_card(&url, &blocking_settings),
+        false => fetch_blocking(&url, &blocking_settings),
+    });
     match tokio::time::timeout(settings.fetch_timeout, job).await {
         Err(_) => Err(Unfinished::Timeout),
         Ok(Err(_)) => Err(Unfinished::Unreachable),
@@ -371,6 +424,47 @@ fn fetch_blocking(
     url: &str,
     settings: &SignatureSettings,
 ) -> Result<(KeyRing, Duration), Unfinished> {
+    let (body, ttl) = get(url, DIRECTORY_MEDIA_TYPE, settings)?;
+    Ok((read_directory(&body, settings.max_keys)?, ttl))
+}
+
+/// A Signature Agent Card (draft-meunier-webbotauth-registry-04 §3, a Client ID Metadata
+/// Document): its `client_id` must be its own URL; its keys are its `jwks`, or the JWK Set its
+/// `jwks_uri` names (https, or http on loopback like every URL robogate fetches keys from;
+/// fetched without following redirects), never both. Fresh for the shorter of the two answers'
+/// lifetimes.
+fn fetch_card(url: &str, settings: &SignatureSettings) -> Result<(KeyRing, Duration), Unfinished> {
+    let (body, card_ttl) = get(url, "application/json", settings)?;
+    let card: serde_json::Value = serde_json::from_slice(&body).map_err(|_| Unfinished::Garbage)?;
+    let client_id = card.get("client_id").and_then(|c| c.as_str());
+    let own = client_id.and_then(crate::identity::normalize_agent_url);
+    if own.is_none() || own != crate::identity::normalize_agent_url(url) {
+        return Err(Unfinished::Garbage); // a card for another URL, or none
+    }
+    match (
+        card.get("jwks"),
+        card.get("jwks_uri").and_then(|u| u.as_str()),
+    ) {
+        (Some(jwks), None) => {
+            let body = serde_json::to_vec(jwks).map_err(|_| Unfinished::Garbage)?;
+            Ok((read_directory(&body, settings.max_keys)?, card_ttl))
+        }
+        (None, Some(jwks_uri)) => {
+            let jwks_uri =
+                crate::identity::normalize_agent_url(jwks_uri).ok_or(Unfinished::Garbage)?;
+            let (body, ttl) = get(&jwks_uri, "application/jwk-set+json", settings)?;
+            Ok((read_directory(&body, settings.max_keys)?, ttl.min(card_ttl)))
+        }
+        _ => Err(Unfinished::Garbage),
+    }
+}
+
+/// GETs `url` (no redirects, bounded in time and size): its body and how long it stays fresh.
+fn get(
+    url: &str,
+    accept: &str,
+    settings: &SignatureSettings,
+) -> Result<(Vec<u8>, Duration), Unfinished> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(settings.fetch_timeout))
         .max_redirects(0) // the drafts: redirects are discovery failures
@@ -380,7 +474,7 @@ fn fetch_blocking(
         .into();
     let mut response = agent
         .get(url)
-        .header("Accept", DIRECTORY_MEDIA_TYPE)
+        .header("Accept", accept)
         .call()
         .map_err(|e| match e {
             ureq::Error::Timeout(_) => Unfinished::Timeout,
@@ -406,7 +500,7 @@ fn fetch_blocking(
             ureq::Error::Timeout(_) => Unfinished::Timeout,
             _ => Unfinished::Garbage,
         })?;
-    Ok((read_directory(&body, settings.max_keys)?, ttl))
+    Ok((body, ttl))
 }
 
 /// How long a directory answer stays fresh: `max-age` clamped to the settings' range;
@@ -462,6 +556,8 @@ fn read_directory(body: &[u8], max_keys: usize) -> Result<KeyRing, Unfinished> {
 /// window checked; what remains is the key lookup and the signature check.
 struct Claim {
     agent: usize,
+    /// How the agent's keys are found (its `Signature-Agent` member's `type`).
+    discovery: Discovery,
     keyid: String,
     verifier: MessageVerifier,
     signed: Signed,
@@ -500,7 +596,7 @@ impl Claim {
         {
             return Err(Invalid::MissingComponent);
         }
-        let agent = covered_agent(&inner, headers, agents)?;
+        let (agent, discovery) = covered_agent(&inner, headers, agents)?;
         params.check_window(now, settings)?;
         let replay_key = {
             use sha2::{Digest, Sha256};
@@ -533,6 +629,7 @@ impl Claim {
             })?;
         Ok(Some(Claim {
             agent,
+            discovery,
             keyid: params.keyid,
             verifier,
             signed,
@@ -637,14 +734,17 @@ impl Params {
     }
 }
 
-/// The configured agent the signature's covered `signature-agent` names. The drafts' form is
-/// `"signature-agent";key="<label>"` over a Dictionary header (`sig1="https://..."`, `type`
-/// absent or `directory`); the legacy form covers a bare String (or Token) `Signature-Agent`.
+/// The configured agent the signature's covered `signature-agent` names, and how its keys are
+/// found. The drafts' form is `"signature-agent";key="<label>"` over a Dictionary header
+/// (`sig1="https://..."`, with `type` absent or `directory`, `jwks_uri`, `cimd`:
+/// draft-ietf-webbotauth-httpsig-protocol-01); the legacy form covers a bare String (or Token)
+/// `Signature-Agent`, a directory. Only a configured agent's URL is ever resolved: the header
+/// chooses among them and how to read one, never what to fetch.
 fn covered_agent(
     inner: &sfv::InnerList,
     headers: &HeaderMap,
     agents: &[SignatureAgent],
-) -> Result<usize, Invalid> {
+) -> Result<(usize, Discovery), Invalid> {
     let component = inner
         .items
         .iter()
@@ -655,7 +755,7 @@ fn covered_agent(
         })
         .ok_or(Invalid::MissingComponent)?;
     let header = combined(headers, "signature-agent").ok_or(Invalid::UnknownAgent)?;
-    let value = match component.params.get("key") {
+    let (value, discovery) = match component.params.get("key") {
         Some(key) => {
             let key = key.as_string().ok_or(Invalid::Malformed)?;
             let dictionary = sfv::Parser::new(&header)
@@ -667,15 +767,18 @@ fn covered_agent(
                 .map(|(_, v)| v)
                 .ok_or(Invalid::MissingComponent)?;
             match member {
-                sfv::ListEntry::Item(item) if directory_type(&item.params) => item.bare_item,
-                _ => return Err(Invalid::UnknownAgent),
+                sfv::ListEntry::Item(item) => {
+                    let discovery = discovery_type(&item.params).ok_or(Invalid::UnknownAgent)?;
+                    (item.bare_item, discovery)
+                }
+                sfv::ListEntry::InnerList(_) => return Err(Invalid::UnknownAgent),
             }
         }
         None => {
-            sfv::Parser::new(&header)
+            let item = sfv::Parser::new(&header)
                 .parse_item()
-                .map_err(|_| Invalid::Malformed)?
-                .bare_item
+                .map_err(|_| Invalid::Malformed)?;
+            (item.bare_item, Discovery::Directory)
         }
     };
     let url = match &value {
@@ -684,10 +787,11 @@ fn covered_agent(
         _ => return Err(Invalid::UnknownAgent),
     };
     let url = normalize_agent_url(url).ok_or(Invalid::UnknownAgent)?;
-    agents
+    let agent = agents
         .iter()
         .position(|a| a.url == url)
-        .ok_or(Invalid::UnknownAgent)
+        .ok_or(Invalid::UnknownAgent)?;
+    Ok((agent, discovery))
 }
 
 /// The configured agent a request's `Signature-Agent` names, read leniently (any Dictionary
@@ -717,13 +821,19 @@ pub fn claimed_agent(agents: &[SignatureAgent], headers: &HeaderMap) -> Option<u
     named(&item.bare_item)
 }
 
-/// Whether a `Signature-Agent` member resolves through the well-known directory (its `type`
-/// absent or `directory`): the only discovery robogate's configuration describes.
-fn directory_type(params: &sfv::Parameters) -> bool {
-    params.get("type").is_none_or(|t| {
-        t.as_token()
-            .is_some_and(|t| t.as_str().eq_ignore_ascii_case("directory"))
-    })
+/// A `Signature-Agent` member's `type` (absent: `directory`); `None` for a type robogate does
+/// not know (such a member names no agent it can check).
+fn discovery_type(params: &sfv::Parameters) -> Option<Discovery> {
+    match params.get("type") {
+        None => Some(Discovery::Directory),
+        Some(t) => {
+            let word = t
+                .as_token()
+                .map(|t| t.as_str())
+                .or(t.as_string().map(|s| s.as_str()))?;
+            word.parse().ok()
+        }
+    }
 }
 
 /// All values of a header, combined as RFC 9110 §5.3 says (joined by ", "); `None` when absent
@@ -890,6 +1000,78 @@ mod tests {
     const SIG: (&str, &str) = ("signature", "sig1=:AAAA:");
     const COVERED: &str = r#""@authority" "signature-agent";key="sig1""#;
 
+    /// Each form of `Signature-Agent` (draft-ietf-webbotauth-httpsig-protocol-01 §4.1: a
+    /// Dictionary whose members carry `type`, and the legacy String) names its agent and says
+    /// how its keys are found.
+    #[test]
+    fn every_signature_agent_form_names_its_agent_and_how_its_keys_are_found() {
+        let covered = |key: &str| {
+            input(
+                &format!(r#""@authority" "signature-agent";key="{key}""#),
+                "",
+            )
+        };
+        let legacy = input(r#""@authority" "signature-agent""#, "");
+        type Named = Result<(usize, Discovery), Invalid>;
+        let cases: [(&str, String, Named); 9] = [
+            (
+                r#"sig1="https://bot.example""#,
+                covered("sig1"),
+                Ok((1, Discovery::Directory)),
+            ),
+            (
+                r#"sig1="https://bot.example";type=directory"#,
+                covered("sig1"),
+                Ok((1, Discovery::Directory)),
+            ),
+            (
+                r#"sig1="https://bot.example";type=jwks_uri"#,
+                covered("sig1"),
+                Ok((1, Discovery::JwksUri)),
+            ),
+            (
+                r#"sig1="https://bot.example";type=cimd"#,
+                covered("sig1"),
+                Ok((1, Discovery::Cimd)),
+            ),
+            (
+                r#"sig1="https://other.example", sig2="https://bot.example";type=jwks_uri"#,
+                covered("sig2"),
+                Ok((1, Discovery::JwksUri)),
+            ),
+            (
+                r#"sig1="https://bot.example";type=ldap"#,
+                covered("sig1"),
+                Err(Invalid::UnknownAgent),
+            ),
+            (
+                r#""https://bot.example""#,
+                legacy.clone(),
+                Ok((1, Discovery::Directory)),
+            ),
+            (
+                r#"sig1="https://bot.example""#,
+                legacy,
+                Err(Invalid::Malformed),
+            ),
+            (
+                r#"sig1=("https://bot.example")"#,
+                covered("sig1"),
+                Err(Invalid::UnknownAgent),
+            ),
+        ];
+        for (agent, input, expected) in cases {
+            let mut map = HeaderMap::new();
+            map.insert(
+                "signature-agent",
+                http::HeaderValue::from_str(agent).unwrap(),
+            );
+            let inputs = sfv::Parser::new(&input).parse_dictionary().unwrap();
+            let (_, inner) = web_bot_auth_member(inputs).unwrap();
+            assert_eq!(covered_agent(&inner, &map, &agents()), expected, "{agent}");
+        }
+    }
+
     #[test]
     fn claims_are_attributed_and_refused_for_the_right_reason() {
         let dict_agent = ("signature-agent", r#"sig1="https://BOT.example""#);
@@ -953,7 +1135,10 @@ mod tests {
                 &[
                     ("signature-input", &ok),
                     SIG,
-                    ("signature-agent", r#"sig1="https://bot.example";type=cimd"#),
+                    (
+                        "signature-agent",
+                        r#"sig1="https://bot.example";type=webfinger"#,
+                    ),
                 ],
                 NOW,
                 Err(Invalid::UnknownAgent),

@@ -135,6 +135,31 @@ pub fn sign_covering(
     }
 }
 
+/// [`sign`], naming the agent with a `type` parameter (`jwks_uri`, `cimd`) on its
+/// `Signature-Agent` member, which the signature covers with it.
+pub fn sign_typed(
+    signer: &Signer,
+    authority: &str,
+    agent_url: &str,
+    agent_type: &str,
+    (created, expires): (u64, u64),
+) -> Signed {
+    let params = format!(
+        r#"("@authority" "signature-agent";key="sig1");created={created};expires={expires};keyid="{}";alg="ed25519";tag="web-bot-auth""#,
+        signer.keyid
+    );
+    let member = format!("\"{agent_url}\";type={agent_type}");
+    let base = format!(
+        "\"@authority\": {authority}\n\"signature-agent\";key=\"sig1\": {member}\n\"@signature-params\": {params}"
+    );
+    let signature = signer.key.sign(base.as_bytes());
+    Signed {
+        signature_agent: format!("sig1={member}"),
+        signature_input: format!("sig1={params}"),
+        signature: format!("sig1=:{}:", STANDARD.encode(signature.to_bytes())),
+    }
+}
+
 /// Unix seconds now.
 pub fn unix_now() -> u64 {
     SystemTime::now()
@@ -184,7 +209,7 @@ impl KeyDirectory {
             Arc::new(AtomicBool::new(false)),
         );
         let (a, h, s) = (answer.clone(), hits.clone(), stopped.clone());
-        let thread = std::thread::spawn(move || serve(listener, a, h, s));
+        let thread = std::thread::spawn(move || serve(listener, addr, a, h, s));
         let directory = KeyDirectory {
             url: format!("http://{addr}"),
             addr,
@@ -234,8 +259,12 @@ impl Drop for KeyDirectory {
     }
 }
 
+/// Serves the directory at the well-known path, and the same keys as a JWK Set at `/jwks.json`
+/// (`type=jwks_uri`), as a Signature Agent Card naming that JWK Set at `/card.json` and as one
+/// holding them at `/card-inline.json` (`type=cimd`).
 fn serve(
     listener: TcpListener,
+    addr: SocketAddr,
     answer: Arc<Mutex<Answer>>,
     hits: Arc<AtomicUsize>,
     stopped: Arc<AtomicBool>,
@@ -255,11 +284,29 @@ fn serve(
             }
         }
         hits.fetch_add(1, Ordering::SeqCst);
-        let path_ok = String::from_utf8_lossy(&head)
-            .split(' ')
-            .nth(1)
-            .is_some_and(|p| p == "/.well-known/http-message-signatures-directory");
-        let response = match (path_ok, answer.lock().unwrap().clone()) {
+        let head = String::from_utf8_lossy(&head).into_owned();
+        let path = head.split(' ').nth(1).unwrap_or("/");
+        let path_ok = path == "/.well-known/http-message-signatures-directory";
+        let answered = answer.lock().unwrap().clone();
+        if let (Answer::Keys { body, max_age }, true) = (&answered, path.ends_with(".json")) {
+            let body = match path {
+                "/jwks.json" => body.clone(),
+                "/card.json" => format!(
+                    r#"{{"client_id":"http://{addr}/card.json","client_name":"Test signer","jwks_uri":"http://{addr}/jwks.json","web_bot_auth":{{"rfc9309-product-token":"cardbot","purpose":"ai-training"}}}}"#
+                ),
+                "/card-inline.json" => {
+                    format!(r#"{{"client_id":"http://{addr}/card-inline.json","jwks":{body}}}"#)
+                }
+                _ => String::new(),
+            };
+            let response = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: max-age={max_age}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(response.as_bytes());
+            continue;
+        }
+        let response = match (path_ok, answered) {
             (_, Answer::Hang) => {
                 held.push(stream);
                 continue;
@@ -633,4 +680,56 @@ async fn an_unknown_keyid_is_refused_when_its_refetch_cannot_finish() {
         );
     }
     assert_eq!(directory.hits(), 2, "one refetch, still hanging");
+}
+
+/// A signer named by a JWK Set's URL (`type=jwks_uri`) or by its Signature Agent Card's
+/// (`type=cimd`; the card naming its JWK Set, or holding it) is checked against the keys found
+/// there; a card that is not its own URL's proves nothing.
+#[tokio::test]
+async fn keys_are_found_through_a_jwks_uri_and_a_signature_agent_card() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let now = unix_now();
+    for (path, kind) in [
+        ("/jwks.json", "jwks_uri"),
+        ("/card.json", "cimd"),
+        ("/card-inline.json", "cimd"),
+    ] {
+        let url = format!("{}{path}", directory.url);
+        let agents = vec![SignatureAgent::new("cardbot", &url, None).unwrap()];
+        let verifier = SignatureVerifier::new(SignatureSettings::default());
+        let signed = sign_typed(&signer, SITE, &url, kind, (now - 5, now + 300));
+        let uri: Uri = "/page".parse().unwrap();
+        let headers = signed.header_map();
+        let request = Request {
+            method: &Method::GET,
+            uri: &uri,
+            authority: Some(SITE),
+            headers: &headers,
+        };
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        let outcome = verifier
+            .verify(&agents, request, SystemTime::now(), deadline)
+            .await;
+        assert!(
+            matches!(outcome, SignatureOutcome::Verified { agent: 0, .. }),
+            "{path} as {kind}: {outcome:?}"
+        );
+        // The same URL read as another kind finds no keys there.
+        let wrong = if kind == "cimd" { "jwks_uri" } else { "cimd" };
+        let signed = sign_typed(&signer, SITE, &url, wrong, (now - 5, now + 300));
+        let headers = signed.header_map();
+        let request = Request {
+            headers: &headers,
+            ..request
+        };
+        let outcome = verifier
+            .verify(&agents, request, SystemTime::now(), deadline)
+            .await;
+        assert_eq!(
+            outcome,
+            SignatureOutcome::Unfinished(Unfinished::Garbage),
+            "{path} as {wrong}"
+        );
+    }
 }
