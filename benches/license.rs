@@ -148,6 +148,8 @@ fn license(c: &mut Criterion) {
                 price: "0.01".into(),
                 currency: "USD".into(),
                 minor: 1,
+                replay: String::new(),
+                expires: 0,
             };
             runtime.block_on(ledger.charge(&pay, &charge, &signed, 0))
         })

@@ -269,6 +269,8 @@ pub struct RequestFacts<'a> {
     pub user_agent: Option<&'a str>,
     /// GET or HEAD (only those are answered with robots.txt).
     pub is_get_or_head: bool,
+    /// HEAD: no content is served (never priced).
+    pub is_head: bool,
     /// The outcome of checking the claimed identity ([`Identity::None`] when nothing was
     /// checked).
     pub identity: Identity,

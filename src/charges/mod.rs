@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Mutex;
 
-pub use record::{read_charges, Charge};
+pub use record::{read_charges, to_hex, Charge, Entry, Void};
 
 use crate::metrics::METRICS;
 use crate::policy::{PayPerCrawl, Unpaid};
@@ -35,11 +35,11 @@ use crate::verify::signature::Signed;
 /// (`503`) rather than left open to replays.
 pub const MAX_REPLAY_KEYS: usize = 1_000_000;
 
-/// One line to write, and who waits for it to be on disk.
+/// One line to write, and who waits for it to be on disk (nobody, for a void).
 struct Job {
     path: PathBuf,
     line: Vec<u8>,
-    done: tokio::sync::oneshot::Sender<io::Result<()>>,
+    done: Option<tokio::sync::oneshot::Sender<io::Result<()>>>,
 }
 
 /// The ledger of one process (its writer thread, its replay keys).
@@ -47,6 +47,9 @@ pub struct Ledger {
     jobs: Sender<Job>,
     /// Replay key → the signature's `expires` (Unix seconds).
     seen: Mutex<HashMap<[u8; 32], i64>>,
+    /// The ledgers whose still-valid replay keys were read back (at the first charge after a
+    /// start, so a restart does not make a paid signature pay again).
+    loaded: Mutex<Vec<PathBuf>>,
 }
 
 impl Default for Ledger {
@@ -66,6 +69,7 @@ impl Ledger {
         Ledger {
             jobs,
             seen: Mutex::new(HashMap::new()),
+            loaded: Mutex::new(Vec::new()),
         }
     }
 
@@ -80,6 +84,7 @@ impl Ledger {
         signed: &Signed,
         now: i64,
     ) -> Result<(), Unpaid> {
+        self.load(&pay.ledger, now).await;
         self.claim(signed, now)?;
         let mut line = serde_json::to_vec(charge).map_err(|_| Unpaid::LedgerFailed)?;
         line.push(b'\n');
@@ -87,7 +92,7 @@ impl Ledger {
         let job = Job {
             path: pay.ledger.clone(),
             line,
-            done,
+            done: Some(done),
         };
         let result = match self.jobs.send(job) {
             Ok(()) => written
@@ -96,10 +101,7 @@ impl Ledger {
             Err(_) => Err(io::ErrorKind::BrokenPipe.into()),
         };
         match result {
-            Ok(()) => {
-                METRICS.count_charge(&charge.robot, charge.currency.as_str(), charge.minor);
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err(e) => {
                 self.give_back(signed);
                 tracing::error!(
@@ -109,6 +111,28 @@ impl Ledger {
                      served"
                 );
                 Err(Unpaid::LedgerFailed)
+            }
+        }
+    }
+
+    /// Reads back the replay keys of `ledger`'s charges whose signatures are still valid at
+    /// `now`, once per ledger and process (a missing file has none).
+    async fn load(&self, ledger: &Path, now: i64) {
+        if self
+            .loaded
+            .lock()
+            .map_or(true, |l| l.iter().any(|p| p == ledger))
+        {
+            return;
+        }
+        let path = ledger.to_path_buf();
+        let keys = tokio::task::spawn_blocking(move || record::replay_keys(&path, now))
+            .await
+            .unwrap_or_default();
+        if let (Ok(mut seen), Ok(mut loaded)) = (self.seen.lock(), self.loaded.lock()) {
+            if !loaded.iter().any(|p| p == ledger) {
+                seen.extend(keys);
+                loaded.push(ledger.to_path_buf());
             }
         }
     }
@@ -141,6 +165,56 @@ impl Ledger {
         if let Ok(mut seen) = self.seen.lock() {
             seen.remove(&signed.replay_key);
         }
+    }
+}
+
+/// A charge on record whose request has not ended: [`Pending::settle`] keeps it (counted in
+/// the metrics) when the robot got a successful answer, and voids it otherwise (a `void` line
+/// naming it, and its signature may pay again).
+pub struct Pending {
+    ledger: std::sync::Arc<Ledger>,
+    path: PathBuf,
+    charge: Charge,
+    signed: Signed,
+}
+
+impl Pending {
+    pub fn new(
+        ledger: std::sync::Arc<Ledger>,
+        path: PathBuf,
+        charge: Charge,
+        signed: Signed,
+    ) -> Pending {
+        Pending {
+            ledger,
+            path,
+            charge,
+            signed,
+        }
+    }
+
+    /// The request ended: `served` a success (2xx, written whole), or not.
+    pub fn settle(self, served: bool) {
+        let c = &self.charge;
+        if served {
+            METRICS.count_charge(&c.robot, &c.currency, c.minor);
+            return;
+        }
+        self.ledger.give_back(&self.signed);
+        let void = Void {
+            void: c.id.clone(),
+            time: Charge::now_time(),
+        };
+        let Ok(mut line) = serde_json::to_vec(&void) else {
+            return;
+        };
+        line.push(b'\n');
+        let job = Job {
+            path: self.path,
+            line,
+            done: None,
+        };
+        let _ = self.ledger.jobs.send(job);
     }
 }
 
@@ -177,7 +251,9 @@ fn write_loop(rx: &Receiver<Job>) {
                     Ok(()) => Ok(()),
                     Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
                 };
-                let _ = job.done.send(answer);
+                if let Some(done) = job.done {
+                    let _ = done.send(answer);
+                }
             }
         }
     }

@@ -29,6 +29,26 @@ pub struct Charge {
     pub price: String,
     pub currency: String,
     pub minor: u64,
+    /// The signature's replay key (hex SHA-256 of its signer and nonce) and its `expires`:
+    /// read back at start, so a restart does not let the signature pay twice.
+    pub replay: String,
+    pub expires: i64,
+}
+
+/// A charge taken back: its request did not end in a success (the origin failed or answered
+/// an error, the client went away). Names the charge by its `id`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Void {
+    pub void: String,
+    pub time: String,
+}
+
+/// A line of the ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Entry {
+    Void(Void),
+    Charge(Charge),
 }
 
 impl Charge {
@@ -55,23 +75,58 @@ impl Charge {
     }
 }
 
-/// The charges of a ledger, in file order; a line that is not a charge (a torn last line
-/// after a crash of the machine before its sync — whose request was never served) is reported
-/// by its number and skipped.
+/// The charges of a ledger that stand, in file order: voided ones left out. A line that is
+/// neither a charge nor a void (a torn last line after a crash of the machine before its
+/// sync — whose request was never served) is reported by its number and skipped.
 pub fn read_charges(
     reader: impl BufRead,
     mut skipped: impl FnMut(usize, String),
 ) -> std::io::Result<Vec<Charge>> {
     let mut charges = Vec::new();
+    let mut voided = std::collections::HashSet::new();
     for (i, line) in reader.lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Charge>(&line) {
-            Ok(charge) => charges.push(charge),
+        match serde_json::from_str::<Entry>(&line) {
+            Ok(Entry::Charge(charge)) => charges.push(charge),
+            Ok(Entry::Void(void)) => {
+                voided.insert(void.void);
+            }
             Err(e) => skipped(i + 1, e.to_string()),
         }
     }
+    charges.retain(|c| !voided.contains(&c.id));
     Ok(charges)
+}
+
+/// The replay keys of `ledger`'s standing charges whose signatures are valid at `now`.
+pub(super) fn replay_keys(ledger: &std::path::Path, now: i64) -> Vec<([u8; 32], i64)> {
+    let Ok(file) = std::fs::File::open(ledger) else {
+        return Vec::new();
+    };
+    let charges = read_charges(std::io::BufReader::new(file), |_, _| {}).unwrap_or_default();
+    charges
+        .into_iter()
+        .filter(|c| c.expires >= now)
+        .filter_map(|c| Some((from_hex(&c.replay)?, c.expires)))
+        .collect()
+}
+
+/// 32 bytes written as 64 hex digits.
+pub fn to_hex(key: &[u8; 32]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(text: &str) -> Option<[u8; 32]> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut key = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        key[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(key)
 }

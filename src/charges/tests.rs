@@ -24,6 +24,8 @@ fn charge(path: &str) -> Charge {
         price: "0.01".into(),
         currency: "USD".into(),
         minor: 1,
+        replay: String::new(),
+        expires: 0,
     }
 }
 
@@ -127,4 +129,69 @@ fn a_torn_line_is_reported_and_skipped() {
     let mut skipped = Vec::new();
     let charges = read_charges(text.as_bytes(), |n, _| skipped.push(n)).unwrap();
     assert_eq!((charges.len(), skipped), (1, vec![2]));
+}
+
+#[test]
+fn a_voided_charge_does_not_stand_and_replay_keys_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("charges.jsonl");
+    let pay = pay(&file);
+    let rt = runtime();
+    let key = |n: u8| to_hex(&[n; 32]);
+    let mut first = charge("/a");
+    (first.replay, first.expires) = (key(1), 100);
+    let mut second = charge("/b");
+    (second.replay, second.expires) = (key(2), 100);
+    let ledger = std::sync::Arc::new(Ledger::start());
+    rt.block_on(async {
+        assert_eq!(
+            ledger.charge(&pay, &first, &signed(1, 100), 50).await,
+            Ok(())
+        );
+        assert_eq!(
+            ledger.charge(&pay, &second, &signed(2, 100), 50).await,
+            Ok(())
+        );
+    });
+    // The second request failed at the origin: its charge is voided, its signature may pay.
+    Pending::new(ledger.clone(), file.clone(), second.clone(), signed(2, 100)).settle(false);
+    Pending::new(ledger.clone(), file.clone(), first.clone(), signed(1, 100)).settle(true);
+    rt.block_on(async {
+        // Written after the void (one writer, in order): once this is on disk, so is the void.
+        let mut third = charge("/c");
+        (third.replay, third.expires) = (key(3), 100);
+        assert_eq!(
+            ledger.charge(&pay, &third, &signed(3, 100), 50).await,
+            Ok(())
+        );
+    });
+    let text = std::fs::read_to_string(&file).unwrap();
+    let standing = read_charges(text.as_bytes(), |n, e| panic!("line {n}: {e}")).unwrap();
+    let paths: Vec<&str> = standing.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["/a", "/c"], "{text}");
+    // A new process (a restart): the standing charges' signatures still cannot pay again, the
+    // voided one can.
+    let restarted = Ledger::start();
+    rt.block_on(async {
+        assert_eq!(
+            restarted
+                .charge(&pay, &charge("/a"), &signed(1, 100), 60)
+                .await,
+            Err(Unpaid::Replayed)
+        );
+        assert_eq!(
+            restarted
+                .charge(&pay, &charge("/b"), &signed(2, 100), 60)
+                .await,
+            Ok(())
+        );
+        // Keys whose signatures expired are not read back.
+        let later = Ledger::start();
+        assert_eq!(
+            later
+                .charge(&pay, &charge("/c"), &signed(3, 100), 200)
+                .await,
+            Ok(())
+        );
+    });
 }

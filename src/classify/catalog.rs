@@ -231,13 +231,19 @@ impl Catalog {
                 ));
                 continue;
             }
+            // Its name in a User-Agent claims it (and a claim without its signature is
+            // spoofed): unless browsers send that word, which would make them all this robot.
+            let matches = match browser_naming(&token) {
+                Some(_) => Vec::new(),
+                None => vec![token.clone()],
+            };
             self.agents.push(Agent {
                 name: name.to_owned(),
                 category: category.unwrap_or(Category::Other),
                 operator: url.to_owned(),
                 tokens: vec![token],
                 ignores_star: false,
-                matches: Vec::new(),
+                matches,
                 regex: None,
                 checked: false,
                 ranges: Vec::new(),

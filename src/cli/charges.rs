@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, Write};
-use std::path::Path;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
@@ -41,25 +41,53 @@ pub fn run(ledger: &Path, args: &ReportArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let file = match File::open(ledger) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("robogate report: {}: {e}", ledger.display());
+    if let (Some(since), Some(until)) = (since, until) {
+        if until <= since {
+            eprintln!("robogate report: --until is not after --since: the period is empty");
             return ExitCode::from(2);
         }
-    };
+    }
+    // `--charges LEDGER` and any more ledgers given as files (one per instance, rotated ones):
+    // read together, voids applying across them.
+    let mut ledgers = vec![ledger];
+    ledgers.extend(args.files.iter().map(PathBuf::as_path));
+    let mut text = Vec::new();
+    // Where each ledger's lines start in `text` (0-based line number), to name a bad line.
+    let mut starts: Vec<(&Path, usize)> = Vec::new();
+    for path in &ledgers {
+        starts.push((path, text.iter().filter(|&&b| b == b'\n').count()));
+        let read = if path.as_os_str() == "-" {
+            io::stdin().lock().read_to_end(&mut text)
+        } else {
+            File::open(path).and_then(|mut f| f.read_to_end(&mut text))
+        };
+        if let Err(e) = read {
+            eprintln!("robogate report: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        if !text.is_empty() && !text.ends_with(b"\n") {
+            text.push(b'\n'); // a torn last line stays a line of its own
+        }
+    }
     let mut skipped = 0;
-    let charges = read_charges(BufReader::new(file), |n, e| {
+    let charges = read_charges(text.as_slice(), |n, e| {
         skipped += 1;
+        let (path, start) = starts
+            .iter()
+            .rev()
+            .find(|(_, start)| *start < n)
+            .copied()
+            .unwrap_or((ledger, 0));
         eprintln!(
-            "robogate report: {}: line {n} is not a charge ({e}); skipped",
-            ledger.display()
+            "robogate report: {}: line {} is neither a charge nor a void ({e}); skipped",
+            path.display(),
+            n - start
         );
     });
     let charges = match charges {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("robogate report: {}: {e}", ledger.display());
+            eprintln!("robogate report: {e}");
             return ExitCode::from(2);
         }
     };
@@ -171,6 +199,8 @@ mod tests {
             price: "0.01".into(),
             currency: "USD".into(),
             minor,
+            replay: String::new(),
+            expires: 0,
         }
     }
 

@@ -27,7 +27,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub json: bool,
     /// Total what each robot owes from a pay-per-crawl charge ledger (`[pay_per_crawl]
-    /// ledger`) instead of reading access logs; with --since/--until for a period.
+    /// ledger`) instead of reading access logs (FILEs are then more ledgers: other instances',
+    /// rotated ones; `-` is stdin); with --since/--until for a period.
     #[arg(long, value_name = "LEDGER")]
     pub charges: Option<PathBuf>,
     /// Charges at or after this time (RFC 3339, or a date: `2026-11-01`), with --charges.

@@ -287,11 +287,12 @@ impl Unpaid {
 
 impl Policy {
     /// The price of this request, if `[pay_per_crawl]` prices it: a robot of a listed category
-    /// (by who it is, [`Policy::who`]) asking for a priced path, never `/robots.txt`, never a
-    /// browser, never with enforcement off.
+    /// (by who it is, [`Policy::who`]) asking for a priced path in any reading of it, never
+    /// `/robots.txt`, never a `HEAD` (no content is served), never a browser, never with
+    /// enforcement off.
     pub fn price_of(&self, facts: &RequestFacts<'_>) -> Option<Money> {
         let pay = self.pay_per_crawl.as_ref()?;
-        if self.enforce.mode == Mode::Off {
+        if self.enforce.mode == Mode::Off || facts.is_head {
             return None;
         }
         // The cheap tests first: most requests are people's.
@@ -307,10 +308,10 @@ impl Policy {
         if target.is_robots_txt() {
             return None;
         }
-        let path = target.as_bytes();
-        pay.paths
-            .iter()
-            .any(|p| p.matches(path))
+        // Every reading of the path a common origin serves (robots-spec-notes §H1): an encoded
+        // separator (`/articles%2Fa`) is a `/` to many origins.
+        let priced = |path: &str| pay.paths.iter().any(|p| p.matches(path.as_bytes()));
+        (priced(target.as_str()) || target.separator_decoded().is_some_and(priced))
             .then_some(pay.price)
     }
 

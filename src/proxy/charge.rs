@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use pingora_http::RequestHeader;
 
 use super::Gate;
-use crate::charges::Charge;
+use crate::charges::{Charge, Pending};
 use crate::facts::target;
 use crate::policy::{Decision, Offer, Policy, Unpaid, EXACT_PRICE_FIELD, MAX_PRICE_FIELD};
 use crate::verify::signature::{self, Signed};
@@ -27,7 +27,8 @@ pub(super) fn offer(req: &RequestHeader, signed: Option<Signed>) -> (Offer, bool
 
 impl Gate {
     /// Charges a request decided [`crate::policy::Outcome::Charge`]: its record written to the
-    /// ledger and on disk before it is served, once per signature.
+    /// ledger and on disk before it is served, once per signature. The charge is then pending
+    /// until the request ends ([`Pending::settle`]).
     pub(super) async fn charge(
         &self,
         policy: &Policy,
@@ -35,7 +36,7 @@ impl Gate {
         req: &RequestHeader,
         client: Option<IpAddr>,
         signed: Option<Signed>,
-    ) -> Result<(), Unpaid> {
+    ) -> Result<Pending, Unpaid> {
         let (Some(pay), Some(signed)) = (&policy.pay_per_crawl, signed) else {
             return Err(Unpaid::StrongAuthRequired); // decide charges signed requests only
         };
@@ -61,10 +62,16 @@ impl Gate {
                 .to_owned(),
             currency: pay.price.currency.as_str().to_owned(),
             minor: pay.price.minor,
+            replay: crate::charges::to_hex(&signed.replay_key),
+            expires: signed.expires,
         };
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        self.charges.charge(pay, &charge, &signed, now).await
+        let ledger = self.charges.clone();
+        match ledger.charge(pay, &charge, &signed, now).await {
+            Ok(()) => Ok(Pending::new(ledger, pay.ledger.clone(), charge, signed)),
+            Err(why) => Err(why),
+        }
     }
 }

@@ -60,6 +60,7 @@ impl Service for Gate {
         let decided = gate.decide(&policy, header, true, ctx.client, via).await;
         let (place, malformed) = (decided.tarpit, decided.malformed);
         ctx.policy = Some(policy.clone());
+        ctx.charge = decided.charge;
         let (peer, scheme) = (reply.peer(), reply.scheme());
         let decision = &*ctx.decision.insert(decided.decision);
         let result = match (decision.outcome, place) {

@@ -219,6 +219,7 @@ impl Gate {
         via: Via<'_>,
     ) -> Decided {
         let host = req.headers.get(header::HOST);
+        let mut charge = None;
         let (decision, tarpit, malformed) = match well_formed(req, host, checked) {
             Ok(ua) => {
                 let canonical = robots::Canonical::new(target(req));
@@ -241,6 +242,7 @@ impl Gate {
                     user_agent: ua.as_deref(),
                     is_get_or_head: req.method == http::Method::GET
                         || req.method == http::Method::HEAD,
+                    is_head: req.method == http::Method::HEAD,
                     identity: proof.identity,
                     signed_agent: proof.signed_agent,
                     claimed_agent: proof.claimed_agent,
@@ -273,7 +275,9 @@ impl Gate {
                 let mut decision = decided.admitted(admission);
                 if decision.outcome == Outcome::Charge {
                     let charged = self.charge(policy, &decision, req, client, proof.signed);
-                    decision = decision.charged(charged.await);
+                    let charged = charged.await;
+                    decision = decision.charged(charged.as_ref().map(drop).map_err(|why| *why));
+                    charge = charged.ok();
                 }
                 self.state
                     .tally(policy, &decision, &asker, Reason::of(&decision).as_str());
@@ -299,6 +303,7 @@ impl Gate {
             decision,
             tarpit,
             malformed,
+            charge,
         }
     }
 
@@ -411,6 +416,8 @@ struct Decided {
     tarpit: Option<TarpitGuard>,
     /// Why the request was not judged, for its 400 (`decision` is then a bad request).
     malformed: Option<Malformed>,
+    /// The charge on record for a paid request, to settle as it ends.
+    charge: Option<crate::charges::Pending>,
 }
 
 /// Where the fast path finds the origin.
@@ -467,6 +474,9 @@ pub struct RequestCtx {
     /// A tarpit to serve on the bare connection, until `persist_connection_context` hands it
     /// to [`app::App`] with the connection (behind a lock: that hook sees the context shared).
     handoff: Mutex<Option<Box<tarpit::Handoff>>>,
+    /// A charge on record for this request (pay per crawl), settled as the request's line is
+    /// written: kept for a success, voided for anything else.
+    charge: Option<crate::charges::Pending>,
 }
 
 impl RequestCtx {
@@ -558,12 +568,17 @@ fn decorate_response(
 /// [`OriginHead`] (whose hop-by-hop fields are left out as it is read).
 trait AnswerHead {
     fn has_content_usage(&self) -> bool;
+    fn status(&self) -> u16;
     fn add(&mut self, name: &'static str, value: HeaderValue) -> Result<()>;
 }
 
 impl AnswerHead for ResponseHeader {
     fn has_content_usage(&self) -> bool {
         self.headers.contains_key(CONTENT_USAGE)
+    }
+
+    fn status(&self) -> u16 {
+        self.status.as_u16()
     }
 
     fn add(&mut self, name: &'static str, value: HeaderValue) -> Result<()> {
@@ -576,6 +591,10 @@ impl AnswerHead for OriginHead {
         OriginHead::has_content_usage(self)
     }
 
+    fn status(&self) -> u16 {
+        self.status.as_u16()
+    }
+
     fn add(&mut self, name: &'static str, value: HeaderValue) -> Result<()> {
         OriginHead::add(self, name, value);
         Ok(())
@@ -586,7 +605,8 @@ impl AnswerHead for OriginHead {
 /// for this path and agent ([`added_fields`]).
 fn decorate(head: &mut impl AnswerHead, policy: &Policy, decision: &Decision) -> Result<()> {
     let has_content_usage = head.has_content_usage();
-    for (name, value) in added_fields(policy, decision, has_content_usage) {
+    let success = (200..300).contains(&head.status());
+    for (name, value) in added_fields(policy, decision, has_content_usage, success) {
         head.add(name, value)?;
     }
     Ok(())
@@ -601,6 +621,7 @@ fn added_fields<'a>(
     policy: &'a Policy,
     decision: &'a Decision,
     has_content_usage: bool,
+    success: bool,
 ) -> impl Iterator<Item = (&'static str, HeaderValue)> + 'a {
     let tags = policy
         .x_robots_tags(decision)
@@ -612,8 +633,9 @@ fn added_fields<'a>(
     // RSL: every answer the site's licence covers names it (a `Link` is a list: the origin's
     // own links stay, this one is added).
     let license = policy.robots.license_link.clone().map(|v| ("link", v));
-    // Pay per crawl: a charged answer says what it cost (Cloudflare's `crawler-charged`).
-    let charged = (decision.outcome == Outcome::Charge)
+    // Pay per crawl: a charged answer says what it cost (Cloudflare's `crawler-charged`); an
+    // answer that is not a success is not charged (its charge is voided as it is logged).
+    let charged = (decision.outcome == Outcome::Charge && success)
         .then_some(policy.pay_per_crawl.as_ref())
         .flatten()
         .and_then(|p| HeaderValue::from_str(&p.price.to_string()).ok())
@@ -647,6 +669,7 @@ impl ProxyHttp for Gate {
             client: None,
             status_logged: None,
             handoff: Mutex::new(None),
+            charge: None,
         }
     }
 
@@ -669,6 +692,7 @@ impl ProxyHttp for Gate {
             )
             .await;
         ctx.policy = Some(policy.clone());
+        ctx.charge = decided.charge;
         let decision = &*ctx.decision.insert(decided.decision);
         let acted = respond::act(
             session,
@@ -874,7 +898,14 @@ fn robot_name<'a>(policy: &'a Policy, d: &Decision, asked: &'a Asked) -> &'a str
 }
 
 /// Counts the request once and writes its access-log line.
-fn record(ctx: &RequestCtx, asked: &Asked, end: End<'_>) {
+fn record(ctx: &mut RequestCtx, asked: &Asked, end: End<'_>) {
+    if let Some(pending) = ctx.charge.take() {
+        let served = match end {
+            End::Answered { status, error } => error.is_none() && (200..300).contains(&status),
+            End::Cut => false,
+        };
+        pending.settle(served);
+    }
     let elapsed = ctx.started.elapsed();
     let (Some(policy), Some(d)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) else {
         return;

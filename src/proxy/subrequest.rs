@@ -63,6 +63,9 @@ impl Gate {
         let decided = self
             .decide(&policy, &original, false, ctx.client, via)
             .await;
+        // A paid request is served by the front proxy: its charge stands once robogate's 200
+        // is written (robogate never sees the origin's answer there).
+        ctx.charge = decided.charge;
         let decision = &*ctx.decision.insert(decided.decision);
         let asked = ctx.asked.as_ref().expect("set above");
         let fields = verdict_fields(&policy, decision, asked);
@@ -146,7 +149,7 @@ fn verdict_fields(
     if action.is_taken_on_a_robot() {
         text(decide::X_ROBOGATE_REASON, Reason::of(d).as_str());
     }
-    fields.extend(added_fields(policy, d, false));
+    fields.extend(added_fields(policy, d, false, true));
     fields
 }
 

@@ -67,6 +67,22 @@ fn a_verified_robot_pays_once_per_signature_and_the_ledger_says_so() {
     assert!(unsigned
         .text()
         .contains("paid access needs a verified identity"));
+    // ... in any spelling of a priced path an origin serves as one.
+    for spelling in [
+        "/blog%2Ffirst-post.html",
+        "/blog%2ffirst-post.html",
+        "/x/..%2Fblog/",
+    ] {
+        let r = get(rg.addr, spelling, Some(GPTBOT)).unwrap();
+        assert_eq!(
+            r.header("crawler-error"),
+            Some("StrongAuthRequired"),
+            "{spelling}"
+        );
+    }
+    // A User-Agent naming the signer without its signature is a spoofed claim.
+    let claimed = paid(&rg, "/blog/", &[], &[]);
+    assert_eq!(claimed.status, 403, "{}", claimed.text());
 
     // Signed, no price: 402 with the price.
     let bare = sign(&signer, &authority, &directory.url, now, now + 300).headers();
@@ -167,6 +183,10 @@ fn a_verified_robot_pays_once_per_signature_and_the_ledger_says_so() {
     assert_eq!(paid(&rg, "/", &bare, &[]).status, 200);
     assert_eq!(get(rg.addr, "/blog/", Some(FIREFOX)).unwrap().status, 200);
 
+    // A HEAD is free (no content).
+    let head = request(rg.addr, "HEAD", "/blog/", Some(GPTBOT), &[]).unwrap();
+    assert_eq!(head.status, 200);
+
     // Two charges on record, counted, and billed by report --charges.
     assert_eq!(ledger(&rg).len(), 2);
     assert_eq!(
@@ -194,6 +214,71 @@ fn a_verified_robot_pays_once_per_signature_and_the_ledger_says_so() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&table.stdout).contains("no charges in this period"));
+    // Several ledgers (other instances', rotated ones) are billed together.
+    std::fs::copy(rg.path("charges.jsonl"), rg.path("other.jsonl")).unwrap();
+    let out = robogate_cmd()
+        .args(["report", "--json", "--charges"])
+        .arg(rg.path("charges.jsonl"))
+        .arg(rg.path("other.jsonl"))
+        .output()
+        .unwrap();
+    let bill: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(bill[0]["charges"], 4);
+}
+
+#[test]
+fn a_request_the_origin_fails_is_not_charged() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let (mut origin, rg) = start(&directory);
+    let (authority, now) = (rg.addr.to_string(), unix_now());
+    let offer = [("crawler-max-price", "USD 0.01")];
+    let sign = |nonce: &str| {
+        sign_covering(
+            &signer,
+            &authority,
+            &directory.url,
+            (now, now + 300),
+            &offer,
+            Some(nonce),
+        )
+    };
+    assert_eq!(
+        paid(&rg, "/blog/", &sign("a").headers(), &offer).status,
+        200
+    );
+    // The origin's own error answer: served, but not a success, so not charged.
+    let missing = paid(&rg, "/blog/no-such-page.html", &sign("b").headers(), &offer);
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.header("crawler-charged"), None);
+    origin.stop();
+    let signed = sign("c");
+    let failed = paid(&rg, "/blog/", &signed.headers(), &offer);
+    assert_eq!(failed.status, 502, "{}", failed.text());
+    assert_eq!(failed.header("crawler-charged"), None);
+    // Each charge was on record before the request went on; the two that did not end in a
+    // success are voided (a void line each, written as the requests' lines are).
+    let voids = || {
+        let text = std::fs::read_to_string(rg.path("charges.jsonl")).unwrap_or_default();
+        text.lines().filter(|l| l.contains("\"void\"")).count()
+    };
+    eventually("both voids on record", || (voids() == 2).then_some(()));
+    assert_eq!(ledger(&rg).len(), 5, "three charges and two voids");
+    let out = robogate_cmd()
+        .args(["report", "--json", "--charges"])
+        .arg(rg.path("charges.jsonl"))
+        .output()
+        .unwrap();
+    let bill: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(bill[0]["charges"], 1, "{bill}");
+    assert_eq!(
+        rg.metric("robogate_crawl_charges_total{agent=\"paybot\"}"),
+        1.0
+    );
+    // A voided signature may pay when the robot tries again.
+    let _origin = Origin::start_on(origin.addr);
+    let retried = paid(&rg, "/blog/", &signed.headers(), &offer);
+    assert_eq!(retried.status, 200, "{}", retried.text());
 }
 
 /// The ledger's paths.
