@@ -48,7 +48,7 @@ pub struct Void {
 #[serde(untagged)]
 pub enum Entry {
     Void(Void),
-    Charge(Charge),
+    Charge(Box<Charge>),
 }
 
 impl Charge {
@@ -90,7 +90,7 @@ pub fn read_charges(
             continue;
         }
         match serde_json::from_str::<Entry>(&line) {
-            Ok(Entry::Charge(charge)) => charges.push(charge),
+            Ok(Entry::Charge(charge)) => charges.push(*charge),
             Ok(Entry::Void(void)) => {
                 voided.insert(void.void);
             }
