@@ -83,7 +83,10 @@ fn fetch_license(url: &str) -> Result<String, String> {
             "application/rsl+xml, application/xml;q=0.9, */*;q=0.1",
         )
         .call()
-        .map_err(|e| format!("cannot be fetched ({e})"))?;
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => "did not answer within 10 s".to_owned(),
+            e => format!("cannot be fetched ({e})"),
+        })?;
     let status = response.status().as_u16();
     if status != 200 {
         return Err(format!(

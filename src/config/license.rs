@@ -215,6 +215,9 @@ fn client_secret(name: &Spanned<String>, errors: &mut Errors<'_>) -> Option<Stri
 fn check_endpoint(url: &str) -> Result<(), &'static str> {
     let uri: http::Uri = url.parse().map_err(|_| "is not a URL")?;
     let host = uri.host().ok_or("is not an absolute URL with a host")?;
+    if url.contains('#') {
+        return Err("has a fragment: give the endpoint's URL alone");
+    }
     if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
         return Err("has a user name or password: give them as client_id and client_secret_env");
     }
@@ -257,6 +260,7 @@ mod tests {
             ("/introspect", "absolute"),
             ("https://user:pw@license.example/", "user name"),
             ("not a url at all", "not a URL"),
+            ("https://license.example/introspect#x", "fragment"),
         ] {
             let why = check_endpoint(bad).expect_err(bad);
             assert!(why.contains(needle), "{bad}: {why}");

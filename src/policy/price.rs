@@ -76,11 +76,13 @@ impl fmt::Display for MoneyError {
         match self {
             MoneyError::Form => write!(f, "not a currency code and a decimal, like `USD 0.01`"),
             MoneyError::Number => write!(f, "not a plain decimal number, like `0.01`"),
-            MoneyError::Precision(0) => write!(f, "the currency has no minor unit: a whole number"),
-            MoneyError::Precision(digits) => {
-                write!(f, "more than the currency's {digits} decimal places")
+            MoneyError::Precision(0) => {
+                write!(f, "not a whole number, and the currency has no minor unit")
             }
-            MoneyError::TooLarge => write!(f, "too large"),
+            MoneyError::Precision(digits) => {
+                write!(f, "more decimal places than the currency's {digits}")
+            }
+            MoneyError::TooLarge => write!(f, "over 10^15 of the currency's minor units"),
         }
     }
 }

@@ -82,7 +82,12 @@ impl LicenseChecker {
         let Some(token) = license_token(authorization) else {
             return Token::Missing;
         };
-        let (token, source) = self.judge(server, token).await;
+        // Credentials that are no token68 (RFC 9110 §11.2: a space in them, a quote) are no
+        // licence token: refused as invalid without asking.
+        let (token, source) = match is_token68(token) {
+            true => self.judge(server, token).await,
+            false => (Token::Inactive, Source::Skipped),
+        };
         METRICS.count_license_token(token, source);
         token
     }
@@ -156,6 +161,15 @@ pub fn license_token<'a>(mut values: impl Iterator<Item = &'a [u8]>) -> Option<&
         let token = rest.trim_ascii();
         (scheme.eq_ignore_ascii_case(b"license") && !token.is_empty()).then_some(token)
     })
+}
+
+/// RFC 9110 §11.2's `token68`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
+fn is_token68(token: &[u8]) -> bool {
+    let body = token.len() - token.iter().rev().take_while(|&&b| b == b'=').count();
+    body > 0
+        && token[..body].iter().all(|&b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        })
 }
 
 /// The cache key of `token` at `server`: SHA-256 over the endpoint and the token, so a token
@@ -289,6 +303,16 @@ mod tests {
         assert_eq!(token(&["License "]), None, "empty credentials");
         assert_eq!(token(&["Licenses abc"]), None);
         assert_eq!(token(&[]), None);
+    }
+
+    #[test]
+    fn only_a_token68_is_a_licence_token() {
+        for good in ["abc", "eyJh.eyJz.c2ln", "a-b_c~d+e/f==", "x="] {
+            assert!(is_token68(good.as_bytes()), "{good}");
+        }
+        for bad in ["good extra", "\"quoted\"", "=", "a=b", "tok,en", ""] {
+            assert!(!is_token68(bad.as_bytes()), "{bad}");
+        }
     }
 
     #[test]
