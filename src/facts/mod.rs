@@ -28,6 +28,9 @@ pub enum Malformed {
     NoHost,
     /// Fields that break one of [`fields::check`]'s rules.
     Fields(fields::Refusal),
+    /// The asterisk-form target (`*`) with a method other than `OPTIONS` (RFC 9112 §3.2.4):
+    /// no resource, so nothing robots.txt could judge, and nothing to pass to an origin.
+    Asterisk,
 }
 
 impl Malformed {
@@ -41,6 +44,9 @@ impl Malformed {
                 b"400 Bad Request: the Host field is not a host name or address with an optional port.\n"
             }
             Malformed::NoHost => b"400 Bad Request: an HTTP/1.1 request needs a Host field.\n",
+            Malformed::Asterisk => {
+                b"400 Bad Request: the target `*` is for OPTIONS only (RFC 9112 section 3.2.4).\n"
+            }
             Malformed::Fields(refusal) => refusal.explain(),
         }
     }
@@ -61,6 +67,9 @@ pub fn well_formed<'r>(
     host: Option<&HeaderValue>,
     checked: bool,
 ) -> std::result::Result<Option<Cow<'r, str>>, Malformed> {
+    if req.uri.path() == "*" && req.method != http::Method::OPTIONS {
+        return Err(Malformed::Asterisk);
+    }
     match host {
         None if req.version == http::Version::HTTP_11 => return Err(Malformed::NoHost),
         Some(host) if !host::is_valid(host.as_bytes()) => return Err(Malformed::InvalidHost),

@@ -250,6 +250,23 @@ fn path_tricks_get_the_same_answers_on_both_paths_and_reach_no_robot() {
             );
         }
     }
+    // The asterisk-form target is for OPTIONS only (RFC 9112 §3.2.4): a GET of `*` names no
+    // resource robots.txt could judge, and reaches no origin.
+    for method in ["GET", "HEAD", "POST"] {
+        let wire = format!("{method} * HTTP/1.1\r\nHost: x\r\nUser-Agent: {WGET}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        let answers = pair.same(&format!("{method} *"), wire.as_bytes(), &[method == "HEAD"]);
+        assert_eq!(answers[0].0, 400, "{method} *: {answers:?}");
+        if method != "HEAD" {
+            assert!(
+                answers[0].1.contains("for OPTIONS only"),
+                "robogate's own 400: {answers:?}"
+            );
+        }
+    }
+    assert!(
+        pair.nginx.served().iter().all(|(path, _)| path != "*"),
+        "nginx was asked for *"
+    );
     pair.no_robot_got_a_disallowed_path();
 }
 
