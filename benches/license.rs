@@ -60,11 +60,7 @@ fn license(c: &mut Criterion) {
     let classifier = Arc::new(Classifier::builtin());
     let policy = Policy {
         license: Some(Licensing {
-            categories: vec![
-                Category::AiTraining,
-                Category::AiSearch,
-                Category::AiAssistant,
-            ],
+            categories: Category::AI.to_vec(),
             status: 401,
             on_error: OnError::Closed,
             server: server.clone(),

@@ -45,39 +45,23 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// Charges `path` to the signature with replay key `n` (valid until second 100), at second `now`.
+fn pay_at(ledger: &Ledger, pay: &PayPerCrawl, path: &str, n: u8, now: i64) -> Result<(), Unpaid> {
+    let mut c = charge(path);
+    (c.id, c.replay, c.expires) = (format!("id-{n}"), to_hex(&[n; 32]), 100);
+    runtime().block_on(ledger.charge(pay, &c, &signed(n, 100), now))
+}
+
 #[test]
 fn charges_are_on_disk_when_charge_returns_and_a_signature_pays_once() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("charges.jsonl");
     let (ledger, pay) = (Ledger::start(), pay(&file));
-    let rt = runtime();
-    rt.block_on(async {
-        assert_eq!(
-            ledger
-                .charge(&pay, &charge("/a"), &signed(1, 100), 50)
-                .await,
-            Ok(())
-        );
-        assert_eq!(
-            ledger
-                .charge(&pay, &charge("/b"), &signed(2, 100), 50)
-                .await,
-            Ok(())
-        );
-        assert_eq!(
-            ledger
-                .charge(&pay, &charge("/a"), &signed(1, 100), 60)
-                .await,
-            Err(Unpaid::Replayed)
-        );
-        // Past its expiry the key is free again (the signature itself no longer verifies).
-        assert_eq!(
-            ledger
-                .charge(&pay, &charge("/c"), &signed(1, 100), 101)
-                .await,
-            Ok(())
-        );
-    });
+    assert_eq!(pay_at(&ledger, &pay, "/a", 1, 50), Ok(()));
+    assert_eq!(pay_at(&ledger, &pay, "/b", 2, 50), Ok(()));
+    assert_eq!(pay_at(&ledger, &pay, "/a", 1, 60), Err(Unpaid::Replayed));
+    // Past its expiry the key is free again (the signature itself no longer verifies).
+    assert_eq!(pay_at(&ledger, &pay, "/c", 1, 101), Ok(()));
     let text = std::fs::read_to_string(&file).unwrap();
     let charges = read_charges(text.as_bytes(), |n, e| panic!("line {n}: {e}")).unwrap();
     let paths: Vec<&str> = charges.iter().map(|c| c.path.as_str()).collect();
@@ -90,33 +74,19 @@ fn a_moved_ledger_is_started_anew_and_a_failed_write_refuses_the_charge() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("charges.jsonl");
     let (ledger, pay) = (Ledger::start(), pay(&file));
-    let rt = runtime();
-    rt.block_on(async {
-        assert_eq!(
-            ledger.charge(&pay, &charge("/1"), &signed(1, 100), 0).await,
-            Ok(())
-        );
-        std::fs::rename(&file, dir.path().join("charges.jsonl.1")).unwrap();
-        assert_eq!(
-            ledger.charge(&pay, &charge("/2"), &signed(2, 100), 0).await,
-            Ok(())
-        );
-        // A ledger that cannot be written: refused, and the key given back for a retry.
-        let broken = PayPerCrawl {
-            ledger: dir.path().join("no/such/folder/charges.jsonl"),
-            ..pay.clone()
-        };
-        assert_eq!(
-            ledger
-                .charge(&broken, &charge("/3"), &signed(3, 100), 0)
-                .await,
-            Err(Unpaid::LedgerFailed)
-        );
-        assert_eq!(
-            ledger.charge(&pay, &charge("/3"), &signed(3, 100), 0).await,
-            Ok(())
-        );
-    });
+    assert_eq!(pay_at(&ledger, &pay, "/1", 1, 0), Ok(()));
+    std::fs::rename(&file, dir.path().join("charges.jsonl.1")).unwrap();
+    assert_eq!(pay_at(&ledger, &pay, "/2", 2, 0), Ok(()));
+    // A ledger that cannot be written: refused, and the key given back for a retry.
+    let broken = PayPerCrawl {
+        ledger: dir.path().join("no/such/folder/charges.jsonl"),
+        ..pay.clone()
+    };
+    assert_eq!(
+        pay_at(&ledger, &broken, "/3", 3, 0),
+        Err(Unpaid::LedgerFailed)
+    );
+    assert_eq!(pay_at(&ledger, &pay, "/3", 3, 0), Ok(()));
     let old = std::fs::read_to_string(dir.path().join("charges.jsonl.1")).unwrap();
     let new = std::fs::read_to_string(&file).unwrap();
     assert_eq!((old.lines().count(), new.lines().count()), (1, 2));
@@ -136,62 +106,44 @@ fn a_voided_charge_does_not_stand_and_replay_keys_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("charges.jsonl");
     let pay = pay(&file);
-    let rt = runtime();
-    let key = |n: u8| to_hex(&[n; 32]);
-    let mut first = charge("/a");
-    (first.replay, first.expires) = (key(1), 100);
-    let mut second = charge("/b");
-    (second.replay, second.expires) = (key(2), 100);
     let ledger = std::sync::Arc::new(Ledger::start());
-    rt.block_on(async {
-        assert_eq!(
-            ledger.charge(&pay, &first, &signed(1, 100), 50).await,
-            Ok(())
-        );
-        assert_eq!(
-            ledger.charge(&pay, &second, &signed(2, 100), 50).await,
-            Ok(())
-        );
-    });
+    assert_eq!(pay_at(&ledger, &pay, "/a", 1, 50), Ok(()));
+    assert_eq!(pay_at(&ledger, &pay, "/b", 2, 50), Ok(()));
     // The second request failed at the origin: its charge is voided, its signature may pay.
-    Pending::new(ledger.clone(), file.clone(), second.clone(), signed(2, 100)).settle(false);
-    Pending::new(ledger.clone(), file.clone(), first.clone(), signed(1, 100)).settle(true);
-    rt.block_on(async {
-        // Written after the void (one writer, in order): once this is on disk, so is the void.
-        let mut third = charge("/c");
-        (third.replay, third.expires) = (key(3), 100);
-        assert_eq!(
-            ledger.charge(&pay, &third, &signed(3, 100), 50).await,
-            Ok(())
-        );
-    });
+    let pending = |path: &str, n: u8| {
+        let mut c = charge(path);
+        c.id = format!("id-{n}");
+        Pending::new(ledger.clone(), file.clone(), c, signed(n, 100))
+    };
+    pending("/b", 2).settle(false);
+    pending("/a", 1).settle(true);
+    // Written after the void (one writer, in order): once this is on disk, so is the void.
+    assert_eq!(pay_at(&ledger, &pay, "/c", 3, 50), Ok(()));
     let text = std::fs::read_to_string(&file).unwrap();
-    let standing = read_charges(text.as_bytes(), |n, e| panic!("line {n}: {e}")).unwrap();
-    let paths: Vec<&str> = standing.iter().map(|c| c.path.as_str()).collect();
-    assert_eq!(paths, ["/a", "/c"], "{text}");
-    // A new process (a restart): the standing charges' signatures still cannot pay again, the
-    // voided one can.
+    assert!(text.contains("\"void\":\"id-2\""), "{text}");
+    // A new process (a restart): the standing charges' signatures still cannot pay again,
+    // keys whose signatures expired are not read back.
     let restarted = Ledger::start();
-    rt.block_on(async {
-        assert_eq!(
-            restarted
-                .charge(&pay, &charge("/a"), &signed(1, 100), 60)
-                .await,
-            Err(Unpaid::Replayed)
-        );
-        assert_eq!(
-            restarted
-                .charge(&pay, &charge("/b"), &signed(2, 100), 60)
-                .await,
-            Ok(())
-        );
-        // Keys whose signatures expired are not read back.
-        let later = Ledger::start();
-        assert_eq!(
-            later
-                .charge(&pay, &charge("/c"), &signed(3, 100), 200)
-                .await,
-            Ok(())
-        );
-    });
+    assert_eq!(pay_at(&restarted, &pay, "/a", 1, 60), Err(Unpaid::Replayed));
+    assert_eq!(pay_at(&restarted, &pay, "/b", 2, 60), Ok(()), "its charge was voided");
+    let later = Ledger::start();
+    assert_eq!(pay_at(&later, &pay, "/c", 3, 200), Ok(()));
+}
+
+#[test]
+fn voids_take_their_charges_out_of_the_standing_ones() {
+    let (a, b) = (charge("/a"), charge("/b"));
+    let void = Void {
+        void: b.id.clone(),
+        time: Charge::now_time(),
+    };
+    let lines: Vec<String> = [
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap(),
+        serde_json::to_string(&void).unwrap(),
+    ]
+    .into();
+    let text = lines.join("\n");
+    let standing = read_charges(text.as_bytes(), |n, e| panic!("line {n}: {e}")).unwrap();
+    assert_eq!(standing, [a]);
 }

@@ -27,3 +27,12 @@ keyword_enum! {
         Scanner = "scanner", Other = "other", Disguised = "disguised",
     }
 }
+
+impl Category {
+    /// The categories of AI robots: what `[license]` and `[pay_per_crawl]` ask by default.
+    pub const AI: [Category; 3] = [
+        Category::AiTraining,
+        Category::AiSearch,
+        Category::AiAssistant,
+    ];
+}

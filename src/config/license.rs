@@ -40,15 +40,12 @@ pub struct RawLicense {
     pub cache_ttl: Spanned<HumanDuration>,
 }
 
-fn ai_categories() -> Vec<Spanned<String>> {
-    [
-        Category::AiTraining,
-        Category::AiSearch,
-        Category::AiAssistant,
-    ]
-    .iter()
-    .map(|c| Spanned::new(0..0, c.as_str().to_owned()))
-    .collect()
+/// The AI categories, as a default no file wrote (`[pay_per_crawl]`'s too).
+pub(super) fn ai_categories() -> Vec<Spanned<String>> {
+    Category::AI
+        .iter()
+        .map(|c| Spanned::new(0..0, c.as_str().to_owned()))
+        .collect()
 }
 
 fn unauthorized() -> Spanned<u16> {

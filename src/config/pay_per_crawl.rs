@@ -24,7 +24,7 @@ pub struct RawPayPerCrawl {
     #[serde(default = "every_path")]
     pub paths: Vec<Spanned<String>>,
     /// Categories whose robots pay (default: the AI categories).
-    #[serde(default = "ai_categories")]
+    #[serde(default = "super::license::ai_categories")]
     pub categories: Vec<Spanned<String>>,
     /// The charge ledger, relative to the config's folder.
     pub ledger: Spanned<String>,
@@ -32,17 +32,6 @@ pub struct RawPayPerCrawl {
 
 fn every_path() -> Vec<Spanned<String>> {
     vec![Spanned::new(0..0, "/".to_owned())]
-}
-
-fn ai_categories() -> Vec<Spanned<String>> {
-    [
-        Category::AiTraining,
-        Category::AiSearch,
-        Category::AiAssistant,
-    ]
-    .iter()
-    .map(|c| Spanned::new(0..0, c.as_str().to_owned()))
-    .collect()
 }
 
 pub(super) fn compile_pay_per_crawl(

@@ -210,11 +210,7 @@ mod tests {
         }
     }
 
-    const AI: &[Category] = &[
-        Category::AiTraining,
-        Category::AiSearch,
-        Category::AiAssistant,
-    ];
+    const AI: &[Category] = &Category::AI;
 
     fn decide(policy: &Policy, ua: &str, target: &str, token: Token) -> (bool, Decision) {
         let facts = RequestFacts {

@@ -424,13 +424,7 @@ async fn unlicensed(
     policy: &Policy,
     decision: &Decision,
 ) -> Result<()> {
-    let req = session.req_header();
-    let target = quoted_target(req);
-    let ua = req
-        .headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok());
-    let detail = refusal_detail(policy, decision, &target, ua);
+    let detail = detail_for(session, policy, decision);
     let why = match decision.tell {
         Some(Tell::License(why)) => why,
         _ => Unlicensed::Missing,
@@ -461,17 +455,51 @@ async fn unlicensed(
     } else {
         extra.push((header::WWW_AUTHENTICATE, challenge.as_str()));
     }
-    let text = format!("{} {}: {detail}.\n", status, reason_phrase(status));
+    let retry_after = (why == Unlicensed::Unavailable).then_some(LICENSE_RETRY_SECS);
+    refuse_in_words(
+        session,
+        policy,
+        decision,
+        (status, &detail),
+        &extra,
+        retry_after,
+    )
+    .await
+}
+
+/// The refusal sentence of this request's answer (see [`refusal_detail`]), from its target
+/// and User-Agent.
+fn detail_for(session: &impl Downstream, policy: &Policy, decision: &Decision) -> String {
+    let req = session.req_header();
+    let target = quoted_target(req);
+    let ua = req
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    refusal_detail(policy, decision, &target, ua)
+}
+
+/// A refusal of robogate's own wording (a licence, a price): `status` and its text body
+/// `<status> <phrase>: <detail>.`, or the problem details, with `extra` fields.
+async fn refuse_in_words(
+    session: &mut impl Downstream,
+    policy: &Policy,
+    decision: &Decision,
+    (status, detail): (u16, &str),
+    extra: &[(header::HeaderName, &str)],
+    retry_after: Option<u32>,
+) -> Result<()> {
+    let text = format!("{status} {}: {detail}.\n", reason_phrase(status));
     let refusal = Refusal {
         status,
         reason: Reason::of(decision),
-        detail: &detail,
+        detail,
         agent: policy.agent_name(decision),
         line: None,
         text: None,
-        retry_after: (why == Unlicensed::Unavailable).then_some(LICENSE_RETRY_SECS),
+        retry_after,
     };
-    refuse(session, refusal, text, &extra).await
+    refuse(session, refusal, text, extra).await
 }
 
 /// A priced request not paid for (`[pay_per_crawl]`), as Cloudflare's pay per crawl answers
@@ -479,13 +507,7 @@ async fn unlicensed(
 /// `crawler-price` (`USD 0.01`) so the robot knows what to offer; 503 with `Retry-After` when
 /// the charge could not be recorded.
 async fn unpaid(session: &mut impl Downstream, policy: &Policy, decision: &Decision) -> Result<()> {
-    let req = session.req_header();
-    let target = quoted_target(req);
-    let ua = req
-        .headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok());
-    let detail = refusal_detail(policy, decision, &target, ua);
+    let detail = detail_for(session, policy, decision);
     let why = match decision.tell {
         Some(Tell::Payment(why)) => why,
         _ => Unpaid::MissingPrice,
@@ -500,17 +522,16 @@ async fn unpaid(session: &mut impl Downstream, policy: &Policy, decision: &Decis
     if status == 503 {
         extra.push((header::RETRY_AFTER, retry.as_str()));
     }
-    let text = format!("{status} {}: {detail}.\n", reason_phrase(status));
-    let refusal = Refusal {
-        status,
-        reason: Reason::of(decision),
-        detail: &detail,
-        agent: policy.agent_name(decision),
-        line: None,
-        text: None,
-        retry_after: (status == 503).then_some(LICENSE_RETRY_SECS),
-    };
-    refuse(session, refusal, text, &extra).await
+    let retry_after = (status == 503).then_some(LICENSE_RETRY_SECS);
+    refuse_in_words(
+        session,
+        policy,
+        decision,
+        (status, &detail),
+        &extra,
+        retry_after,
+    )
+    .await
 }
 
 /// Cloudflare's pay per crawl fields.
