@@ -125,7 +125,11 @@ fn a_voided_charge_does_not_stand_and_replay_keys_survive_a_restart() {
     // keys whose signatures expired are not read back.
     let restarted = Ledger::start();
     assert_eq!(pay_at(&restarted, &pay, "/a", 1, 60), Err(Unpaid::Replayed));
-    assert_eq!(pay_at(&restarted, &pay, "/b", 2, 60), Ok(()), "its charge was voided");
+    assert_eq!(
+        pay_at(&restarted, &pay, "/b", 2, 60),
+        Ok(()),
+        "its charge was voided"
+    );
     let later = Ledger::start();
     assert_eq!(pay_at(&later, &pay, "/c", 3, 200), Ok(()));
 }

@@ -785,7 +785,8 @@ fn a_signature_agent_names_a_catalog_robot_or_a_new_one() {
         loaded.policy.classifier.agents()[v.signers[0]].name,
         "FrobBot"
     );
-    // A new robot: known by its signature only, its token is its name.
+    // A new robot: proven by its signature only, its token is its name, and its name in a
+    // User-Agent claims it (so a claim without the signature is spoofed).
     let loaded = load_with(&signer("Signy", "https://signy.example")).expect("loads");
     let v = &loaded.policy.verify;
     let agent = &loaded.policy.classifier.agents()[v.signers[0]];
@@ -793,7 +794,17 @@ fn a_signature_agent_names_a_catalog_robot_or_a_new_one() {
         (agent.name.as_str(), agent.tokens.as_slice()),
         ("Signy", &["signy".to_string()][..])
     );
-    assert!(agent.is_token_only());
+    assert_eq!(agent.matches, ["signy"]);
+    assert_eq!(
+        v.configured_signers, 1,
+        "the catalog's ChatGPT-User signer is not warmed"
+    );
+    assert_eq!(
+        loaded
+            .policy
+            .classify(Some("Signy/2.0 (+https://signy.example)")),
+        (crate::classify::Class::Robot, Some(v.signers[0]))
+    );
     // Bad ones, each on its key.
     assert_one_error(
         &signer("Signy Bot", "https://s.example"),
@@ -805,10 +816,30 @@ fn a_signature_agent_names_a_catalog_robot_or_a_new_one() {
         7,
         "verify.signature_agent.url",
     );
+    // A URL with a path: a JWK Set's or a Signature Agent Card's (`type=jwks_uri`, `cimd`).
+    load_with(&signer("Signy", "https://s.example/card.json")).expect("a card's URL");
+    // `category` is for a robot the catalog does not name.
+    let with_category = |name: &str, category: &str| {
+        format!(
+            "{}category = \"{category}\"\n",
+            signer(name, "https://s.example")
+        )
+    };
+    let loaded = load_with(&with_category("Signy", "ai-training")).expect("loads");
+    let v = &loaded.policy.verify;
+    assert_eq!(
+        loaded.policy.classifier.agents()[v.signers[0]].category,
+        crate::classify::Category::AiTraining
+    );
     assert_one_error(
-        &signer("Signy", "https://s.example/path"),
-        7,
-        "verify.signature_agent.url",
+        &with_category("FrobBot", "seo"),
+        8,
+        "verify.signature_agent.category",
+    );
+    assert_one_error(
+        &with_category("Signy", "robots"),
+        8,
+        "verify.signature_agent.category",
     );
     let twice = format!(
         "{}{}",

@@ -64,6 +64,7 @@ pub(super) fn compile_verify(
             timeout: timeout?,
             signature_agents,
             signers,
+            configured_signers: raw.signature_agent.len(),
             ranges: Arc::new(table),
             agent_lists,
             group_owners,

@@ -133,6 +133,10 @@ pub struct Verification {
     pub signature_agents: Vec<SignatureAgent>,
     /// The catalog agent each of `signature_agents` proves (same order).
     pub signers: Vec<usize>,
+    /// How many of `signature_agents` (the first) robogate.toml configures: their directories
+    /// are fetched at start; the catalog's, at their first signed request (a site none of
+    /// whose robots sign makes no call out for them).
+    pub configured_signers: usize,
     /// The published IP-range lists (`verify.ranges`, or the snapshot built in).
     pub ranges: Arc<RangeTable>,
     /// The lists that prove each catalog agent (by agent index; empty: none).
@@ -173,6 +177,7 @@ impl Default for Verification {
             timeout: Duration::from_millis(500),
             signature_agents: Vec::new(),
             signers: Vec::new(),
+            configured_signers: 0,
             ranges: Arc::default(),
             agent_lists: Vec::new(),
             group_owners: Default::default(),

@@ -132,10 +132,16 @@ impl Verifier {
         }
     }
 
-    /// Fetches the key directory of every signer `policy` configures whose keys are not at
-    /// hand, one after the other (each bounded by the fetch timeout); failures are logged.
+    /// Fetches the key directory of every signer robogate.toml configures whose keys are not
+    /// at hand, one after the other (each bounded by the fetch timeout); failures are logged.
+    /// The catalog's signers are fetched at their first signed request.
     pub async fn warm(&self, policy: &Policy) {
-        for agent in &policy.verify.signature_agents {
+        let verify = &policy.verify;
+        for agent in verify
+            .signature_agents
+            .iter()
+            .take(verify.configured_signers)
+        {
             if let Err(why) = self.signatures.warm(&agent.directory).await {
                 tracing::warn!(
                     target: "verify",
