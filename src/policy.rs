@@ -311,6 +311,9 @@ pub struct RequestFacts<'a> {
     pub offer: Offer,
     /// Its valid Web Bot Auth signature covers the offer's field (only such an offer buys).
     pub offer_signed: bool,
+    /// The robots.txt token a verified signer's Signature Agent Card gives it: its group is
+    /// chosen by this token rather than the catalog's.
+    pub card_tokens: Option<&'a [String]>,
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -774,9 +777,17 @@ impl Policy {
         // `Googlebot` is not Googlebot). Spoofed claims are judged by `*` alone (above).
         let proven = matches!(identity, Identity::Verified(_)) || facts.signed_agent.is_some();
         // The groups are chosen once; the verdict and the Crawl-delay are read from them.
+        // A signer's card names the token its group is chosen by (a proven signer only).
+        let tokens = match facts
+            .card_tokens
+            .filter(|_| facts.signed_agent.is_some() && !spoofed)
+        {
+            Some(card) => card,
+            None => catalog_agent.map_or(&[][..], |a| a.tokens.as_slice()),
+        };
         let selection = self.robots.robots.select(
             facts.user_agent.filter(|_| !spoofed && !proven),
-            catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
+            tokens,
             catalog_agent.is_some_and(|a| a.ignores_star),
         );
         let verdict = selection.decide(&target, reading);
@@ -785,7 +796,7 @@ impl Policy {
         let earlier = self.earlier(facts).map(|file| {
             let s = file.robots.select(
                 facts.user_agent.filter(|_| !spoofed && !proven),
-                catalog_agent.map_or(&[], |a| a.tokens.as_slice()),
+                tokens,
                 catalog_agent.is_some_and(|a| a.ignores_star),
             );
             (file.version(), s)

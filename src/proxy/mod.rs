@@ -258,6 +258,7 @@ impl Gate {
                 if policy.pay_per_crawl.is_some() {
                     (facts.offer, facts.offer_signed) = charge::offer(req, proof.signed);
                 }
+                facts.card_tokens = proof.card.as_ref().and_then(|c| c.tokens.as_deref());
                 let asker = Client {
                     ip: client,
                     user_agent: ua.as_deref(),

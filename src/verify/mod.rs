@@ -32,7 +32,7 @@ use fcrdns::{DnsSettings, RdnsAnswer, ReverseDns};
 use signature::{Invalid, SignatureOutcome, SignatureSettings, SignatureVerifier};
 
 /// What verification establishes for one request: the facts `decide` reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Proof {
     pub identity: Identity,
     /// The catalog agent a valid Web Bot Auth signature names: the request is that robot.
@@ -41,6 +41,8 @@ pub struct Proof {
     pub claimed_agent: Option<usize>,
     /// What the request's valid Web Bot Auth signature vouches for (pay per crawl reads it).
     pub signed: Option<signature::Signed>,
+    /// What the signer's Signature Agent Card says, when its keys came from one.
+    pub card: Option<std::sync::Arc<signature::Card>>,
 }
 
 /// What a request's Web Bot Auth signature settled.
@@ -235,6 +237,7 @@ impl Verifier {
             signed_agent: None,
             claimed_agent: claimed,
             signed: None,
+            card: None,
         }
     }
 
@@ -274,11 +277,16 @@ impl Verifier {
                 let identity = Identity::Verified(m);
                 step(Step::Tried(m, identity, "valid signature"));
                 let signer = v.signers.get(agent).copied();
+                let card = v
+                    .signature_agents
+                    .get(agent)
+                    .and_then(|a| self.signatures.card(&a.url));
                 Signed::Settled(Proof {
                     identity,
                     signed_agent: signer,
                     claimed_agent: signer,
                     signed: Some(signed),
+                    card,
                 })
             }
             SignatureOutcome::Invalid(Invalid::UnknownAgent) => {
@@ -304,6 +312,7 @@ impl Verifier {
                     signed_agent: None,
                     claimed_agent: v.signers.get(signer).copied(),
                     signed: None,
+                    card: None,
                 })
             }
             SignatureOutcome::Unfinished(why) => {

@@ -106,6 +106,40 @@ pub enum SignatureOutcome {
     Unfinished(Unfinished),
 }
 
+/// What a signer's Signature Agent Card says of it (its `web_bot_auth` member,
+/// draft-meunier-webbotauth-registry-04 §4): read from the card its keys came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Card {
+    /// Its `rfc9309-product-token`, lower-cased, as the one token its robots.txt group is
+    /// chosen by (`None` when the card gives none, or one that is no robots.txt token).
+    pub tokens: Option<Vec<String>>,
+    /// Its `purpose` and `rate-expectation`, as the card words them (for `robogate verify`).
+    pub purpose: Option<String>,
+    pub rate_expectation: Option<String>,
+}
+
+impl Card {
+    fn read(card: &serde_json::Value) -> Card {
+        let meta = card.get("web_bot_auth");
+        let text = |name: &str| {
+            meta.and_then(|m| m.get(name))
+                .and_then(|v| v.as_str())
+                .map(|s| s.chars().take(200).collect::<String>())
+        };
+        let token = text("rfc9309-product-token").map(|t| t.to_ascii_lowercase());
+        let token = token.filter(|t| {
+            !t.is_empty()
+                && t.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+        });
+        Card {
+            tokens: token.map(|t| vec![t]),
+            purpose: text("purpose"),
+            rate_expectation: text("rate-expectation"),
+        }
+    }
+}
+
 /// What a valid signature vouches for beyond who signed: what pay per crawl reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Signed {
@@ -235,6 +269,14 @@ impl SignatureVerifier {
         }
     }
 
+    /// What the Signature Agent Card at `url` said, when a signature named it (`type=cimd`)
+    /// and its keys are at hand.
+    pub fn card(&self, url: &str) -> Option<Arc<Card>> {
+        let source = Source { url, card: true };
+        let slot = self.slots.get(&source.cache_key())?;
+        slot.current().and_then(|entry| entry.card.clone())
+    }
+
     /// Fetches `directory` unless its keys are at hand (at start and when the configured signers
     /// change), so the first signed request neither waits for it nor, if the directory is down
     /// then, finds no keys to check a forgery against.
@@ -346,6 +388,8 @@ impl Slot {
 /// none, and until when this answer stands.
 struct Entry {
     keys: Option<Arc<KeyRing>>,
+    /// What the card said, for keys that came from one (kept with the keys).
+    card: Option<Arc<Card>>,
     failure: Option<Unfinished>,
     fetched_at: Instant,
     fresh_until: Instant,
@@ -354,19 +398,21 @@ struct Entry {
 impl Entry {
     fn after(
         previous: Option<Arc<Entry>>,
-        fetched: Result<(KeyRing, Duration), Unfinished>,
+        fetched: Result<Fetched, Unfinished>,
         settings: &SignatureSettings,
     ) -> Entry {
         let now = Instant::now();
         match fetched {
-            Ok((keys, ttl)) => Entry {
+            Ok((keys, ttl, card)) => Entry {
                 keys: Some(Arc::new(keys)),
+                card: card.map(Arc::new),
                 failure: None,
                 fetched_at: now,
                 fresh_until: now + ttl,
             },
             Err(failure) => Entry {
                 keys: previous.as_ref().and_then(|p| p.keys.clone()),
+                card: previous.as_ref().and_then(|p| p.card.clone()),
                 failure: Some(failure),
                 fetched_at: previous.map_or(now, |p| p.fetched_at),
                 fresh_until: now + settings.failure_ttl,
@@ -403,11 +449,10 @@ impl Source<'_> {
 /// (and already robogate's client for robots.txt); a directory fetch is rare (once per agent
 /// per TTL), so a blocking-pool thread with a wall-clock timeout on both sides costs nothing
 /// and adds no second HTTP stack.
-async fn fetch(
-    url: &str,
-    card: bool,
-    settings: &SignatureSettings,
-) -> Result<(KeyRing, Duration), Unfinished> {
+/// Keys as fetched: the key ring, how long it stays fresh, and the card they came from.
+type Fetched = (KeyRing, Duration, Option<Card>);
+
+async fn fetch(url: &str, card: bool, settings: &SignatureSettings) -> Result<Fetched, Unfinished> {
     let (url, blocking_settings) = (url.to_owned(), settings.clone());
     let job = tokio::task::spawn_blocking(move || match card {
         true => fetch_card(&url, &blocking_settings),
@@ -420,12 +465,9 @@ async fn fetch(
     }
 }
 
-fn fetch_blocking(
-    url: &str,
-    settings: &SignatureSettings,
-) -> Result<(KeyRing, Duration), Unfinished> {
+fn fetch_blocking(url: &str, settings: &SignatureSettings) -> Result<Fetched, Unfinished> {
     let (body, ttl) = get(url, DIRECTORY_MEDIA_TYPE, settings)?;
-    Ok((read_directory(&body, settings.max_keys)?, ttl))
+    Ok((read_directory(&body, settings.max_keys)?, ttl, None))
 }
 
 /// A Signature Agent Card (draft-meunier-webbotauth-registry-04 §3, a Client ID Metadata
@@ -433,7 +475,7 @@ fn fetch_blocking(
 /// `jwks_uri` names (https, or http on loopback like every URL robogate fetches keys from;
 /// fetched without following redirects), never both. Fresh for the shorter of the two answers'
 /// lifetimes.
-fn fetch_card(url: &str, settings: &SignatureSettings) -> Result<(KeyRing, Duration), Unfinished> {
+fn fetch_card(url: &str, settings: &SignatureSettings) -> Result<Fetched, Unfinished> {
     let (body, card_ttl) = get(url, "application/json", settings)?;
     let card: serde_json::Value = serde_json::from_slice(&body).map_err(|_| Unfinished::Garbage)?;
     let client_id = card.get("client_id").and_then(|c| c.as_str());
@@ -441,19 +483,21 @@ fn fetch_card(url: &str, settings: &SignatureSettings) -> Result<(KeyRing, Durat
     if own.is_none() || own != crate::identity::normalize_agent_url(url) {
         return Err(Unfinished::Garbage); // a card for another URL, or none
     }
+    let said = Some(Card::read(&card));
     match (
         card.get("jwks"),
         card.get("jwks_uri").and_then(|u| u.as_str()),
     ) {
         (Some(jwks), None) => {
             let body = serde_json::to_vec(jwks).map_err(|_| Unfinished::Garbage)?;
-            Ok((read_directory(&body, settings.max_keys)?, card_ttl))
+            Ok((read_directory(&body, settings.max_keys)?, card_ttl, said))
         }
         (None, Some(jwks_uri)) => {
             let jwks_uri =
                 crate::identity::normalize_agent_url(jwks_uri).ok_or(Unfinished::Garbage)?;
             let (body, ttl) = get(&jwks_uri, "application/jwk-set+json", settings)?;
-            Ok((read_directory(&body, settings.max_keys)?, ttl.min(card_ttl)))
+            let keys = read_directory(&body, settings.max_keys)?;
+            Ok((keys, ttl.min(card_ttl), said))
         }
         _ => Err(Unfinished::Garbage),
     }
@@ -1069,6 +1113,25 @@ mod tests {
             let inputs = sfv::Parser::new(&input).parse_dictionary().unwrap();
             let (_, inner) = web_bot_auth_member(inputs).unwrap();
             assert_eq!(covered_agent(&inner, &map, &agents()), expected, "{agent}");
+        }
+    }
+
+    #[test]
+    fn a_cards_product_token_is_a_robots_txt_token_or_nothing() {
+        let card = |meta: &str| Card::read(&serde_json::from_str(meta).unwrap());
+        let read = card(
+            r#"{"web_bot_auth":{"rfc9309-product-token":"CardBot","purpose":"ai-training","rate-expectation":"1/s"}}"#,
+        );
+        assert_eq!(read.tokens, Some(vec!["cardbot".to_owned()]));
+        assert_eq!(read.purpose.as_deref(), Some("ai-training"));
+        assert_eq!(read.rate_expectation.as_deref(), Some("1/s"));
+        for bad in [
+            r#"{"web_bot_auth":{"rfc9309-product-token":"Card Bot/1.0"}}"#,
+            r#"{"web_bot_auth":{"rfc9309-product-token":""}}"#,
+            r#"{"web_bot_auth":{"rfc9309-product-token":7}}"#,
+            r#"{}"#,
+        ] {
+            assert_eq!(card(bad).tokens, None, "{bad}");
         }
     }
 

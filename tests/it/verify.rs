@@ -621,3 +621,52 @@ fn a_signature_made_for_another_site_does_not_verify_here() {
     assert_eq!(r.status, 403);
     assert!(r.text().contains("claims to be Signy"), "{}", r.text());
 }
+
+/// A signer whose keys come from its Signature Agent Card (`type=cimd`) is judged by the group
+/// of the robots.txt token the card gives (`rfc9309-product-token`), not by its configured
+/// name: the operator writes robots.txt for the token the robot documents.
+#[test]
+fn a_signature_agent_cards_product_token_chooses_its_group() {
+    let origin = Origin::start();
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let card = format!("{}/card.json", directory.url);
+    let extra = format!("[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{card}\"\n");
+    // The card (served by the test's directory) says its token is `cardbot`.
+    let robots = "User-agent: cardbot\nDisallow: /private/\n\nUser-agent: *\nAllow: /\n";
+    let rg = start(&origin, robots, &extra, Launch::default());
+    let now = unix_now();
+    let signed = crate::signature::sign_typed(
+        &signer,
+        &rg.addr.to_string(),
+        &card,
+        "cimd",
+        (now, now + 300),
+    );
+    let headers = signed.headers();
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = request(
+        rg.addr,
+        "GET",
+        "/private/report.html",
+        Some(CHROME),
+        &headers,
+    )
+    .unwrap();
+    assert_eq!(
+        r.status,
+        403,
+        "cardbot's group disallows /private/: {}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("line 2"),
+        "the refusal quotes cardbot's line: {}",
+        r.text()
+    );
+    let r = request(rg.addr, "GET", "/about.html", Some(CHROME), &headers).unwrap();
+    assert_eq!(r.status, 200);
+    // The same browser User-Agent unsigned is a person's browser.
+    let r = request(rg.addr, "GET", "/private/report.html", Some(CHROME), &[]).unwrap();
+    assert_eq!(r.status, 200);
+}
