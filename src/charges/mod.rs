@@ -176,6 +176,8 @@ pub struct Pending {
     path: PathBuf,
     charge: Charge,
     signed: Signed,
+    /// Gives the replay key back elsewhere too (the instances' shared state), on a void.
+    release: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 
 impl Pending {
@@ -190,7 +192,14 @@ impl Pending {
             path,
             charge,
             signed,
+            release: None,
         }
+    }
+
+    /// This pending charge, with `release` run if it is voided.
+    pub fn releasing(mut self, release: impl FnOnce() + Send + Sync + 'static) -> Pending {
+        self.release = Some(Box::new(release));
+        self
     }
 
     /// The request ended: `served` a success (2xx, written whole), or not.
@@ -201,6 +210,9 @@ impl Pending {
             return;
         }
         self.ledger.give_back(&self.signed);
+        if let Some(release) = self.release {
+            release();
+        }
         let void = Void {
             void: c.id.clone(),
             time: Charge::now_time(),

@@ -68,10 +68,27 @@ impl Gate {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        let ledger = self.charges.clone();
+        // Across instances first (Redis, when the state is shared): a signature charged by
+        // another instance is a replay here too.
+        if !self
+            .state
+            .claim_replay(&signed.replay_key, signed.expires)
+            .await
+        {
+            return Err(Unpaid::Replayed);
+        }
+        let (ledger, state, key) = (self.charges.clone(), self.state.clone(), signed.replay_key);
         match ledger.charge(pay, &charge, &signed, now).await {
-            Ok(()) => Ok(Pending::new(ledger, pay.ledger.clone(), charge, signed)),
-            Err(why) => Err(why),
+            Ok(()) => {
+                let pending = Pending::new(ledger, pay.ledger.clone(), charge, signed);
+                Ok(pending.releasing(move || state.release_replay(&key)))
+            }
+            Err(why) => {
+                if why != Unpaid::Replayed {
+                    state.release_replay(&key); // not charged: a retry may pay
+                }
+                Err(why)
+            }
         }
     }
 }

@@ -162,6 +162,33 @@ impl LiveState {
         }
     }
 
+    /// Takes a paid signature's replay key across instances (see [`Shared::claim_replay`]):
+    /// `false` when another instance charged it; `true` when taken, or when there is no shared
+    /// backend or it does not answer (the ledger's own keys then decide alone).
+    pub async fn claim_replay(&self, key: &[u8; 32], expires: i64) -> bool {
+        let Some(shared) = &self.shared else {
+            return true;
+        };
+        let now = self.clock.wall();
+        let now = now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let left = u64::try_from(expires.saturating_sub(now))
+            .unwrap_or(0)
+            .max(1);
+        shared
+            .claim_replay(key, std::time::Duration::from_secs(left))
+            .await
+            .unwrap_or(true)
+    }
+
+    /// Gives a replay key back across instances (its charge was voided).
+    pub fn release_replay(&self, key: &[u8; 32]) {
+        if let Some(shared) = &self.shared {
+            shared.release_replay(key);
+        }
+    }
+
     /// Keeps the shared backend's link (connection, health, the catches other instances share)
     /// until `stop`; returns at once without a shared backend.
     pub async fn maintain_shared(self: Arc<Self>, stop: tokio::sync::watch::Receiver<bool>) {

@@ -280,6 +280,37 @@ impl Shared {
         })
     }
 
+    /// Pay per crawl across instances: takes a paid signature's replay key until the signature
+    /// expires (`ttl`), unless another instance took it. `Some(false)`: taken already (a
+    /// replay); `None`: the backend did not answer (this instance's keys decide alone).
+    pub async fn claim_replay(&self, key: &[u8; 32], ttl: Duration) -> Option<bool> {
+        let ms = ttl.as_millis().clamp(1, u128::from(u64::MAX)) as u64;
+        let mut pipe = redis::pipe();
+        pipe.cmd("SET")
+            .arg(self.replay_key(key))
+            .arg(1)
+            .arg("PX")
+            .arg(ms)
+            .arg("NX");
+        let (set,): (Option<String>,) = self.query(&pipe, "replay").await?;
+        Some(set.is_some())
+    }
+
+    /// Gives a replay key back (its charge was voided). Not waited for.
+    pub fn release_replay(self: &Arc<Self>, key: &[u8; 32]) {
+        let (shared, key) = (self.clone(), self.replay_key(key));
+        tokio::spawn(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("DEL").arg(key).ignore();
+            let _: Option<()> = shared.query(&pipe, "replay").await;
+        });
+    }
+
+    fn replay_key(&self, key: &[u8; 32]) -> String {
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}replay:{hex}", self.settings.prefix)
+    }
+
     /// Shares a robots.txt fetch: written under each of `keys` for `window` (for instances that
     /// connect later) and published (for those connected now). Not waited for.
     pub fn share_fetch(

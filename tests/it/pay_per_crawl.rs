@@ -339,3 +339,63 @@ fn a_kill_during_a_burst_of_charges_loses_no_acknowledged_one() {
     let missing: Vec<&String> = served.iter().filter(|p| !on_record.contains(p)).collect();
     assert!(missing.is_empty(), "served but not on record: {missing:?}");
 }
+
+/// Two instances sharing their state on Redis: a signature paid at one is a replay at the
+/// other (the signature names the site, `origin.host`, so it verifies at both).
+#[test]
+fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let origin = Origin::start();
+    let redis = crate::shared_state::Redis::start();
+    let instance = || {
+        let extra = format!(
+            "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n\
+             [[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
+             [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
+             ledger = \"charges.jsonl\"\n",
+            redis.addr, directory.url
+        );
+        let launch = Launch {
+            origin: "host = \"site.example\"\n",
+            ..Launch::default()
+        };
+        let rg = Robogate::launch(
+            tempfile::tempdir().unwrap(),
+            origin.addr,
+            ROBOTS,
+            &extra,
+            launch,
+        );
+        eventually("the shared state to be up", || {
+            (rg.metric("robogate_state_backend_up") == 1.0).then_some(())
+        });
+        rg
+    };
+    let (a, b) = (instance(), instance());
+    let now = unix_now();
+    let offer = [("crawler-max-price", "USD 0.01")];
+    let signed = sign_covering(
+        &signer,
+        "site.example",
+        &directory.url,
+        (now, now + 300),
+        &offer,
+        Some("once"),
+    );
+    assert_eq!(paid(&a, "/blog/", &signed.headers(), &offer).status, 200);
+    let replayed = paid(&b, "/blog/", &signed.headers(), &offer);
+    assert_eq!(replayed.status, 400, "{}", replayed.text());
+    assert_eq!(replayed.header("crawler-error"), Some("InvalidSignature"));
+    assert_eq!((ledger(&a).len(), ledger(&b).len()), (1, 0));
+    // A fresh signature pays at the other instance.
+    let signed = sign_covering(
+        &signer,
+        "site.example",
+        &directory.url,
+        (now, now + 300),
+        &offer,
+        Some("twice"),
+    );
+    assert_eq!(paid(&b, "/blog/", &signed.headers(), &offer).status, 200);
+}
