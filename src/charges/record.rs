@@ -101,16 +101,58 @@ pub fn read_charges(
     Ok(charges)
 }
 
-/// The replay keys of `ledger`'s standing charges whose signatures are valid at `now`.
+/// The replay keys of the standing charges whose signatures are valid at `now`, in `ledger`
+/// and in the copies rotation left beside it (`charges.jsonl.1`, `charges.jsonl-20261129`:
+/// uncompressed, changed within the last day, as no signature is valid longer), read together
+/// so that voids in one apply to charges in another.
 pub(super) fn replay_keys(ledger: &std::path::Path, now: i64) -> Vec<([u8; 32], i64)> {
-    let Ok(file) = std::fs::File::open(ledger) else {
-        return Vec::new();
-    };
-    let charges = read_charges(std::io::BufReader::new(file), |_, _| {}).unwrap_or_default();
+    let mut text = Vec::new();
+    for path in std::iter::once(ledger.to_path_buf()).chain(rotated(ledger)) {
+        if let Ok(mut file) = std::fs::File::open(&path) {
+            let _ = std::io::Read::read_to_end(&mut file, &mut text);
+            if !text.is_empty() && !text.ends_with(b"\n") {
+                text.push(b'\n');
+            }
+        }
+    }
+    let charges = read_charges(text.as_slice(), |_, _| {}).unwrap_or_default();
     charges
         .into_iter()
         .filter(|c| c.expires >= now)
         .filter_map(|c| Some((from_hex(&c.replay)?, c.expires)))
+        .collect()
+}
+
+/// The rotated copies of `ledger` in its folder that may hold valid signatures' charges.
+fn rotated(ledger: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let (Some(folder), Some(name)) = (ledger.parent(), ledger.file_name()) else {
+        return Vec::new();
+    };
+    let folder = if folder.as_os_str().is_empty() {
+        std::path::Path::new(".")
+    } else {
+        folder
+    };
+    let name = name.to_string_lossy();
+    let day_ago = SystemTime::now() - std::time::Duration::from_secs(25 * 3600);
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let other = e.file_name().to_string_lossy().into_owned();
+            let rest = other.strip_prefix(name.as_ref()).unwrap_or("");
+            let compressed = [".gz", ".xz", ".zst", ".bz2"]
+                .iter()
+                .any(|x| other.ends_with(x));
+            (rest.starts_with('.') || rest.starts_with('-'))
+                && !compressed
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t >= day_ago)
+        })
+        .map(|e| e.path())
         .collect()
 }
 

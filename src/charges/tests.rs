@@ -151,3 +151,22 @@ fn voids_take_their_charges_out_of_the_standing_ones() {
     let standing = read_charges(text.as_bytes(), |n, e| panic!("line {n}: {e}")).unwrap();
     assert_eq!(standing, [a]);
 }
+
+#[test]
+fn replay_keys_are_read_back_from_rotated_copies_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("charges.jsonl");
+    let pay = pay(&file);
+    assert_eq!(pay_at(&Ledger::start(), &pay, "/a", 1, 50), Ok(()));
+    // logrotate moves the ledger away; robogate restarts before the signature expires.
+    std::fs::rename(&file, dir.path().join("charges.jsonl.1")).unwrap();
+    let restarted = Ledger::start();
+    assert_eq!(pay_at(&restarted, &pay, "/a", 1, 60), Err(Unpaid::Replayed));
+    // A compressed copy, or another file, is not read.
+    let other = Ledger::start();
+    let elsewhere = PayPerCrawl {
+        ledger: dir.path().join("other.jsonl"),
+        ..pay.clone()
+    };
+    assert_eq!(pay_at(&other, &elsewhere, "/a", 1, 60), Ok(()));
+}

@@ -100,6 +100,19 @@ pub fn run(ledger: &Path, args: &ReportArgs) -> ExitCode {
                 .as_deref()
                 .is_none_or(|r| c.robot.to_ascii_lowercase().contains(r))
     };
+    // A ledger given twice (or a copy beside its original) bills each charge once.
+    let mut ids = std::collections::HashSet::new();
+    let before = charges.len();
+    let charges: Vec<Charge> = charges
+        .into_iter()
+        .filter(|c| ids.insert(c.id.clone()))
+        .collect();
+    if charges.len() < before {
+        eprintln!(
+            "robogate report: {} charge(s) appear more than once (the same id): counted once",
+            before - charges.len()
+        );
+    }
     let owed = totals(charges.iter().filter(|c| within(c)));
     let out = io::stdout();
     let mut out = out.lock();
@@ -147,7 +160,14 @@ fn totals<'a>(charges: impl Iterator<Item = &'a Charge>) -> Vec<Owed> {
             });
         owed.charges += 1;
         owed.minor = owed.minor.saturating_add(c.minor);
-        owed.last = c.time.clone();
+        // The earliest and latest, whatever order the ledgers were read in (RFC 3339 UTC
+        // times as the ledger writes them compare as text).
+        if c.time < owed.first {
+            owed.first = c.time.clone();
+        }
+        if c.time > owed.last {
+            owed.last = c.time.clone();
+        }
     }
     by.into_values()
         .map(|mut owed| {
@@ -210,12 +230,14 @@ mod tests {
             charge("GPTBot", "2026-11-01T00:00:00.000Z", 1),
             charge("ClaudeBot", "2026-11-01T00:00:01.000Z", 1),
             charge("GPTBot", "2026-11-02T00:00:00.000Z", 150),
+            // An older ledger read after the newer one (`charges.jsonl charges.jsonl.1`).
+            charge("GPTBot", "2026-10-31T00:00:00.000Z", 0),
         ];
         let owed = totals(charges.iter());
         assert_eq!(owed.len(), 2);
-        assert_eq!((owed[1].robot.as_str(), owed[1].charges), ("GPTBot", 2));
+        assert_eq!((owed[1].robot.as_str(), owed[1].charges), ("GPTBot", 3));
         assert_eq!(owed[1].total, "USD 1.51");
-        assert_eq!(owed[1].first, "2026-11-01T00:00:00.000Z");
+        assert_eq!(owed[1].first, "2026-10-31T00:00:00.000Z");
         assert_eq!(owed[1].last, "2026-11-02T00:00:00.000Z");
         assert!(parse_time("2026-11-01").is_ok());
         assert!(parse_time("yesterday").is_err());

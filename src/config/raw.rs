@@ -429,6 +429,10 @@ pub struct RawSignatureAgent {
     pub directory: Option<Spanned<String>>,
     /// The category of a robot the catalog does not name (default `other`).
     pub category: Option<Spanned<String>>,
+    /// How its keys are published: `directory` (the default), `jwks_uri` or `cimd` (the
+    /// `type` its requests' `Signature-Agent` member carries).
+    #[serde(rename = "type")]
+    pub discovery: Option<Spanned<String>>,
 }
 
 /// `[evidence]`: the evidence log, one JSON line per refusal. Needs a restart.

@@ -816,8 +816,29 @@ fn a_signature_agent_names_a_catalog_robot_or_a_new_one() {
         7,
         "verify.signature_agent.url",
     );
-    // A URL with a path: a JWK Set's or a Signature Agent Card's (`type=jwks_uri`, `cimd`).
-    load_with(&signer("Signy", "https://s.example/card.json")).expect("a card's URL");
+    // A URL with a path: a JWK Set's or a Signature Agent Card's, which `type` says.
+    let card = format!(
+        "{}type = \"cimd\"\n",
+        signer("Signy", "https://s.example/card.json")
+    );
+    let loaded = load_with(&card).expect("a card's URL");
+    assert_eq!(
+        loaded.policy.verify.signature_agents[0].discovery,
+        crate::identity::Discovery::Cimd
+    );
+    assert_one_error(
+        &signer("Signy", "https://s.example/card.json"),
+        7,
+        "verify.signature_agent.url",
+    );
+    assert_one_error(
+        &format!(
+            "{}type = \"webfinger\"\n",
+            signer("Signy", "https://s.example")
+        ),
+        8,
+        "verify.signature_agent.type",
+    );
     // `category` is for a robot the catalog does not name.
     let with_category = |name: &str, category: &str| {
         format!(

@@ -12,7 +12,7 @@ use super::raw::resolve;
 use super::raw::RawVerify;
 use crate::classify::Classifier;
 use crate::identity::ranges::{self, ListSet, RangeTable};
-use crate::identity::{SignatureAgent, SpoofedAction};
+use crate::identity::{Discovery, SignatureAgent, SpoofedAction};
 use crate::policy::Verification;
 use crate::robots::Robots;
 
@@ -229,7 +229,36 @@ fn compile_signers(
             ok = false; // `Catalog::with_signers` reported why
             continue;
         };
-        match SignatureAgent::new(agents[index].name.as_str(), e.url.get_ref(), directory) {
+        let discovery = match &e.discovery {
+            Some(d) => match errors.parse::<Discovery>(d, "verify.signature_agent.type") {
+                Some(d) => d,
+                None => {
+                    ok = false;
+                    continue;
+                }
+            },
+            None => Discovery::Directory,
+        };
+        let made = SignatureAgent::new(agents[index].name.as_str(), e.url.get_ref(), directory)
+            .map(|agent| agent.with_discovery(discovery));
+        match made {
+            Ok(agent)
+                if discovery == Discovery::Directory
+                    && e.directory.is_none()
+                    && has_path(&agent.url) =>
+            {
+                errors.push(
+                    Some(e.url.span()),
+                    "verify.signature_agent.url",
+                    format!(
+                        "{:?} has a path: a `directory` signer is an origin whose well-known \
+                         path serves its keys; for a JWK Set's or a Signature Agent Card's URL \
+                         set `type = \"jwks_uri\"` or `type = \"cimd\"` (or give `directory`)",
+                        e.url.get_ref()
+                    ),
+                );
+                ok = false;
+            }
             Ok(agent) => out.push((agent, index)),
             Err(message) => {
                 let (key, span) = match message.split_once(':').map(|(k, _)| k) {
@@ -280,4 +309,11 @@ fn compile_signers(
         }
     }
     ok.then(|| out.into_iter().unzip())
+}
+
+/// Whether a normalized agent URL has a path beyond `/`.
+fn has_path(url: &str) -> bool {
+    url.split_once("://")
+        .and_then(|(_, rest)| rest.split_once('/'))
+        .is_some_and(|(_, path)| !path.is_empty())
 }

@@ -144,6 +144,21 @@ mod tests {
 /// The well-known path of an HTTP Message Signatures key directory (webbotauth drafts).
 pub const DIRECTORY_PATH: &str = "/.well-known/http-message-signatures-directory";
 
+keyword_enum! {
+    /// How a `Signature-Agent` member says its keys are found (its `type` parameter,
+    /// draft-ietf-webbotauth-httpsig-protocol-01; absent, and the legacy String form, mean
+    /// `directory`).
+    pub enum Discovery("Signature-Agent type") {
+        /// The agent URL's origin serves a key directory at the well-known path.
+        Directory = "directory",
+        /// The URL is a JWK Set.
+        JwksUri = "jwks_uri",
+        /// The URL is a Signature Agent Card (a Client ID Metadata Document,
+        /// draft-meunier-webbotauth-registry-04) naming or holding the keys.
+        Cimd = "cimd",
+    }
+}
+
 /// A Web Bot Auth signer the operator trusts (`[[verify.signature_agent]]`): a request whose
 /// signature covers a `Signature-Agent` equal to `url` and verifies with a key published at
 /// `directory` is this robot, named `name`, whatever its User-Agent says.
@@ -158,6 +173,9 @@ pub struct SignatureAgent {
     /// Where the keys are fetched from: the configured `directory`, else `url`'s origin plus
     /// [`DIRECTORY_PATH`].
     pub directory: String,
+    /// How its keys are published (`[[verify.signature_agent]] type`): a request's
+    /// `Signature-Agent` member must say the same.
+    pub discovery: Discovery,
 }
 
 impl SignatureAgent {
@@ -186,7 +204,14 @@ impl SignatureAgent {
             name: name.to_owned(),
             url: format!("{}{}", parsed.origin, parsed.path),
             directory,
+            discovery: Discovery::Directory,
         })
+    }
+
+    /// This signer, its keys published as `discovery` says (a `jwks_uri` or `cimd` signer's
+    /// keys are at its `url` itself).
+    pub fn with_discovery(self, discovery: Discovery) -> SignatureAgent {
+        SignatureAgent { discovery, ..self }
     }
 }
 

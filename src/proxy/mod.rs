@@ -901,8 +901,11 @@ fn robot_name<'a>(policy: &'a Policy, d: &Decision, asked: &'a Asked) -> &'a str
 /// Counts the request once and writes its access-log line.
 fn record(ctx: &mut RequestCtx, asked: &Asked, end: End<'_>) {
     if let Some(pending) = ctx.charge.take() {
+        // The charge stands once a success's head went out (with `crawler-charged`): the robot
+        // has the content then, however the connection ends (a reset after the last chunk
+        // must not void it). An origin's error, a failure before the head, a cut request: void.
         let served = match end {
-            End::Answered { status, error } => error.is_none() && (200..300).contains(&status),
+            End::Answered { status, .. } => (200..300).contains(&status),
             End::Cut => false,
         };
         pending.settle(served);

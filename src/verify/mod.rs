@@ -144,7 +144,7 @@ impl Verifier {
             .iter()
             .take(verify.configured_signers)
         {
-            if let Err(why) = self.signatures.warm(&agent.directory).await {
+            if let Err(why) = self.signatures.warm(agent).await {
                 tracing::warn!(
                     target: "verify",
                     signer = %agent.name,

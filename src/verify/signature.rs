@@ -32,6 +32,7 @@ use web_bot_auth::keyring::{Algorithm, KeyRing, Thumbprintable};
 use web_bot_auth::message_signatures::{MessageVerifier, SignedMessage};
 use web_bot_auth::ImplementationError;
 
+pub use crate::identity::Discovery;
 use crate::identity::{normalize_agent_url, SignatureAgent};
 use crate::keyword::keyword_enum;
 
@@ -46,6 +47,10 @@ keyword_enum! {
         /// `Signature-Input`, `Signature` or `Signature-Agent` does not parse, a required
         /// parameter (`keyid`, `created`, `expires`) is missing, or the label has no signature.
         Malformed = "malformed",
+        /// The covered `Signature-Agent` member names a configured signer with another `type`
+        /// than the one its keys are published by (`[[verify.signature_agent]] type`): a
+        /// claim to be that signer that cannot be checked as it asks.
+        WrongType = "wrong-type",
         /// The covered `Signature-Agent` names no configured agent (or the header is missing).
         /// Not evidence against any configured agent: the caller may treat it as "no method".
         UnknownAgent = "unknown-agent",
@@ -74,21 +79,6 @@ keyword_enum! {
         Unreachable = "unreachable",
         /// The key directory's answer is too big, has too many keys, or is not a JWKS.
         Garbage = "garbage",
-    }
-}
-
-keyword_enum! {
-    /// How a `Signature-Agent` member says its keys are found (its `type` parameter,
-    /// draft-ietf-webbotauth-httpsig-protocol-01; absent, and the legacy String form, mean
-    /// `directory`).
-    pub enum Discovery("Signature-Agent type") {
-        /// The agent URL's origin serves a key directory at the well-known path.
-        Directory = "directory",
-        /// The URL is a JWK Set.
-        JwksUri = "jwks_uri",
-        /// The URL is a Signature Agent Card (a Client ID Metadata Document,
-        /// draft-meunier-webbotauth-registry-04) naming or holding the keys.
-        Cimd = "cimd",
     }
 }
 
@@ -238,14 +228,9 @@ impl SignatureVerifier {
             Ok(None) => return SignatureOutcome::Absent,
             Err(invalid) => return SignatureOutcome::Invalid(invalid),
         };
-        let source = match claim.discovery {
-            Discovery::Directory => agents[claim.agent].directory.as_str(),
-            Discovery::JwksUri | Discovery::Cimd => agents[claim.agent].url.as_str(),
-        };
-        let directory = &Source {
-            url: source,
-            card: claim.discovery == Discovery::Cimd,
-        };
+        // Where the signer publishes its keys, as configured (a member's `type` must say the
+        // same, see `covered_agent`).
+        let directory = &Source::of(&agents[claim.agent]);
         let keys = tokio::time::timeout_at(deadline, self.keys(directory, None)).await;
         let mut keys = match keys {
             Ok(Ok(keys)) => keys,
@@ -280,11 +265,8 @@ impl SignatureVerifier {
     /// Fetches `directory` unless its keys are at hand (at start and when the configured signers
     /// change), so the first signed request neither waits for it nor, if the directory is down
     /// then, finds no keys to check a forgery against.
-    pub async fn warm(&self, directory: &str) -> Result<(), Unfinished> {
-        let source = Source {
-            url: directory,
-            card: false,
-        };
+    pub async fn warm(&self, agent: &SignatureAgent) -> Result<(), Unfinished> {
+        let source = Source::of(agent);
         self.keys(&source, None).await.map(drop)
     }
 
@@ -436,6 +418,24 @@ struct Source<'a> {
 }
 
 impl Source<'_> {
+    /// Where `agent` publishes its keys.
+    fn of(agent: &SignatureAgent) -> Source<'_> {
+        match agent.discovery {
+            Discovery::Directory => Source {
+                url: &agent.directory,
+                card: false,
+            },
+            Discovery::JwksUri => Source {
+                url: &agent.url,
+                card: false,
+            },
+            Discovery::Cimd => Source {
+                url: &agent.url,
+                card: true,
+            },
+        }
+    }
+
     /// The directory cache's key: one entry per URL and kind.
     fn cache_key(&self) -> String {
         match self.card {
@@ -600,8 +600,6 @@ fn read_directory(body: &[u8], max_keys: usize) -> Result<KeyRing, Unfinished> {
 /// window checked; what remains is the key lookup and the signature check.
 struct Claim {
     agent: usize,
-    /// How the agent's keys are found (its `Signature-Agent` member's `type`).
-    discovery: Discovery,
     keyid: String,
     verifier: MessageVerifier,
     signed: Signed,
@@ -640,7 +638,7 @@ impl Claim {
         {
             return Err(Invalid::MissingComponent);
         }
-        let (agent, discovery) = covered_agent(&inner, headers, agents)?;
+        let (agent, _) = covered_agent(&inner, headers, agents)?;
         params.check_window(now, settings)?;
         let replay_key = {
             use sha2::{Digest, Sha256};
@@ -673,7 +671,6 @@ impl Claim {
             })?;
         Ok(Some(Claim {
             agent,
-            discovery,
             keyid: params.keyid,
             verifier,
             signed,
@@ -835,6 +832,9 @@ fn covered_agent(
         .iter()
         .position(|a| a.url == url)
         .ok_or(Invalid::UnknownAgent)?;
+    if agents[agent].discovery != discovery {
+        return Err(Invalid::WrongType);
+    }
     Ok((agent, discovery))
 }
 
@@ -1002,6 +1002,12 @@ mod tests {
         vec![
             SignatureAgent::new("other", "https://other.example", None).unwrap(),
             SignatureAgent::new("ExampleBot", "https://bot.example", None).unwrap(),
+            SignatureAgent::new("CardBot", "https://card.example/card.json", None)
+                .unwrap()
+                .with_discovery(Discovery::Cimd),
+            SignatureAgent::new("KeyBot", "https://keys.example/jwks.json", None)
+                .unwrap()
+                .with_discovery(Discovery::JwksUri),
         ]
     }
 
@@ -1057,7 +1063,7 @@ mod tests {
         };
         let legacy = input(r#""@authority" "signature-agent""#, "");
         type Named = Result<(usize, Discovery), Invalid>;
-        let cases: [(&str, String, Named); 9] = [
+        let cases: [(&str, String, Named); 12] = [
             (
                 r#"sig1="https://bot.example""#,
                 covered("sig1"),
@@ -1069,19 +1075,36 @@ mod tests {
                 Ok((1, Discovery::Directory)),
             ),
             (
-                r#"sig1="https://bot.example";type=jwks_uri"#,
+                r#"sig1="https://keys.example/jwks.json";type=jwks_uri"#,
                 covered("sig1"),
-                Ok((1, Discovery::JwksUri)),
+                Ok((3, Discovery::JwksUri)),
             ),
+            (
+                r#"sig1="https://card.example/card.json";type=cimd"#,
+                covered("sig1"),
+                Ok((2, Discovery::Cimd)),
+            ),
+            (
+                r#"sig1="https://other.example", sig2="https://keys.example/jwks.json";type=jwks_uri"#,
+                covered("sig2"),
+                Ok((3, Discovery::JwksUri)),
+            ),
+            // A member whose type is not how the signer publishes its keys: a claim to be it
+            // that cannot be checked as it asks (refused, never left unchecked).
             (
                 r#"sig1="https://bot.example";type=cimd"#,
                 covered("sig1"),
-                Ok((1, Discovery::Cimd)),
+                Err(Invalid::WrongType),
             ),
             (
-                r#"sig1="https://other.example", sig2="https://bot.example";type=jwks_uri"#,
-                covered("sig2"),
-                Ok((1, Discovery::JwksUri)),
+                r#"sig1="https://card.example/card.json";type=jwks_uri"#,
+                covered("sig1"),
+                Err(Invalid::WrongType),
+            ),
+            (
+                r#"sig1="https://card.example/card.json""#,
+                covered("sig1"),
+                Err(Invalid::WrongType),
             ),
             (
                 r#"sig1="https://bot.example";type=ldap"#,

@@ -223,7 +223,11 @@ fn a_verified_robot_pays_once_per_signature_and_the_ledger_says_so() {
         .output()
         .unwrap();
     let bill: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(bill[0]["charges"], 4);
+    assert_eq!(
+        bill[0]["charges"], 2,
+        "the copy's charges are the same charges"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("counted once"));
 }
 
 #[test]
@@ -398,4 +402,39 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
         Some("twice"),
     );
     assert_eq!(paid(&b, "/blog/", &signed.headers(), &offer).status, 200);
+}
+
+/// A charge stands once a success's head (with `crawler-charged`) went out, however the
+/// connection then ends: an answer cut short after its head (here by the origin; a client
+/// that resets the connection ends the same way) is not voided, or a robot could read a page
+/// and reset to get it free.
+#[test]
+fn a_success_cut_after_its_head_stays_charged() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let extra = format!(
+        "[[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
+         [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
+         ledger = \"charges.jsonl\"\n",
+        directory.url
+    );
+    // An origin that promises 100,000 bytes, sends 7 and closes.
+    let origin = raw_origin("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\npartial");
+    let rg = Robogate::start(origin, ROBOTS, &extra);
+    let now = unix_now();
+    let offer = [("crawler-max-price", "USD 0.01")];
+    let signed = sign_covering(
+        &signer,
+        &rg.addr.to_string(),
+        &directory.url,
+        (now, now + 300),
+        &offer,
+        Some("cut"),
+    );
+    let _ = try_paid(&rg, "/blog/", &signed.headers(), &offer); // the answer is cut short
+    eventually("the charge settled", || {
+        (rg.metric("robogate_crawl_charges_total{agent=\"paybot\"}") == 1.0).then_some(())
+    });
+    let lines = ledger(&rg);
+    assert_eq!(lines.len(), 1, "one charge, no void: {lines:?}");
 }

@@ -696,7 +696,10 @@ async fn keys_are_found_through_a_jwks_uri_and_a_signature_agent_card() {
         ("/card-inline.json", "cimd"),
     ] {
         let url = format!("{}{path}", directory.url);
-        let agents = vec![SignatureAgent::new("cardbot", &url, None).unwrap()];
+        let discovery: robogate::identity::Discovery = kind.parse().unwrap();
+        let agents = vec![SignatureAgent::new("cardbot", &url, None)
+            .unwrap()
+            .with_discovery(discovery)];
         let verifier = SignatureVerifier::new(SignatureSettings::default());
         let signed = sign_typed(&signer, SITE, &url, kind, (now - 5, now + 300));
         let uri: Uri = "/page".parse().unwrap();
@@ -715,7 +718,8 @@ async fn keys_are_found_through_a_jwks_uri_and_a_signature_agent_card() {
             matches!(outcome, SignatureOutcome::Verified { agent: 0, .. }),
             "{path} as {kind}: {outcome:?}"
         );
-        // The same URL read as another kind finds no keys there.
+        // The same URL named as another kind: not how the signer publishes its keys, refused
+        // (a wrong type must not turn a forged claim into an unchecked one).
         let wrong = if kind == "cimd" { "jwks_uri" } else { "cimd" };
         let signed = sign_typed(&signer, SITE, &url, wrong, (now - 5, now + 300));
         let headers = signed.header_map();
@@ -728,7 +732,7 @@ async fn keys_are_found_through_a_jwks_uri_and_a_signature_agent_card() {
             .await;
         assert_eq!(
             outcome,
-            SignatureOutcome::Unfinished(Unfinished::Garbage),
+            SignatureOutcome::Invalid(Invalid::WrongType),
             "{path} as {wrong}"
         );
     }

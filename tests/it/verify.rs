@@ -631,7 +631,9 @@ fn a_signature_agent_cards_product_token_chooses_its_group() {
     let signer = Signer::generate();
     let directory = KeyDirectory::start(&[&signer]);
     let card = format!("{}/card.json", directory.url);
-    let extra = format!("[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{card}\"\n");
+    let extra = format!(
+        "[[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{card}\"\ntype = \"cimd\"\n"
+    );
     // The card (served by the test's directory) says its token is `cardbot`.
     let robots = "User-agent: cardbot\nDisallow: /private/\n\nUser-agent: *\nAllow: /\n";
     let rg = start(&origin, robots, &extra, Launch::default());
