@@ -15,6 +15,7 @@
 //! restarts, and opened anew when the policy names another file or when the file at its path
 //! is no longer the one open (moved away by logrotate: the next charge starts a new file).
 
+pub mod door;
 mod record;
 
 use std::collections::HashMap;

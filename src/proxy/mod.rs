@@ -3,7 +3,6 @@
 //! requests to the origin (a faster lane than pingora's general proxy loop, which takes the rest).
 
 pub mod app;
-mod charge;
 pub mod forward;
 pub mod in_flight;
 pub mod lane;
@@ -32,7 +31,7 @@ use pingora_http::{HeaderNameVariant, RequestHeader, ResponseHeader};
 use pingora_proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::access_log;
-use crate::charges::Ledger;
+use crate::charges::{door, Ledger};
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
@@ -256,7 +255,7 @@ impl Gate {
                 };
                 facts.license = self.verifier.license(policy, &facts, &req.headers).await;
                 if policy.pay_per_crawl.is_some() {
-                    (facts.offer, facts.offer_signed) = charge::offer(req, proof.signed);
+                    (facts.offer, facts.offer_signed) = door::offer(req, proof.signed);
                 }
                 facts.card_tokens = proof.card.as_ref().and_then(|c| c.tokens.as_deref());
                 let asker = Client {
@@ -275,7 +274,11 @@ impl Gate {
                 let (admission, tarpit) = self.state.admit(&decided, policy, &asker).await;
                 let mut decision = decided.admitted(admission);
                 if decision.outcome == Outcome::Charge {
-                    let charged = self.charge(policy, &decision, req, client, proof.signed);
+                    let till = door::Till {
+                        ledger: &self.charges,
+                        state: &self.state,
+                    };
+                    let charged = till.charge(policy, &decision, req, client, proof.signed);
                     let charged = charged.await;
                     decision = decision.charged(charged.as_ref().map(drop).map_err(|why| *why));
                     charge = charged.ok();

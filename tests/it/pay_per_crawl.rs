@@ -11,6 +11,11 @@ const ROBOTS: &str = "User-agent: *\nAllow: /\nDisallow: /private/\n";
 const PAYBOT: &str = "PayBot/1.0 (+https://paybot.example/bot)";
 
 fn start(directory: &KeyDirectory) -> (Origin, Robogate) {
+    start_with(directory, "")
+}
+
+/// [`start`] with `server` lines in `[server]` (`fast_path = false`: pingora's HTTP/1 path).
+fn start_with(directory: &KeyDirectory, server: &str) -> (Origin, Robogate) {
     let extra = format!(
         "[[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
          [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
@@ -18,7 +23,17 @@ fn start(directory: &KeyDirectory) -> (Origin, Robogate) {
         directory.url
     );
     let origin = Origin::start();
-    let rg = Robogate::start(origin.addr, ROBOTS, &extra);
+    let launch = Launch {
+        server,
+        ..Launch::default()
+    };
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        ROBOTS,
+        &extra,
+        launch,
+    );
     (origin, rg)
 }
 
@@ -232,9 +247,16 @@ fn a_verified_robot_pays_once_per_signature_and_the_ledger_says_so() {
 
 #[test]
 fn a_request_the_origin_fails_is_not_charged() {
+    // On robogate's own HTTP/1 lane and on pingora's path alike.
+    for server in ["", "fast_path = false\n"] {
+        the_origin_failing_voids_charges(server);
+    }
+}
+
+fn the_origin_failing_voids_charges(server: &str) {
     let signer = Signer::generate();
     let directory = KeyDirectory::start(&[&signer]);
-    let (mut origin, rg) = start(&directory);
+    let (mut origin, rg) = start_with(&directory, server);
     let (authority, now) = (rg.addr.to_string(), unix_now());
     let offer = [("crawler-max-price", "USD 0.01")];
     let sign = |nonce: &str| {

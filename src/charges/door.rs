@@ -1,20 +1,22 @@
 //! Pay per crawl at the door: what a request offers ([`offer`], a fact for `Policy::decide`),
-//! and the charge of a request decided [`Outcome::Charge`] ([`Gate::charge`], the step after
-//! the decision: the ledger record, the replay check).
+//! and the charge of a request decided `Outcome::Charge` ([`charge`], the step after the
+//! decision: the replay checks, here and across instances, and the ledger record).
 
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pingora_http::RequestHeader;
 
-use super::Gate;
-use crate::charges::{Charge, Pending};
+use std::sync::Arc;
+
+use super::{Charge, Ledger, Pending};
 use crate::facts::target;
 use crate::policy::{Decision, Offer, Policy, Unpaid, EXACT_PRICE_FIELD, MAX_PRICE_FIELD};
+use crate::state::LiveState;
 use crate::verify::signature::{self, Signed};
 
 /// What `req` offers to pay, and whether its valid signature (`signed`) covers that field.
-pub(super) fn offer(req: &RequestHeader, signed: Option<Signed>) -> (Offer, bool) {
+pub fn offer(req: &RequestHeader, signed: Option<Signed>) -> (Offer, bool) {
     let values = |name| req.headers.get_all(name).into_iter().map(|v| v.as_bytes());
     let offer = Offer::of(values(MAX_PRICE_FIELD), values(EXACT_PRICE_FIELD));
     let covered = signed.is_some_and(|s| match offer {
@@ -25,11 +27,17 @@ pub(super) fn offer(req: &RequestHeader, signed: Option<Signed>) -> (Offer, bool
     (offer, covered)
 }
 
-impl Gate {
-    /// Charges a request decided [`crate::policy::Outcome::Charge`]: its record written to the
-    /// ledger and on disk before it is served, once per signature. The charge is then pending
-    /// until the request ends ([`Pending::settle`]).
-    pub(super) async fn charge(
+/// Where a charge is kept: this process's ledger, and the live state the instances share.
+pub struct Till<'a> {
+    pub ledger: &'a Arc<Ledger>,
+    pub state: &'a Arc<LiveState>,
+}
+
+impl Till<'_> {
+    /// Charges a request decided `Outcome::Charge`: its record written to the ledger and on
+    /// disk before it is served, once per signature. The charge is then pending until the
+    /// request ends ([`Pending::settle`]).
+    pub async fn charge(
         &self,
         policy: &Policy,
         decision: &Decision,
@@ -77,7 +85,7 @@ impl Gate {
         {
             return Err(Unpaid::Replayed);
         }
-        let (ledger, state, key) = (self.charges.clone(), self.state.clone(), signed.replay_key);
+        let (ledger, state, key) = (self.ledger.clone(), self.state.clone(), signed.replay_key);
         match ledger.charge(pay, &charge, &signed, now).await {
             Ok(()) => {
                 let pending = Pending::new(ledger, pay.ledger.clone(), charge, signed);
