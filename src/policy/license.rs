@@ -108,6 +108,56 @@ keyword_enum! {
     }
 }
 
+impl Unlicensed {
+    /// What the robot should do, in a sentence (the refusal's detail, after "… must present a
+    /// licence for <target>: ").
+    pub fn advice(self) -> &'static str {
+        match self {
+            Unlicensed::Missing => {
+                "its content is licensed under RSL (the License line of /robots.txt names the \
+                 licence and where to obtain one); send `Authorization: License <token>` with a \
+                 token from the licence server"
+            }
+            Unlicensed::Invalid => {
+                "its content is licensed under RSL (the License line of /robots.txt names the \
+                 licence and where to obtain one); the licence token presented is not valid \
+                 (unknown, expired or revoked)"
+            }
+            Unlicensed::Unavailable => {
+                "the licence server that checks licences could not be asked; try again later"
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of a refusal for this reason (the `License` scheme with
+    /// RFC 6750 §3.1's error codes, as RSL CAP 1.0 uses them); `None` for
+    /// [`Unlicensed::Unavailable`], which is a 503, not a challenge.
+    pub fn challenge(self) -> Option<&'static str> {
+        match self {
+            Unlicensed::Missing => Some(
+                "License error=\"invalid_request\", \
+                 error_description=\"this content requires a valid RSL licence token\"",
+            ),
+            Unlicensed::Invalid => Some(
+                "License error=\"invalid_token\", \
+                 error_description=\"the licence token is not valid (unknown, expired or revoked)\"",
+            ),
+            Unlicensed::Unavailable => None,
+        }
+    }
+}
+
+impl Licensing {
+    /// The status of a refusal for `why`: `status` (401 or 402), or 503 when the licence
+    /// server could not be asked.
+    pub fn status_for(&self, why: Unlicensed) -> u16 {
+        match why {
+            Unlicensed::Unavailable => 503,
+            _ => self.status,
+        }
+    }
+}
+
 impl Policy {
     /// Whether this request must present a licence token: `[license]` is set, the robots.txt
     /// served has a `License:` line (a licence nobody can find cannot be asked for), enforcement

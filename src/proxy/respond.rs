@@ -337,20 +337,12 @@ pub fn refusal_detail(
                 .disguise
                 .map_or_else(|| "it is not one".to_owned(), |d| disguise_words(&d))
         ),
-        Some(Tell::License(Unlicensed::Unavailable)) => format!(
-            "{who} must present a licence for {target}, and the licence server that checks \
-             licences could not be asked; try again later"
-        ),
-        Some(Tell::License(why)) => format!(
-            "{who} must present a licence for {target}: its content is licensed under RSL (the \
-             License line of /robots.txt names the licence and where to obtain one); {}",
-            match why {
-                Unlicensed::Invalid =>
-                    "the licence token presented is not valid (unknown, \
-                    expired or revoked)",
-                _ => "send `Authorization: License <token>` with a token from the licence server",
-            }
-        ),
+        Some(Tell::License(why)) => {
+            format!(
+                "{who} must present a licence for {target}: {}",
+                why.advice()
+            )
+        }
         Some(Tell::Payment(why)) => format!("{who} must pay for {target}: {}", why.advice()),
         Some(Tell::Preference { purpose }) => format!(
             "{who} gathers content for {} and robots.txt states a preference against that use \
@@ -386,17 +378,6 @@ fn purpose_words(purpose: crate::robots::Purpose) -> &'static str {
     }
 }
 
-/// A short text body naming the robot and the robots.txt line that disallows the path.
-pub fn block_body(policy: &Policy, decision: &Decision, target: &str, ua: Option<&str>) -> String {
-    let detail = refusal_detail(policy, decision, target, ua);
-    let mut body = format!("403 Forbidden: {detail}.\nRead /robots.txt and follow it.\n");
-    if let Some(extra) = &policy.enforce.block_message {
-        body.push_str(extra);
-        body.push('\n');
-    }
-    body
-}
-
 /// The request target as the client wrote it: HTTP/1 sends it whole (absolute-form included),
 /// HTTP/2 sends `:path` apart from `:scheme` and `:authority`, which pingora folds into the URI.
 fn quoted_target(req: &pingora_http::RequestHeader) -> String {
@@ -413,12 +394,8 @@ fn quoted_target(req: &pingora_http::RequestHeader) -> String {
 /// Seconds a robot is asked to wait when the licence server could not check its token.
 const LICENSE_RETRY_SECS: u32 = 30;
 
-/// A robot that owes an RSL licence and presented no valid one (RSL CAP 1.0, "Handling
-/// Unauthorized or Unlicensed Crawlers"): `license.status` (401, or 402) with
-/// `WWW-Authenticate: License error="..."` (the `License` scheme, with RFC 6750 §3.1's error
-/// codes: `invalid_request` for none, `invalid_token` for a bad one) and the `Link` to the
-/// licence. A token the licence server could not check gets 503 and `Retry-After`
-/// (`license.on_error = "closed"`): it may be good.
+/// A robot that owes an RSL licence and presented no valid one (RSL CAP 1.0): the status and
+/// challenge of [`Unlicensed`], and the licence's `Link`.
 async fn unlicensed(
     session: &mut impl Downstream,
     policy: &Policy,
@@ -429,42 +406,16 @@ async fn unlicensed(
         Some(Tell::License(why)) => why,
         _ => Unlicensed::Missing,
     };
-    let status = match (why, &policy.license) {
-        (Unlicensed::Unavailable, _) => 503,
-        (_, Some(license)) => license.status,
-        (_, None) => 401,
-    };
-    let retry = LICENSE_RETRY_SECS.to_string();
-    let challenge = match why {
-        Unlicensed::Missing => format!(
-            "License error=\"invalid_request\", error_description=\"{}\"",
-            "this content requires a valid RSL licence token"
-        ),
-        _ => format!(
-            "License error=\"invalid_token\", error_description=\"{}\"",
-            "the licence token is not valid (unknown, expired or revoked)"
-        ),
-    };
+    let status = policy.license.as_ref().map_or(401, |l| l.status_for(why));
     let mut extra = Vec::with_capacity(2);
     let link = policy.robots.license_link.as_ref();
     if let Some(link) = link.and_then(|l| l.to_str().ok()) {
         extra.push((header::LINK, link));
     }
-    if why == Unlicensed::Unavailable {
-        extra.push((header::RETRY_AFTER, retry.as_str()));
-    } else {
-        extra.push((header::WWW_AUTHENTICATE, challenge.as_str()));
+    if let Some(challenge) = why.challenge() {
+        extra.push((header::WWW_AUTHENTICATE, challenge));
     }
-    let retry_after = (why == Unlicensed::Unavailable).then_some(LICENSE_RETRY_SECS);
-    refuse_in_words(
-        session,
-        policy,
-        decision,
-        (status, &detail),
-        &extra,
-        retry_after,
-    )
-    .await
+    refuse_in_words(session, policy, decision, (status, &detail), &extra).await
 }
 
 /// The refusal sentence of this request's answer (see [`refusal_detail`]), from its target
@@ -480,16 +431,25 @@ fn detail_for(session: &impl Downstream, policy: &Policy, decision: &Decision) -
 }
 
 /// A refusal of robogate's own wording (a licence, a price): `status` and its text body
-/// `<status> <phrase>: <detail>.`, or the problem details, with `extra` fields.
+/// `<status> <phrase>: <detail>.`, or the problem details, with `extra` fields; a 503 (the
+/// licence server or the ledger could not serve) says when to come back.
 async fn refuse_in_words(
     session: &mut impl Downstream,
     policy: &Policy,
     decision: &Decision,
     (status, detail): (u16, &str),
     extra: &[(header::HeaderName, &str)],
-    retry_after: Option<u32>,
 ) -> Result<()> {
-    let text = format!("{status} {}: {detail}.\n", reason_phrase(status));
+    let retry_after = (status == 503).then_some(LICENSE_RETRY_SECS);
+    let retry = LICENSE_RETRY_SECS.to_string();
+    let mut fields = extra.to_vec();
+    if retry_after.is_some() {
+        fields.push((header::RETRY_AFTER, retry.as_str()));
+    }
+    let extra = &fields;
+    let phrase =
+        http::StatusCode::from_u16(status).map_or("", |s| s.canonical_reason().unwrap_or(""));
+    let text = format!("{status} {phrase}: {detail}.\n");
     let refusal = Refusal {
         status,
         reason: Reason::of(decision),
@@ -502,10 +462,8 @@ async fn refuse_in_words(
     refuse(session, refusal, text, extra).await
 }
 
-/// A priced request not paid for (`[pay_per_crawl]`), as Cloudflare's pay per crawl answers
-/// it: the status and `crawler-error` code of its "Error codes" table, and the price in
-/// `crawler-price` (`USD 0.01`) so the robot knows what to offer; 503 with `Retry-After` when
-/// the charge could not be recorded.
+/// A priced request not paid for (`[pay_per_crawl]`): the status and `crawler-error` of
+/// [`Unpaid`] (Cloudflare's table), and the price in `crawler-price`.
 async fn unpaid(session: &mut impl Downstream, policy: &Policy, decision: &Decision) -> Result<()> {
     let detail = detail_for(session, policy, decision);
     let why = match decision.tell {
@@ -514,53 +472,29 @@ async fn unpaid(session: &mut impl Downstream, policy: &Policy, decision: &Decis
     };
     let status = why.status();
     let price = policy.pay_per_crawl.as_ref().map(|p| p.price.to_string());
-    let retry = LICENSE_RETRY_SECS.to_string();
     let mut extra = vec![(CRAWLER_ERROR, why.code())];
     if let Some(price) = &price {
         extra.push((CRAWLER_PRICE, price.as_str()));
     }
-    if status == 503 {
-        extra.push((header::RETRY_AFTER, retry.as_str()));
-    }
-    let retry_after = (status == 503).then_some(LICENSE_RETRY_SECS);
-    refuse_in_words(
-        session,
-        policy,
-        decision,
-        (status, &detail),
-        &extra,
-        retry_after,
-    )
-    .await
+    refuse_in_words(session, policy, decision, (status, &detail), &extra).await
 }
 
 /// Cloudflare's pay per crawl fields.
 const CRAWLER_PRICE: header::HeaderName = header::HeaderName::from_static("crawler-price");
 const CRAWLER_ERROR: header::HeaderName = header::HeaderName::from_static("crawler-error");
 
-/// The reason phrase of a status robogate answers licences and prices with.
-fn reason_phrase(status: u16) -> &'static str {
-    match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        402 => "Payment Required",
-        _ => "Service Unavailable",
-    }
-}
-
 async fn block(session: &mut impl Downstream, policy: &Policy, decision: &Decision) -> Result<()> {
-    let req = session.req_header();
-    let target = quoted_target(req);
-    let ua = req
-        .headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok());
-    let mut body = block_body(policy, decision, &target, ua);
+    // The sentence is made once, for the text body and the problem details alike.
+    let detail = detail_for(session, policy, decision);
     let status = policy.enforce.block_status;
-    if status != 403 {
-        body = body.replacen("403 Forbidden", status_text(status), 1);
+    let mut body = format!(
+        "{}: {detail}.\nRead /robots.txt and follow it.\n",
+        status_text(status)
+    );
+    if let Some(extra) = &policy.enforce.block_message {
+        body.push_str(extra);
+        body.push('\n');
     }
-    let detail = refusal_detail(policy, decision, &target, ua);
     let text = decision
         .robots_line
         .and_then(|l| policy.robots.line_text(l));

@@ -14,14 +14,19 @@ fn start(directory: &KeyDirectory) -> (Origin, Robogate) {
     start_with(directory, "")
 }
 
-/// [`start`] with `server` lines in `[server]` (`fast_path = false`: pingora's HTTP/1 path).
-fn start_with(directory: &KeyDirectory, server: &str) -> (Origin, Robogate) {
-    let extra = format!(
+/// PayBot, a signer of category ai-training at `directory`, paying USD 0.01 for `/blog/`.
+fn pay_config(directory: &KeyDirectory) -> String {
+    format!(
         "[[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
          [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
          ledger = \"charges.jsonl\"\n",
         directory.url
-    );
+    )
+}
+
+/// [`start`] with `server` lines in `[server]` (`fast_path = false`: pingora's HTTP/1 path).
+fn start_with(directory: &KeyDirectory, server: &str) -> (Origin, Robogate) {
+    let extra = pay_config(directory);
     let origin = Origin::start();
     let launch = Launch {
         server,
@@ -376,11 +381,9 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
     let redis = crate::shared_state::Redis::start();
     let instance = || {
         let extra = format!(
-            "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n\
-             [[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
-             [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
-             ledger = \"charges.jsonl\"\n",
-            redis.addr, directory.url
+            "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n{}",
+            redis.addr,
+            pay_config(&directory)
         );
         let launch = Launch {
             origin: "host = \"site.example\"\n",
@@ -401,29 +404,28 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
     let (a, b) = (instance(), instance());
     let now = unix_now();
     let offer = [("crawler-max-price", "USD 0.01")];
-    let signed = sign_covering(
-        &signer,
-        "site.example",
-        &directory.url,
-        (now, now + 300),
-        &offer,
-        Some("once"),
-    );
+    let sign = |nonce: &str| {
+        let window = (now, now + 300);
+        sign_covering(
+            &signer,
+            "site.example",
+            &directory.url,
+            window,
+            &offer,
+            Some(nonce),
+        )
+    };
+    let signed = sign("once");
     assert_eq!(paid(&a, "/blog/", &signed.headers(), &offer).status, 200);
     let replayed = paid(&b, "/blog/", &signed.headers(), &offer);
     assert_eq!(replayed.status, 400, "{}", replayed.text());
     assert_eq!(replayed.header("crawler-error"), Some("InvalidSignature"));
     assert_eq!((ledger(&a).len(), ledger(&b).len()), (1, 0));
     // A fresh signature pays at the other instance.
-    let signed = sign_covering(
-        &signer,
-        "site.example",
-        &directory.url,
-        (now, now + 300),
-        &offer,
-        Some("twice"),
+    assert_eq!(
+        paid(&b, "/blog/", &sign("twice").headers(), &offer).status,
+        200
     );
-    assert_eq!(paid(&b, "/blog/", &signed.headers(), &offer).status, 200);
 }
 
 /// A charge stands once a success's head (with `crawler-charged`) went out, however the
@@ -434,12 +436,7 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
 fn a_success_cut_after_its_head_stays_charged() {
     let signer = Signer::generate();
     let directory = KeyDirectory::start(&[&signer]);
-    let extra = format!(
-        "[[verify.signature_agent]]\nname = \"paybot\"\nurl = \"{}\"\ncategory = \"ai-training\"\n\
-         [pay_per_crawl]\nprice = \"0.01\"\ncurrency = \"USD\"\npaths = [\"/blog/\"]\n\
-         ledger = \"charges.jsonl\"\n",
-        directory.url
-    );
+    let extra = pay_config(&directory);
     // An origin that promises 100,000 bytes, sends 7 and closes.
     let origin = raw_origin("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\npartial");
     let rg = Robogate::start(origin, ROBOTS, &extra);
