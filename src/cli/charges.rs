@@ -11,7 +11,6 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::report::ReportArgs;
 use crate::charges::{read_charges, Charge};
 use crate::policy::{Currency, Money};
 
@@ -29,12 +28,24 @@ struct Owed {
     last: String,
 }
 
-pub fn run(ledger: &Path, args: &ReportArgs) -> ExitCode {
-    let bound = |t: &Option<String>, name| match t.as_deref().map(parse_time).transpose() {
+/// What `report --charges` was asked: the ledgers, the period, a robot, the form.
+pub struct Asked<'a> {
+    pub ledger: &'a Path,
+    /// More ledgers (other instances', rotated ones).
+    pub more: &'a [PathBuf],
+    pub since: Option<&'a str>,
+    pub until: Option<&'a str>,
+    pub robot: Option<&'a str>,
+    pub json: bool,
+}
+
+pub fn run(args: &Asked<'_>) -> ExitCode {
+    let ledger = args.ledger;
+    let bound = |t: Option<&str>, name| match t.map(parse_time).transpose() {
         Ok(t) => Ok(t),
         Err(e) => Err(format!("robogate report: --{name}: {e}")),
     };
-    let (since, until) = match (bound(&args.since, "since"), bound(&args.until, "until")) {
+    let (since, until) = match (bound(args.since, "since"), bound(args.until, "until")) {
         (Ok(s), Ok(u)) => (s, u),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("{e}");
@@ -50,7 +61,7 @@ pub fn run(ledger: &Path, args: &ReportArgs) -> ExitCode {
     // `--charges LEDGER` and any more ledgers given as files (one per instance, rotated ones):
     // read together, voids applying across them.
     let mut ledgers = vec![ledger];
-    ledgers.extend(args.files.iter().map(PathBuf::as_path));
+    ledgers.extend(args.more.iter().map(PathBuf::as_path));
     let mut text = Vec::new();
     // Where each ledger's lines start in `text` (0-based line number), to name a bad line.
     let mut starts: Vec<(&Path, usize)> = Vec::new();
@@ -91,7 +102,7 @@ pub fn run(ledger: &Path, args: &ReportArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let robot = args.robot.as_deref().map(str::to_ascii_lowercase);
+    let robot = args.robot.map(str::to_ascii_lowercase);
     let within = |c: &Charge| {
         let t = humantime::parse_rfc3339_weak(&c.time).ok();
         since.is_none_or(|s| t.is_some_and(|t| t >= s))

@@ -337,7 +337,14 @@ struct Lines {
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(ledger) = &args.charges {
-        return super::charges::run(ledger, args);
+        return super::charges::run(&super::charges::Asked {
+            ledger,
+            more: &args.files,
+            since: args.since.as_deref(),
+            until: args.until.as_deref(),
+            robot: args.robot.as_deref(),
+            json: args.json,
+        });
     }
     let mut report = Report::default();
     let mut read = Lines::default();

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::raw;
+use super::values::SpannedDuration;
 
 /// One configuration problem: `file:line: key: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +106,7 @@ impl<'a> Errors<'a> {
     /// it is zero. `why` says what a zero would break.
     pub(super) fn nonzero(
         &mut self,
-        value: &raw::SpannedDuration,
+        value: &SpannedDuration,
         key: &str,
         why: &str,
     ) -> Option<Duration> {

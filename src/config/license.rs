@@ -8,7 +8,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::errors::Errors;
-use super::raw::HumanDuration;
+use super::values::HumanDuration;
 use crate::classify::Category;
 use crate::policy::{LicenseServer, Licensing, OnError};
 

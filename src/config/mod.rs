@@ -21,6 +21,7 @@ mod state;
 pub mod tls;
 mod trap;
 mod upstream;
+mod values;
 mod verify;
 
 pub use access_log::AccessLogSettings;

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::errors::Errors;
-use super::raw::resolve;
+use super::values::resolve;
 use crate::classify::Category;
 use crate::policy::{Currency, Money, PayPerCrawl};
 use crate::robots::PathPattern;
