@@ -220,21 +220,13 @@ fn check_endpoint(url: &str) -> Result<(), &'static str> {
     }
     match uri.scheme_str() {
         Some("https") => Ok(()),
-        Some("http") if is_loopback(host) => Ok(()),
+        Some("http") if crate::identity::is_loopback(&host.to_ascii_lowercase()) => Ok(()),
         Some("http") => Err(
             "is plain http to another machine: robogate's client secret would cross the network \
              in the clear (use https)",
         ),
         _ => Err("is not an http(s) URL"),
     }
-}
-
-fn is_loopback(host: &str) -> bool {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -247,6 +239,7 @@ mod tests {
             "https://license.example/introspect",
             "http://127.0.0.1:9000/introspect",
             "http://localhost/introspect",
+            "http://LOCALHOST:9/introspect",
             "http://[::1]:8080/i",
         ] {
             assert_eq!(check_endpoint(good), Ok(()), "{good}");

@@ -273,8 +273,8 @@ pub fn normalize_agent_url(url: &str) -> Option<String> {
 }
 
 /// Whether `host` (lower-case, IPv6 in brackets) names this machine: only there may a key
-/// directory be fetched over plain http.
-fn is_loopback(host: &str) -> bool {
+/// directory be fetched, or a licence server be sent robogate's credentials, over plain http.
+pub fn is_loopback(host: &str) -> bool {
     if host == "localhost" {
         return true;
     }
