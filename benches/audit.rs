@@ -8,6 +8,10 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use robogate::cli::audit::line::{self, Fields, Format};
 use robogate::cli::audit::{prepare, AuditArgs};
 
+/// The binary's allocator, so the bench measures what `robogate audit` runs.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const AGENTS: &[&str] = &[
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",

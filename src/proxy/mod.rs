@@ -69,6 +69,9 @@ pub struct Gate {
     subrequests: bool,
     /// Pay per crawl's charge ledger (its file opened at the first charge).
     charges: Arc<Ledger>,
+    /// Whether refusals reach the status page's latest refusals (not an audit's: its requests
+    /// were another server's, and an audit has no status page).
+    shows_recent: bool,
 }
 
 impl Gate {
@@ -89,6 +92,7 @@ impl Gate {
             origins: Arc::default(),
             subrequests: false,
             charges: Arc::default(),
+            shows_recent: true,
         }
     }
 
@@ -120,6 +124,7 @@ impl Gate {
             origins: Arc::default(),
             subrequests: false,
             charges: Arc::default(),
+            shows_recent: false,
         }
     }
 
@@ -297,8 +302,11 @@ impl Gate {
             }
             Err(why) => (Decision::bad_request(), None, Some(why)),
         };
-        if let Some(e) = evidence_of(policy, &decision, client, req) {
-            crate::evidence::RECENT.push(&e); // the status page's latest refusals
+        let recorded = self.shows_recent || self.evidence.is_some();
+        if let Some(e) = recorded.then(|| evidence_of(policy, &decision, client, req)).flatten() {
+            if self.shows_recent {
+                crate::evidence::RECENT.push(&e); // the status page's latest refusals
+            }
             if let Some(log) = &self.evidence {
                 log.record(e);
             }

@@ -3,10 +3,17 @@
 //! entries: a count of the entries in all shards together that never passes the bound, so a
 //! flood of new keys cannot grow a table, whichever shards they land in.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
+
+/// The hasher of the state tables: keyed per process as std's SipHash is (a client cannot
+/// choose keys that collide), and several times faster on the short keys the tables hold (an
+/// address, an address and a User-Agent): aHash.
+pub type Keyed = ahash::RandomState;
+
+/// A state table's map.
+pub type Map<K, V> = std::collections::HashMap<K, V, Keyed>;
 
 /// A table's shards and the [`Bound`] on their entries together. A shard's lock is taken on
 /// its own, never two at once.
@@ -15,7 +22,7 @@ pub struct Sharded<S> {
     shards: Box<[Mutex<S>]>,
     /// Entries in all shards together, and their bound.
     pub entries: Bound,
-    hasher: RandomState,
+    hasher: Keyed,
 }
 
 impl<S: Default> Sharded<S> {
@@ -24,7 +31,7 @@ impl<S: Default> Sharded<S> {
         Sharded {
             shards: (0..shards.max(1)).map(|_| Mutex::default()).collect(),
             entries: Bound::new(max_entries),
-            hasher: RandomState::new(),
+            hasher: Keyed::new(),
         }
     }
 }

@@ -6,7 +6,8 @@
 //! expired ones first, then live ones — and never grows past the bound, whatever a flood of
 //! distinct addresses does. Pure: the caller passes `now`.
 
-use std::collections::{HashMap, VecDeque};
+use super::bound::Map;
+use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
@@ -104,7 +105,7 @@ pub struct Ban {
 /// `bans`, each once).
 #[derive(Default)]
 struct Shard {
-    bans: HashMap<CatchKey, Ban>,
+    bans: Map<CatchKey, Ban>,
     order: VecDeque<CatchKey>,
 }
 

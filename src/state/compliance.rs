@@ -6,7 +6,8 @@
 //! that are counted under `(other robots)`): an operator's live view. The durable record is the access
 //! and evidence logs, which `robogate report` reads.
 
-use std::collections::{BTreeMap, HashMap};
+use super::bound::Map;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
@@ -162,7 +163,7 @@ pub struct Compliance {
 
 #[derive(Default)]
 struct Rows {
-    by_name: HashMap<Box<str>, Row>,
+    by_name: Map<Box<str>, Row>,
     /// Rows of robots outside the catalog (at most [`MOST_ROBOTS`]).
     uncatalogued: usize,
 }

@@ -8,8 +8,8 @@
 //! clients can never grow it. Entries older than the window read as absent. Pure: the caller
 //! passes `now`.
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasher;
+use super::bound::{Keyed, Map};
+use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -123,7 +123,7 @@ pub struct Fetch {
 /// appears again; the stale place is skipped when it comes up).
 #[derive(Default)]
 struct Shard {
-    fetches: HashMap<LedgerKey, Fetch>,
+    fetches: Map<LedgerKey, Fetch>,
     order: VecDeque<(LedgerKey, Instant)>,
 }
 
@@ -132,7 +132,7 @@ pub struct Ledger {
     shards: Box<[Mutex<Shard>]>,
     per_shard: usize,
     len: AtomicUsize,
-    hasher: std::hash::RandomState,
+    hasher: Keyed,
 }
 
 impl Ledger {
@@ -143,7 +143,7 @@ impl Ledger {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             per_shard: (bound / SHARDS).max(1),
             len: AtomicUsize::new(0),
-            hasher: std::hash::RandomState::new(),
+            hasher: Keyed::new(),
         }
     }
 

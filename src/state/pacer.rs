@@ -4,8 +4,8 @@
 //! keep lock hold times short, with expiry and a hard bound on entries across all shards. Pure:
 //! the caller passes `now`.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use super::bound::Map;
+use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -45,12 +45,12 @@ pub enum Admission {
 }
 
 pub struct CrawlLimiter {
-    shards: Vec<Mutex<HashMap<Key, Instant>>>,
+    shards: Vec<Mutex<Map<Key, Instant>>>,
     /// Entries in all shards together, and their bound.
     entries: super::bound::Bound,
     /// When a full limiter last dropped the expired entries of all shards.
     last_sweep: Mutex<Option<Instant>>,
-    hasher: std::collections::hash_map::RandomState,
+    hasher: super::bound::Keyed,
 }
 
 /// Least time between two sweeps of all shards.
@@ -60,7 +60,7 @@ impl CrawlLimiter {
     /// A limiter that tracks at most `max_entries` keys (at least one).
     pub fn new(max_entries: usize) -> Self {
         CrawlLimiter {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Map::default())).collect(),
             entries: super::bound::Bound::new(max_entries),
             last_sweep: Mutex::new(None),
             hasher: Default::default(),
@@ -99,7 +99,7 @@ impl CrawlLimiter {
         Admission::Admit
     }
 
-    fn drop_expired(&self, map: &mut HashMap<Key, Instant>, now: Instant) {
+    fn drop_expired(&self, map: &mut Map<Key, Instant>, now: Instant) {
         let before = map.len();
         map.retain(|_, next| *next > now);
         self.entries.release(before - map.len());

@@ -18,7 +18,7 @@
 //! waits for the backend: a client spread over N instances is paced with a lag of at most one
 //! batch.
 
-use std::collections::HashMap;
+use super::bound::Map;
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -116,9 +116,9 @@ pub struct Check {
 /// One shard of the table.
 #[derive(Default)]
 struct Shard {
-    map: HashMap<IpAddr, Bucket>,
+    map: Map<IpAddr, Bucket>,
     /// Shared backend: the counts of the addresses in `map` that have any (bounded by `map`).
-    counts: HashMap<IpAddr, Counts>,
+    counts: Map<IpAddr, Counts>,
     /// Shared backend: addresses with requests not shared yet (each once; bounded by `map`).
     unshared: Vec<IpAddr>,
     /// Shared backend: addresses with follow-up look-ups left (bounded by `map`).
@@ -481,7 +481,7 @@ mod tests {
         let mut b = RapidFire::new(100);
         a.share();
         b.share();
-        let backend = Mutex::new(HashMap::<(u32, IpAddr), u64>::new());
+        let backend = Mutex::new(std::collections::HashMap::<(u32, IpAddr), u64>::new());
         let share = |r: &RapidFire, second: u32, now: Instant| {
             let counted = r.take_unshared();
             let mut backend = backend.lock().unwrap();

@@ -3,7 +3,7 @@
 //! from [`CatchKey`] (address and User-Agent) to the mark's start; a full table drops expired
 //! marks first, and then takes no more until some expire.
 
-use std::collections::HashMap;
+use super::bound::Map;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ const SHARDS: usize = 16;
 
 /// The marks, by client.
 pub struct Readers {
-    shards: [Mutex<HashMap<CatchKey, Instant>>; SHARDS],
+    shards: [Mutex<Map<CatchKey, Instant>>; SHARDS],
     bound: Bound,
 }
 
@@ -26,7 +26,7 @@ impl Readers {
         }
     }
 
-    fn shard(&self, key: &CatchKey) -> std::sync::MutexGuard<'_, HashMap<CatchKey, Instant>> {
+    fn shard(&self, key: &CatchKey) -> std::sync::MutexGuard<'_, Map<CatchKey, Instant>> {
         use std::hash::{BuildHasher, BuildHasherDefault};
         let hash = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
             .hash_one(key);

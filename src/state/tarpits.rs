@@ -1,7 +1,7 @@
 //! Tarpits held now, globally and per client IP: the caps of `[tarpit]`. Local to this instance
 //! whatever the backend, since the connections they count are held here.
 
-use std::collections::HashMap;
+use super::bound::Map;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use crate::policy::Tarpit;
 #[derive(Default)]
 pub struct TarpitGate {
     active: AtomicUsize,
-    per_client: Mutex<HashMap<IpAddr, usize>>,
+    per_client: Mutex<Map<IpAddr, usize>>,
 }
 
 /// A place in the tarpit; dropping it frees the place.

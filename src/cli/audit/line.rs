@@ -205,8 +205,8 @@ fn combined(line: &str, with_agent: bool) -> Result<Entry<'_>, Skip> {
         },
     };
     // `%l %u`: the user may hold spaces in odd logs, the time is the first `[`.
-    let open = rest.find('[').ok_or(Skip::OtherFormat)?;
-    let close = rest[open..].find(']').ok_or(Skip::OtherFormat)? + open;
+    let open = memchr::memchr(b'[', rest.as_bytes()).ok_or(Skip::OtherFormat)?;
+    let close = memchr::memchr(b']', &rest.as_bytes()[open..]).ok_or(Skip::OtherFormat)? + open;
     let time = clf_time(&rest[open + 1..close]).ok_or(Skip::BadField)?;
     rest = rest[close + 1..].trim_start();
     let (request, after) = quoted(rest).ok_or(Skip::OtherFormat)?;
@@ -249,7 +249,7 @@ fn word(s: &str) -> Option<(&str, &str)> {
     if s.is_empty() {
         return None;
     }
-    Some(match s.find(' ') {
+    Some(match memchr::memchr(b' ', s.as_bytes()) {
         Some(i) => (&s[..i], &s[i + 1..]),
         None => (s, ""),
     })
