@@ -17,7 +17,7 @@ const MIX: &[(&str, &str)] = &[
 
 fn decide(c: &mut Criterion) {
     let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml");
-    let policy = robogate::config::load(std::path::Path::new(conf), 1)
+    let policy = robogate::reload::load(std::path::Path::new(conf), 1)
         .expect("shipped conf loads")
         .policy;
     let facts: Vec<RequestFacts<'_>> = MIX
@@ -44,7 +44,7 @@ fn decide(c: &mut Criterion) {
         "config load of the shipped conf (catalog + robots.txt)",
         |b| {
             b.iter(|| {
-                robogate::config::load(std::path::Path::new(conf), 1).map(|l| l.policy.generation)
+                robogate::reload::load(std::path::Path::new(conf), 1).map(|l| l.policy.generation)
             })
         },
     );
@@ -58,7 +58,7 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
     use robogate::state::ledger::Reader;
     use robogate::state::{Bounds, Client, LiveState};
     let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/conf/robogate.toml");
-    let mut policy = robogate::config::load(std::path::Path::new(conf), 1)
+    let mut policy = robogate::reload::load(std::path::Path::new(conf), 1)
         .expect("shipped conf loads")
         .policy;
     policy.trap = Trap {
@@ -121,7 +121,7 @@ fn trap_and_rapid_fire(c: &mut Criterion, facts: &[RequestFacts<'_>]) {
     );
     // Every robot of the mix fetched an earlier robots.txt (no Disallow but the trap's): the
     // ledger finds it and each robot request is judged by both versions.
-    let mut earlier = robogate::config::load(std::path::Path::new(conf), 1)
+    let mut earlier = robogate::reload::load(std::path::Path::new(conf), 1)
         .expect("shipped conf loads")
         .policy;
     earlier.robots = std::sync::Arc::new(robogate::policy::RobotsFile::new(

@@ -60,7 +60,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             false,
         ),
         (None, Some(config)) => (
-            crate::config::load(config, 1)
+            crate::reload::load(config, 1)
                 .map(|l| (l.policy, Some(l.settings)))
                 .map_err(|e| e.to_string()),
             true,

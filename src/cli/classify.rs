@@ -153,7 +153,7 @@ impl Summary {
 /// (`--agents` or the built-in one) with an empty robots.txt, which names no group.
 pub fn policy_for(args: &ClassifyArgs) -> Result<Policy, String> {
     if let Some(config) = &args.config {
-        return crate::config::load(config, 1)
+        return crate::reload::load(config, 1)
             .map(|loaded| loaded.policy)
             .map_err(|e| e.to_string());
     }

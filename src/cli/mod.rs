@@ -130,7 +130,7 @@ fn end_quietly_on_a_closed_pipe() {
 }
 
 fn config_check(path: &Path) -> ExitCode {
-    match crate::config::load(path, 1) {
+    match crate::reload::load(path, 1) {
         Ok(loaded) => {
             let p = &loaded.policy;
             // `loaded.disagreements` is left out: the lint findings below explain those lines.

@@ -20,7 +20,7 @@ pub enum StateCommand {
 
 pub fn run(command: &StateCommand) -> ExitCode {
     let StateCommand::Check { config } = command;
-    let loaded = match crate::config::load(config, 1) {
+    let loaded = match crate::reload::load(config, 1) {
         Ok(loaded) => loaded,
         Err(errors) => {
             eprintln!("{errors}");

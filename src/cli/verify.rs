@@ -119,7 +119,7 @@ fn step_text(step: &Step) -> String {
 }
 
 pub fn run(args: &VerifyArgs) -> ExitCode {
-    let loaded = match crate::config::load(&args.config, 1) {
+    let loaded = match crate::reload::load(&args.config, 1) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("{e}");

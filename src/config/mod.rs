@@ -86,38 +86,112 @@ impl Loaded {
     }
 }
 
-/// Loads robogate.toml and every file it names, and compiles them. `generation` is stamped on the
-/// policy. All problems are returned at once.
-pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
-    load_after(config_path, generation, None, true)
+/// robogate.toml read and parsed, not compiled yet. What a load asks of the network (the
+/// origin's robots.txt, `[robots] source = "origin"`) is asked between reading and compiling,
+/// by the caller ([`crate::reload`]), and handed to [`Written::compile`]: compiling does no
+/// network I/O.
+pub struct Written {
+    path: PathBuf,
+    base: PathBuf,
+    text: String,
+    raw: RawConfig,
+    read_errors: Vec<ConfigError>,
 }
 
-/// [`load`] for a reload: parts whose inputs are unchanged since the load that left `previous`
-/// are reused, and an origin's robots.txt is fetched again only when `fetch_origin` is set or
-/// its refresh is due.
-pub fn load_after(
-    config_path: &Path,
-    generation: u64,
-    previous: Option<&Memo>,
-    fetch_origin: bool,
-) -> Result<Loaded, ConfigErrors> {
+/// Reads robogate.toml (its relative paths are read from its folder).
+pub fn read(config_path: &Path) -> Result<Written, ConfigErrors> {
     let text = read_text(config_path)?;
     let base = config_path.parent().unwrap_or(Path::new("."));
-    load_text(config_path, text, base, generation, previous, fetch_origin)
+    read_from(config_path, text, base)
 }
 
 /// A configuration given as `text` (named `config_path` in messages, its relative paths read
-/// from `base`), compiled as [`load_after`] compiles a file: what `robogate audit` runs on
-/// without `--config`.
-pub fn load_text(
-    config_path: &Path,
-    text: String,
-    base: &Path,
+/// from `base`), read as [`read`] reads a file: what `robogate audit` runs on without
+/// `--config`.
+pub fn read_from(config_path: &Path, text: String, base: &Path) -> Result<Written, ConfigErrors> {
+    let (text, raw, read_errors) = read_raw(config_path, text)?;
+    Ok(Written {
+        path: config_path.to_path_buf(),
+        base: base.to_path_buf(),
+        text,
+        raw,
+        read_errors,
+    })
+}
+
+/// Where to fetch the origin's robots.txt from (RFC 9309 §2.3), and how.
+#[derive(Clone, Debug)]
+pub struct OriginRobots {
+    /// `origin.address`, `host:port`.
+    pub address: String,
+    /// `origin.host`, the Host header of the fetch.
+    pub host: Option<String>,
+    /// The origin's read timeout, at most 10 s.
+    pub timeout: std::time::Duration,
+    /// `[origin.tls]`: fetched over https.
+    pub tls: Option<crate::tls::OriginTls>,
+}
+
+impl Written {
+    /// `[robots] source = "origin"`: where the origin's robots.txt is fetched from, when this
+    /// load needs a copy (`force`, or no copy in `previous` younger than `robots.refresh`);
+    /// `None` when it needs none, or when `[origin]` does not compile (then
+    /// [`Written::compile`] says why).
+    pub fn origin_robots(&self, previous: Option<&Memo>, force: bool) -> Option<OriginRobots> {
+        let raw = &self.raw;
+        if !(raw.read("robots") && raw.read("origin") && raw.robots.source.get_ref() == "origin") {
+            return None;
+        }
+        if !force && robots::reusable_origin_copy(&raw.robots, previous).is_some() {
+            return None;
+        }
+        // Compiled again by `compile`, which reports what is wrong with it.
+        let mut quiet = Errors {
+            file: &self.path,
+            text: &self.text,
+            list: Vec::new(),
+            warnings: Vec::new(),
+            disagreements: Vec::new(),
+        };
+        let tls = tls::compile_origin_tls(raw, &self.base, &mut quiet)?;
+        let up = compile_upstream(raw, &mut quiet)?;
+        Some(OriginRobots {
+            address: up.address,
+            host: up.host,
+            timeout: up.read_timeout.min(std::time::Duration::from_secs(10)),
+            tls,
+        })
+    }
+
+    /// Compiles the configuration and every file it names, with the origin's robots.txt as
+    /// `fetched` (when [`Written::origin_robots`] asked for it). `generation` is stamped on the
+    /// policy; parts whose inputs are unchanged since the load that left `previous` are reused.
+    /// All problems are returned at once.
+    pub fn compile(
+        self,
+        generation: u64,
+        previous: Option<&Memo>,
+        fetched: Option<origin::Fetched>,
+    ) -> Result<Loaded, ConfigErrors> {
+        compile_written(self, generation, previous, fetched)
+    }
+}
+
+fn compile_written(
+    written: Written,
     generation: u64,
     previous: Option<&Memo>,
-    fetch_origin: bool,
+    fetched: Option<origin::Fetched>,
 ) -> Result<Loaded, ConfigErrors> {
-    let (text, raw, read_errors) = read_raw(config_path, text)?;
+    let Written {
+        path,
+        base,
+        text,
+        raw,
+        read_errors,
+    } = written;
+    let config_path = path.as_path();
+    let base = base.as_path();
     let mut errors = Errors {
         file: config_path,
         text: &text,
@@ -125,7 +199,7 @@ pub fn load_text(
         warnings: Vec::new(),
         disagreements: Vec::new(),
     };
-    let compiled = compile(&raw, base, previous, fetch_origin, &mut errors);
+    let compiled = compile(&raw, base, previous, fetched, &mut errors);
     match compiled {
         Some((settings, parts)) if errors.list.is_empty() => {
             let mut files = vec![config_path.to_path_buf()];
@@ -215,7 +289,7 @@ fn compile(
     raw: &RawConfig,
     base: &Path,
     previous: Option<&Memo>,
-    fetch_origin: bool,
+    fetched: Option<origin::Fetched>,
     errors: &mut Errors<'_>,
 ) -> Option<(Settings, Parts)> {
     // A section that could not be read holds placeholders: it is neither checked nor used (its
@@ -300,8 +374,7 @@ fn compile(
     let sources = robots::Sources {
         base,
         previous,
-        fetch_origin,
-        upstream: upstream.as_ref(),
+        fetched: fetched.as_ref(),
         trap_paths: &trap_paths,
     };
     if raw.read("robots") {

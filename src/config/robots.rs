@@ -16,7 +16,7 @@ use super::origin::{self, Fetched, ROBOTS_MAX_BYTES};
 use super::raw::resolve;
 use super::raw::{RawPreference, RawRobots, RawRobotsGroup, RawXRobotsTag};
 use crate::classify::{Category, Classifier};
-use crate::policy::{RobotsFile, Upstream, XRobotsTag};
+use crate::policy::{RobotsFile, XRobotsTag};
 use crate::robots::{
     render_groups, Disagreement, Form, GroupSpec, PathPattern, PreferenceSpec, Purpose, RuleSpec,
     Stance, Statement,
@@ -26,8 +26,9 @@ use crate::robots::{
 pub(super) struct Sources<'a> {
     pub base: &'a Path,
     pub previous: Option<&'a Memo>,
-    pub fetch_origin: bool,
-    pub upstream: Option<&'a Upstream>,
+    /// `source = "origin"`: what the origin answered for its robots.txt, when this load
+    /// fetched it (`None`: the last copy is reused).
+    pub fetched: Option<&'a Fetched>,
     /// `trap.paths` as written (valid ones): a generated robots.txt disallows them to every
     /// group.
     pub trap_paths: &'a [String],
@@ -756,29 +757,35 @@ fn preference_specs(
     }))
 }
 
+/// The origin's robots.txt kept by the load that left `previous`, when it is good to serve
+/// again: fetched without failing less than `robots.refresh` ago.
+pub(super) fn reusable_origin_copy<'m>(
+    raw: &RawRobots,
+    previous: Option<&'m Memo>,
+) -> Option<&'m super::OriginMemo> {
+    previous
+        .and_then(|memo| memo.origin.as_ref())
+        .filter(|p| !p.state.failed && p.state.fetched_at.elapsed() < raw.refresh.get_ref().0)
+}
+
 /// `source = "origin"`: RFC 9309 §2.3 — 2xx: the rules; 4xx (or too many redirects): no
 /// restrictions; 5xx or unreachable: keep the last good copy, or complete disallow if there
 /// never was one. Fetched at start, on every reload, and when `refresh` has passed.
 fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) -> CompiledRobots {
     let previous = sources.previous.and_then(|memo| memo.origin.as_ref());
-    let reusable = previous
-        .filter(|p| !p.state.failed && p.state.fetched_at.elapsed() < raw.refresh.get_ref().0);
-    if let (false, Some(p)) = (sources.fetch_origin, reusable) {
-        return CompiledRobots {
-            file: p.robots.clone(),
-            origin: Some(p.state),
-            files: Vec::new(),
-            fetch_failure: None,
-        };
-    }
-    let fetched = match sources.upstream {
-        Some(up) => origin::fetch(
-            &up.address,
-            up.host.as_deref(),
-            up.read_timeout.min(std::time::Duration::from_secs(10)),
-            up.tls.as_ref(),
-        ),
-        None => Fetched::Unreachable("no valid origin address".into()),
+    // Not fetched by the loader although due: `[origin]` does not compile (reported already).
+    let unfetched = Fetched::Unreachable("no valid origin address".into());
+    let fetched = match (sources.fetched, reusable_origin_copy(raw, sources.previous)) {
+        (Some(fetched), _) => fetched,
+        (None, Some(kept)) => {
+            return CompiledRobots {
+                file: kept.robots.clone(),
+                origin: Some(kept.state),
+                files: Vec::new(),
+                fetch_failure: None,
+            }
+        }
+        (None, None) => &unfetched,
     };
     let now = Instant::now();
     let answered = |file: RobotsFile| CompiledRobots {
@@ -792,8 +799,11 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
         fetch_failure: None,
     };
     match fetched {
-        Fetched::Rules(body) => answered(RobotsFile::new(Bytes::from(body), SystemTime::now())),
-        Fetched::Unavailable(status) => {
+        Fetched::Rules(body) => answered(RobotsFile::new(
+            Bytes::copy_from_slice(body),
+            SystemTime::now(),
+        )),
+        &Fetched::Unavailable(status) => {
             tracing::info!(target: "reload", status, "origin has no robots.txt: no restrictions");
             answered(RobotsFile {
                 status,
@@ -801,7 +811,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
             })
         }
         Fetched::Unfollowable(why) => {
-            errors.warn(Some(raw.source.span()), "robots.source", why);
+            errors.warn(Some(raw.source.span()), "robots.source", why.clone());
             answered(RobotsFile {
                 status: origin::UNAVAILABLE_STATUS,
                 ..RobotsFile::new(Bytes::new(), SystemTime::now())
@@ -818,7 +828,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
                         failed: true,
                     }),
                     files: Vec::new(),
-                    fetch_failure: Some(why),
+                    fetch_failure: Some(why.clone()),
                 }
             }
             None => {
@@ -838,7 +848,7 @@ fn from_origin(raw: &RawRobots, sources: &Sources<'_>, errors: &mut Errors<'_>) 
                         failed: true,
                     }),
                     files: Vec::new(),
-                    fetch_failure: Some(why),
+                    fetch_failure: Some(why.clone()),
                 }
             }
         },

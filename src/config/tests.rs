@@ -12,6 +12,12 @@ mod logs;
 mod reference;
 mod traps;
 
+/// Loads `conf` as the reloader does, without its network step: nothing here takes robots.txt
+/// from an origin (tests/it/sources.rs does, against a real one).
+fn load(conf: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
+    read(conf)?.compile(generation, None, None)
+}
+
 /// A one-agent catalog: loading it is quick, unlike the 1,500 agents built in.
 const CATALOG: &str = "[[agent]]\nname = \"FrobBot\"\ncategory = \"ai-training\"\noperator = \"Frob\"\ntokens = [\"frobbot\"]\n";
 
@@ -1041,4 +1047,35 @@ fn assert_one_error_at(conf: &Path, key: &str) {
         errors.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
         [key]
     );
+}
+
+/// Compiling does no network I/O: a configuration that takes robots.txt from the origin says
+/// where to fetch it, the loader fetches, and the compile takes what it was handed.
+#[test]
+fn the_origins_robots_txt_is_asked_of_the_loader_not_fetched_by_the_compile() {
+    let (_dir, conf) =
+        write_conf("host = \"x.test\"\nread_timeout = \"30s\"\n[robots]\nsource = \"origin\"\n");
+    let written = read(&conf).unwrap();
+    let asked = written
+        .origin_robots(None, false)
+        .expect("no copy yet: due");
+    assert_eq!(asked.address, "127.0.0.1:1");
+    assert_eq!(asked.host.as_deref(), Some("x.test"));
+    assert_eq!(asked.timeout, Duration::from_secs(10), "at most 10 s");
+    assert!(asked.tls.is_none());
+    let body = b"User-agent: *\nDisallow: /handed-in\n".to_vec();
+    let loaded = written
+        .compile(1, None, Some(origin::Fetched::Rules(body.clone())))
+        .unwrap();
+    assert_eq!(&loaded.policy.robots.body[..], &body[..]);
+    // The copy just compiled is reused by the next load (its refresh is not due)...
+    let again = read(&conf).unwrap();
+    assert!(again.origin_robots(Some(&loaded.memo), false).is_none());
+    // ...unless the loader is told to fetch (a SIGHUP, a start).
+    assert!(again.origin_robots(Some(&loaded.memo), true).is_some());
+    let reused = again.compile(2, Some(&loaded.memo), None).unwrap();
+    assert_eq!(&reused.policy.robots.body[..], &body[..]);
+    // A file source asks for nothing.
+    let (_d, file) = write_conf("");
+    assert!(read(&file).unwrap().origin_robots(None, true).is_none());
 }

@@ -303,7 +303,10 @@ impl Gate {
             Err(why) => (Decision::bad_request(), None, Some(why)),
         };
         let recorded = self.shows_recent || self.evidence.is_some();
-        if let Some(e) = recorded.then(|| evidence_of(policy, &decision, client, req)).flatten() {
+        if let Some(e) = recorded
+            .then(|| evidence_of(policy, &decision, client, req))
+            .flatten()
+        {
             if self.shows_recent {
                 crate::evidence::RECENT.push(&e); // the status page's latest refusals
             }

@@ -24,10 +24,65 @@ use pingora_core::server::ShutdownWatch;
 use pingora_core::services::background::BackgroundService;
 use tokio::sync::mpsc;
 
-use crate::config::{self, ConfigErrors, Settings};
+use crate::config::{self, ConfigErrors, Loaded, Memo, Settings};
 use crate::metrics::{ReloadResult, METRICS};
 use crate::policy::Policy;
 use crate::tls::{CertSet, ServerCerts};
+
+pub mod origin;
+
+/// Loads robogate.toml and every file it names, and compiles them (fetching the origin's
+/// robots.txt first when `[robots] source = "origin"`). `generation` is stamped on the policy.
+/// All problems are returned at once.
+pub fn load(config_path: &Path, generation: u64) -> Result<Loaded, ConfigErrors> {
+    load_after(config_path, generation, None, true)
+}
+
+/// [`load`] for a reload: parts whose inputs are unchanged since the load that left `previous`
+/// are reused, and an origin's robots.txt is fetched again only when `fetch_origin` is set or
+/// its refresh is due.
+pub fn load_after(
+    config_path: &Path,
+    generation: u64,
+    previous: Option<&Memo>,
+    fetch_origin: bool,
+) -> Result<Loaded, ConfigErrors> {
+    compile(
+        config::read(config_path)?,
+        generation,
+        previous,
+        fetch_origin,
+    )
+}
+
+/// A configuration given as `text` (named `config_path` in messages, its relative paths read
+/// from `base`), loaded as [`load_after`] loads a file: what `robogate audit` runs on without
+/// `--config`.
+pub fn load_text(
+    config_path: &Path,
+    text: String,
+    base: &Path,
+    generation: u64,
+    previous: Option<&Memo>,
+    fetch_origin: bool,
+) -> Result<Loaded, ConfigErrors> {
+    let written = config::read_from(config_path, text, base)?;
+    compile(written, generation, previous, fetch_origin)
+}
+
+/// The network step of a load, between reading and compiling: the origin's robots.txt, when
+/// the configuration takes it from there and needs a copy.
+fn compile(
+    written: config::Written,
+    generation: u64,
+    previous: Option<&Memo>,
+    fetch_origin: bool,
+) -> Result<Loaded, ConfigErrors> {
+    let fetched = written
+        .origin_robots(previous, fetch_origin)
+        .map(|o| origin::fetch_robots(&o));
+    written.compile(generation, previous, fetched)
+}
 
 /// Quiet time after the last file event before reloading: editors write in several steps.
 pub const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -191,7 +246,7 @@ pub fn reload_serving(
     certs: Option<&ServerCerts>,
 ) -> (ReloadOutcome, Vec<PathBuf>) {
     let current = live.load();
-    match config::load_after(
+    match load_after(
         config_path,
         current.generation + 1,
         Some(memo),

@@ -127,7 +127,7 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
         }
     };
     let exit = Arc::new(Exit::new(logs));
-    let loaded = match config::load(config_path, 1) {
+    let loaded = match crate::reload::load(config_path, 1) {
         Ok(l) => l,
         Err(errors) => {
             eprintln!("{errors}");
@@ -399,7 +399,7 @@ mod tests {
             format!("[server]\nthreads = {threads}\n[origin]\naddress = \"127.0.0.1:1\"\n"),
         )
         .unwrap();
-        config::load(&conf, 1).unwrap().settings
+        crate::reload::load(&conf, 1).unwrap().settings
     }
 
     #[test]

@@ -155,7 +155,7 @@ fn origin_robots_txt_is_fetched_no_more_often_than_refresh() {
     )
     .unwrap();
     let start = Instant::now();
-    let loaded = robogate::config::load(&conf, 1).expect("config loads");
+    let loaded = robogate::reload::load(&conf, 1).expect("config loads");
     assert_eq!(origin.hits("/robots.txt"), 1, "fetched at start");
     let live = ArcSwap::from_pointee(loaded.policy);
     let mut memo = loaded.memo;

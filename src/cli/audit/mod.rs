@@ -22,7 +22,7 @@ use std::time::SystemTime;
 use http::Method;
 use pingora_http::RequestHeader;
 
-use crate::config::{self, Loaded};
+use crate::config::Loaded;
 use crate::policy::{Decision, Mode, RobotsFile};
 use crate::proxy::Gate;
 use line::{Entry, Fields, Format, Request, Skip};
@@ -239,7 +239,7 @@ fn load(args: &AuditArgs) -> Result<Loaded, String> {
                 text = with_robots_file(&text, robots)?;
             }
             let base = path.parent().unwrap_or(Path::new("."));
-            config::load_text(path, text, base, 1, None, robots.is_none())
+            crate::reload::load_text(path, text, base, 1, None, robots.is_none())
                 .map_err(|e| format!("--config {}:\n{e}", path.display()))?
         }
         None => {
@@ -263,7 +263,7 @@ fn load(args: &AuditArgs) -> Result<Loaded, String> {
                 text = with_ranges(&text, ranges)?;
             }
             let here = std::env::current_dir().unwrap_or_default();
-            config::load_text(Path::new("(defaults)"), text, &here, 1, None, false)
+            crate::reload::load_text(Path::new("(defaults)"), text, &here, 1, None, false)
                 .map_err(|e| format!("the default settings:\n{e}"))?
         }
     };
@@ -417,7 +417,10 @@ impl Audit<'_> {
                     Ok(text) => {
                         let (format, fields) = (one.format, self.fields);
                         match entry(format, text, fields) {
-                            Ok(e) => self.understood(&e, &mut one.read, tally, &mut scratch).await,
+                            Ok(e) => {
+                                self.understood(&e, &mut one.read, tally, &mut scratch)
+                                    .await
+                            }
                             Err(why) => skip(tally, &mut one.read, why),
                         }
                     }
@@ -437,7 +440,8 @@ impl Audit<'_> {
                 let source = &mut sources[i];
                 if let Some(text) = source.head.take() {
                     if let Ok(e) = entry(source.format, &text, self.fields) {
-                        self.understood(&e, &mut source.read, tally, &mut scratch).await;
+                        self.understood(&e, &mut source.read, tally, &mut scratch)
+                            .await;
                     }
                 }
                 if let Some(head) = self.advance(source, tally) {
@@ -599,7 +603,10 @@ impl Audit<'_> {
         }
         // A Referer that is no field value is not one the proxy would have read.
         let referer = entry.referer.as_ref().filter(|_| host.is_some());
-        if referer.is_none_or(|r| req.insert_header(http::header::REFERER, r.as_ref()).is_err()) {
+        if referer.is_none_or(|r| {
+            req.insert_header(http::header::REFERER, r.as_ref())
+                .is_err()
+        }) {
             req.remove_header(&http::header::REFERER);
         }
         Some(())

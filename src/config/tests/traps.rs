@@ -130,36 +130,25 @@ fn generate_with_an_allow_that_outranks_the_trap_is_an_error() {
     );
 }
 
-/// A one-shot origin on 127.0.0.1:0 answering every request with `robots` as robots.txt.
-fn robots_origin(robots: &'static str) -> std::net::SocketAddr {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(4) {
-            let Ok(mut stream) = stream else { continue };
-            let mut head = [0u8; 4096];
-            let _ = stream.read(&mut head);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{robots}",
-                robots.len()
-            );
-        }
-    });
-    addr
-}
-
 /// The origin's robots.txt changes without a reload: a trap path it allows is a warning and
 /// the trap is off for that path, never a failed load.
 #[test]
 fn origin_robots_that_allow_a_trap_path_turn_that_trap_off_with_a_warning() {
-    let origin =
-        robots_origin("User-agent: *\nDisallow: /trap/\n\nUser-agent: FrobBot\nAllow: /\n");
-    let conf = format!(
-        "[agents]\nfile = \"agents.toml\"\n[origin]\naddress = \"{origin}\"\nhost = \"x.test\"\n[trap]\npaths = [\"/trap/\", \"/private/\"]\n[robots]\nsource = \"origin\"\n"
+    let conf = "[agents]\nfile = \"agents.toml\"\n[origin]\naddress = \"127.0.0.1:1\"\nhost = \"x.test\"\n[trap]\npaths = [\"/trap/\", \"/private/\"]\n[robots]\nsource = \"origin\"\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("agents.toml"), CATALOG).unwrap();
+    let path = dir.path().join("robogate.toml");
+    std::fs::write(&path, conf).unwrap();
+    // What the reloader fetched from the origin, handed to the compile.
+    let written = read(&path).unwrap();
+    assert!(
+        written.origin_robots(None, false).is_some(),
+        "a copy is due"
     );
-    let loaded = load_beside("", &conf).expect("loads");
+    let body = b"User-agent: *\nDisallow: /trap/\n\nUser-agent: FrobBot\nAllow: /\n".to_vec();
+    let loaded = written
+        .compile(1, None, Some(origin::Fetched::Rules(body)))
+        .expect("loads");
     assert!(
         loaded.policy.trap.paths.is_empty(),
         "both are allowed to FrobBot"
