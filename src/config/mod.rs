@@ -37,7 +37,7 @@ use agents::{load_agents, Compiled};
 use enforcement::{compile_enforce, compile_tarpit};
 use errors::Errors;
 use raw::resolve;
-use read::{read_raw, read_text};
+pub use read::{read, read_from, OriginRobots, Written};
 use settings::compile_settings;
 use upstream::compile_upstream;
 
@@ -86,98 +86,7 @@ impl Loaded {
     }
 }
 
-/// robogate.toml read and parsed, not compiled yet. What a load asks of the network (the
-/// origin's robots.txt, `[robots] source = "origin"`) is asked between reading and compiling,
-/// by the caller ([`crate::reload`]), and handed to [`Written::compile`]: compiling does no
-/// network I/O.
-pub struct Written {
-    path: PathBuf,
-    base: PathBuf,
-    text: String,
-    raw: RawConfig,
-    read_errors: Vec<ConfigError>,
-}
-
-/// Reads robogate.toml (its relative paths are read from its folder).
-pub fn read(config_path: &Path) -> Result<Written, ConfigErrors> {
-    let text = read_text(config_path)?;
-    let base = config_path.parent().unwrap_or(Path::new("."));
-    read_from(config_path, text, base)
-}
-
-/// A configuration given as `text` (named `config_path` in messages, its relative paths read
-/// from `base`), read as [`read`] reads a file: what `robogate audit` runs on without
-/// `--config`.
-pub fn read_from(config_path: &Path, text: String, base: &Path) -> Result<Written, ConfigErrors> {
-    let (text, raw, read_errors) = read_raw(config_path, text)?;
-    Ok(Written {
-        path: config_path.to_path_buf(),
-        base: base.to_path_buf(),
-        text,
-        raw,
-        read_errors,
-    })
-}
-
-/// Where to fetch the origin's robots.txt from (RFC 9309 §2.3), and how.
-#[derive(Clone, Debug)]
-pub struct OriginRobots {
-    /// `origin.address`, `host:port`.
-    pub address: String,
-    /// `origin.host`, the Host header of the fetch.
-    pub host: Option<String>,
-    /// The origin's read timeout, at most 10 s.
-    pub timeout: std::time::Duration,
-    /// `[origin.tls]`: fetched over https.
-    pub tls: Option<crate::tls::OriginTls>,
-}
-
-impl Written {
-    /// `[robots] source = "origin"`: where the origin's robots.txt is fetched from, when this
-    /// load needs a copy (`force`, or no copy in `previous` younger than `robots.refresh`);
-    /// `None` when it needs none, or when `[origin]` does not compile (then
-    /// [`Written::compile`] says why).
-    pub fn origin_robots(&self, previous: Option<&Memo>, force: bool) -> Option<OriginRobots> {
-        let raw = &self.raw;
-        if !(raw.read("robots") && raw.read("origin") && raw.robots.source.get_ref() == "origin") {
-            return None;
-        }
-        if !force && robots::reusable_origin_copy(&raw.robots, previous).is_some() {
-            return None;
-        }
-        // Compiled again by `compile`, which reports what is wrong with it.
-        let mut quiet = Errors {
-            file: &self.path,
-            text: &self.text,
-            list: Vec::new(),
-            warnings: Vec::new(),
-            disagreements: Vec::new(),
-        };
-        let tls = tls::compile_origin_tls(raw, &self.base, &mut quiet)?;
-        let up = compile_upstream(raw, &mut quiet)?;
-        Some(OriginRobots {
-            address: up.address,
-            host: up.host,
-            timeout: up.read_timeout.min(std::time::Duration::from_secs(10)),
-            tls,
-        })
-    }
-
-    /// Compiles the configuration and every file it names, with the origin's robots.txt as
-    /// `fetched` (when [`Written::origin_robots`] asked for it). `generation` is stamped on the
-    /// policy; parts whose inputs are unchanged since the load that left `previous` are reused.
-    /// All problems are returned at once.
-    pub fn compile(
-        self,
-        generation: u64,
-        previous: Option<&Memo>,
-        fetched: Option<origin::Fetched>,
-    ) -> Result<Loaded, ConfigErrors> {
-        compile_written(self, generation, previous, fetched)
-    }
-}
-
-fn compile_written(
+pub(super) fn compile_written(
     written: Written,
     generation: u64,
     previous: Option<&Memo>,
