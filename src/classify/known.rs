@@ -212,7 +212,8 @@ impl KnownAgents {
         };
         let mut hits = Hits::default();
         // All matches at once (the fast search), until one asks for a search from elsewhere.
-        let all = automaton.find_all(bytes);
+        let mut found = super::table::LaneMatches::default();
+        let all = automaton.find_all(bytes, &mut found);
         let mut from = all.resume;
         for m in all.iter() {
             if let Some(again) = self.on_match(ua, m, &mut hits) {

@@ -140,4 +140,3 @@ impl Written {
         super::compile_written(self, generation, previous, fetched)
     }
 }
-
