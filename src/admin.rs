@@ -13,6 +13,7 @@ use http::{header, Response, StatusCode};
 use pingora_core::apps::http_app::ServeHttp;
 use pingora_core::protocols::http::ServerSession;
 
+use crate::config::Live;
 use crate::metrics::METRICS;
 use crate::policy::Policy;
 use crate::robots::LintWarning;
@@ -29,7 +30,7 @@ pub struct Admin {
     /// without a proxy, in tests).
     pub state: Option<Arc<LiveState>>,
     /// The live policy the status page shows (`None`: an admin listener without a proxy).
-    pub live: Option<Arc<ArcSwap<Policy>>>,
+    pub live: Option<Arc<ArcSwap<Live>>>,
     /// `admin.token`.
     pub token: Option<String>,
     /// The live robots.txt's lint findings, by generation: linting runs once per policy, not
@@ -41,7 +42,7 @@ impl Admin {
     pub fn new(
         ready: Arc<AtomicBool>,
         state: Option<Arc<LiveState>>,
-        live: Option<Arc<ArcSwap<Policy>>>,
+        live: Option<Arc<ArcSwap<Live>>>,
         token: Option<String>,
     ) -> Admin {
         history::start();
@@ -71,9 +72,10 @@ impl Admin {
     }
 
     fn status_json(&self) -> Vec<u8> {
-        let policy = self.live.as_ref().map(|l| l.load_full());
-        let lints = policy.as_deref().map(|p| self.lints(p)).unwrap_or_default();
-        status::json(policy.as_deref(), self.state.as_deref(), &lints)
+        let live = self.live.as_ref().map(|l| l.load_full());
+        let policy = live.as_deref().map(|l| &l.policy);
+        let lints = policy.map(|p| self.lints(p)).unwrap_or_default();
+        status::json(policy, self.state.as_deref(), &lints)
     }
 
     /// Whether `authorization` (the request's header) carries `admin.token`, when one is set.

@@ -1,8 +1,9 @@
 //! The compiled policy and the one decision function. PURE: no I/O, no clock, no pingora.
 //!
-//! A [`Policy`] is an immutable snapshot (robots.txt, classifier, enforcement rules, upstream
-//! settings, generation) published through one `ArcSwap`; [`Policy::decide`] turns the facts of a
-//! request into a [`Decision`] that `proxy::respond` turns into bytes.
+//! A [`Policy`] is an immutable snapshot of what deciding reads (robots.txt, classifier,
+//! enforcement rules, generation), published through one `ArcSwap` beside the upstream's
+//! settings (`config::Live`: the transport's, never read here); [`Policy::decide`] turns the
+//! facts of a request into a [`Decision`] that `proxy::respond` turns into bytes.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -185,23 +186,6 @@ impl Policy {
     }
 }
 
-/// Where and how to reach the origin (reloadable).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Upstream {
-    /// As written in the config (`host:port`); the Host header of last resort.
-    pub address: String,
-    /// `address` resolved when the config was loaded; every reload and periodic re-check
-    /// resolves it again, so a DNS change takes effect within the re-check interval.
-    pub socket: std::net::SocketAddr,
-    pub host: Option<String>,
-    pub connect_timeout: Duration,
-    pub read_timeout: Duration,
-    pub write_timeout: Duration,
-    pub idle_timeout: Duration,
-    /// `origin.tls`: speak TLS to the origin (`None`: plain HTTP).
-    pub tls: Option<crate::tls::OriginTls>,
-}
-
 /// One immutable policy snapshot.
 pub struct Policy {
     pub generation: u64,
@@ -212,7 +196,9 @@ pub struct Policy {
     pub tarpit: Tarpit,
     pub crawl_delay: CrawlDelay,
     pub verify: Verification,
-    pub upstream: Upstream,
+    /// `origin.host`, the site's own name when robogate knows it: a signature made for
+    /// another site does not verify here, whatever `Host` it is replayed with.
+    pub site_host: Option<String>,
     /// Trap paths and what a client that fetches one gets (`[trap]`).
     pub trap: Trap,
     /// Pacing of rapid-fire clients, whatever their User-Agent (`[rapid_fire]`).
@@ -240,16 +226,7 @@ impl Policy {
             tarpit: Tarpit::default(),
             crawl_delay: CrawlDelay::default(),
             verify: Verification::default(),
-            upstream: Upstream {
-                address: String::new(),
-                socket: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-                host: None,
-                connect_timeout: Duration::ZERO,
-                read_timeout: Duration::ZERO,
-                write_timeout: Duration::ZERO,
-                idle_timeout: Duration::ZERO,
-                tls: None,
-            },
+            site_host: None,
             trap: Trap::default(),
             rapid_fire: RapidFire::default(),
             fairness: Fairness::default(),

@@ -143,7 +143,7 @@ fn config_check(path: &Path) -> ExitCode {
                      robots treat the site as disallowed; robogate would serve a complete-disallow \
                      robots.txt with status 503 until the origin answers",
                     path.display(),
-                    p.upstream.address,
+                    loaded.upstream.address,
                 );
                 eprintln!("1 problem(s) found");
                 return ExitCode::from(1);
@@ -200,7 +200,7 @@ fn config_check(path: &Path) -> ExitCode {
                 path.display(),
                 loaded.settings.listen,
                 loaded.settings.admin_listen,
-                p.upstream.address,
+                loaded.upstream.address,
                 p.robots.body.len(),
                 p.classifier.agents().len(),
                 browsers.len(),

@@ -30,7 +30,7 @@ pub fn print(loaded: &Loaded) {
             );
         }
     }
-    if let Some(t) = &loaded.policy.upstream.tls {
+    if let Some(t) = &loaded.upstream.tls {
         println!(
             "origin tls: sni {}, verify {}, roots {}",
             t.sni,

@@ -40,6 +40,7 @@ use raw::resolve;
 pub use read::{read, read_from, OriginRobots, Written};
 use settings::compile_settings;
 use upstream::compile_upstream;
+pub use upstream::Upstream;
 
 pub use robots::{lint as lint_robots, lint_catalog, read_robots, read_robots_file};
 
@@ -47,14 +48,23 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::policy::{
-    fingerprint, CrawlDelay, Enforcement, Policy, RobotsFile, Tarpit, Upstream, Verification,
+    fingerprint, CrawlDelay, Enforcement, Policy, RobotsFile, Tarpit, Verification,
 };
 use raw::RawConfig;
+
+/// What a load makes live, swapped as one (the one `ArcSwap` of [`crate::reload`]): the policy
+/// requests are decided by, and where the requests it lets through go.
+pub struct Live {
+    pub policy: Policy,
+    pub upstream: Upstream,
+}
 
 /// The result of a successful load.
 pub struct Loaded {
     pub settings: Settings,
     pub policy: Policy,
+    /// `[origin]`: the transport's settings.
+    pub upstream: Upstream,
     /// Every file the load read (robogate.toml first); their folders are watched for changes.
     pub files: Vec<PathBuf>,
     /// `source = "origin"`: why this load could not fetch the origin's robots.txt (5xx or no
@@ -141,7 +151,7 @@ pub(super) fn compile_written(
                     tarpit: parts.tarpit,
                     crawl_delay: parts.crawl_delay,
                     verify: parts.verify,
-                    upstream: parts.upstream,
+                    site_host: parts.upstream.host.clone(),
                     trap: parts.trap,
                     rapid_fire: parts.rapid_fire,
                     fairness: parts.fairness,
@@ -149,6 +159,7 @@ pub(super) fn compile_written(
                     license: parts.license,
                     pay_per_crawl: parts.pay_per_crawl,
                 },
+                upstream: parts.upstream,
                 memo: Memo {
                     catalog: Some(parts.classifier),
                     origin: parts.robots_origin.map(|state| OriginMemo {

@@ -100,7 +100,7 @@ fn an_invalid_origin_host_is_an_error_on_its_line() {
     assert!(errors[0].starts_with("6: origin.host: \"a b\" has a space at byte 1"));
     let loaded = load_with("host = \"www.example.com:8080\"\n").expect("loads");
     assert_eq!(
-        loaded.policy.upstream.host.as_deref(),
+        loaded.upstream.host.as_deref(),
         Some("www.example.com:8080")
     );
 }
@@ -609,10 +609,7 @@ fn nonzero_durations_load() {
     .map_err(|e| e.to_string())
     .unwrap();
     assert_eq!(loaded.settings.client_timeout, Duration::from_millis(250));
-    assert_eq!(
-        loaded.policy.upstream.read_timeout,
-        Duration::from_millis(1)
-    );
+    assert_eq!(loaded.upstream.read_timeout, Duration::from_millis(1));
     assert_eq!(loaded.policy.tarpit.duration, Duration::from_millis(1));
 }
 

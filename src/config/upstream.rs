@@ -4,7 +4,25 @@
 use super::errors::Errors;
 use super::origin;
 use super::raw::RawConfig;
-use crate::policy::Upstream;
+use std::time::Duration;
+
+/// Where and how to reach the origin (reloadable): the transport's settings, swapped with the
+/// policy (see [`super::Live`]) but no part of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Upstream {
+    /// As written in the config (`host:port`); the Host header of last resort.
+    pub address: String,
+    /// `address` resolved when the config was loaded; every reload and periodic re-check
+    /// resolves it again, so a DNS change takes effect within the re-check interval.
+    pub socket: std::net::SocketAddr,
+    pub host: Option<String>,
+    pub connect_timeout: Duration,
+    pub read_timeout: Duration,
+    pub write_timeout: Duration,
+    pub idle_timeout: Duration,
+    /// `origin.tls`: speak TLS to the origin (`None`: plain HTTP).
+    pub tls: Option<crate::tls::OriginTls>,
+}
 
 pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream> {
     let origin = &raw.origin;

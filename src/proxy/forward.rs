@@ -11,9 +11,9 @@ use pingora_core::server::ShutdownWatch;
 use pingora_core::services::background::BackgroundService;
 use pingora_proxy::Session;
 
+use crate::config::Live;
 use crate::h1::fields::plain_head;
 use crate::h1::OriginPool;
-use crate::policy::Policy;
 
 /// Can this request take the direct lane? A `GET` or `HEAD` from an HTTP/1 client with no body,
 /// no protocol upgrade and no `Connection` options beyond `keep-alive`/`close`: the request
@@ -27,7 +27,7 @@ pub fn eligible(session: &Session) -> bool {
 /// keep-alive connections do not linger half-closed while traffic is quiet.
 pub struct PoolSweeper {
     pub pool: Arc<OriginPool>,
-    pub live: Arc<ArcSwap<Policy>>,
+    pub live: Arc<ArcSwap<Live>>,
 }
 
 /// How often [`PoolSweeper`] looks at the idle connections.

@@ -51,21 +51,22 @@ impl Service for Gate {
         // Kept in the context until the line is written: a request cut at a stop is logged when
         // its context drops.
         ctx.asked = Some(Asked::of(header));
-        let policy = gate.live.load_full();
+        let live = gate.live.load_full();
+        let policy = &live.policy;
         // A plain head passed the field rules as it was parsed (`h1::fields::plain_fields`).
         let via = Via {
             peer: reply.peer(),
             tls: reply.tls(),
         };
-        let decided = gate.decide(&policy, header, true, ctx.client, via).await;
+        let decided = gate.decide(policy, header, true, ctx.client, via).await;
         let (place, malformed) = (decided.tarpit, decided.malformed);
-        ctx.policy = Some(policy.clone());
+        ctx.live = Some(live.clone());
         ctx.charge = decided.charge;
         let (peer, scheme) = (reply.peer(), reply.scheme());
         let decision = &*ctx.decision.insert(decided.decision);
         let result = match (decision.outcome, place) {
             (outcome, _) if forwards(outcome) => {
-                let up = &policy.upstream;
+                let up = &live.upstream;
                 // The origin gets the client's fields as they came, in their order and case.
                 let build = |d: &Reply<'_>, out: &mut BytesMut| {
                     let req = d.request();
@@ -80,7 +81,7 @@ impl Service for Gate {
                         out,
                     )
                 };
-                let add_fields = |head: &mut OriginHead| decorate(head, &policy, decision);
+                let add_fields = |head: &mut OriginHead| decorate(head, policy, decision);
                 let to = endpoint(up);
                 h1::exchange(reply, build, &to, &gate.origins, add_fields).await
             }
@@ -90,7 +91,7 @@ impl Service for Gate {
                 record_end(&mut ctx, 200, None);
                 return After::HandOff(handoff);
             }
-            _ => respond::answer(reply, &policy, decision, malformed).await,
+            _ => respond::answer(reply, policy, decision, malformed).await,
         };
         ended(reply, &mut ctx, result).await
     }

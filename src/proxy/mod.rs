@@ -34,13 +34,14 @@ use crate::access_log;
 use crate::charges::{door, Ledger};
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
+use crate::config::{Live, Upstream};
 use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
 use crate::facts::{embedded, target, well_formed, Malformed};
 use crate::fingerprint::{ConnPrint, Head};
 use crate::forwarded::X_FORWARDED_FOR;
 use crate::h1::{fields, Downstream, Endpoint, OriginHead, OriginPool};
 use crate::metrics::{self, ActionLabel, UpstreamError, METRICS};
-use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts, Upstream};
+use crate::policy::{Decision, Outcome, Policy, Read, RequestFacts};
 use crate::robots;
 use crate::state::ledger::Reader;
 use crate::state::tarpits::TarpitGuard;
@@ -56,7 +57,7 @@ use to_origin::ToOrigin;
 /// for [`lane`], which shares all of it.
 #[derive(Clone)]
 pub struct Gate {
-    live: Arc<ArcSwap<Policy>>,
+    live: Arc<ArcSwap<Live>>,
     settings: Arc<Settings>,
     state: Arc<LiveState>,
     /// Checks claimed identities; its caches outlive reloads.
@@ -76,7 +77,7 @@ pub struct Gate {
 
 impl Gate {
     pub fn new(
-        live: Arc<ArcSwap<Policy>>,
+        live: Arc<ArcSwap<Live>>,
         settings: Arc<Settings>,
         evidence: Option<Arc<EvidenceLog>>,
     ) -> Self {
@@ -109,14 +110,14 @@ impl Gate {
     /// `policy` fixed, live state of its own on the log's clock ([`LiveState::replaying`],
     /// local whatever `[state]` says), no evidence log, and reverse DNS only when `reverse_dns`
     /// (a log of a million requests would otherwise ask about every robot's address).
-    pub fn for_audit(policy: Policy, settings: Settings, reverse_dns: bool) -> Gate {
+    pub fn for_audit(live: Live, settings: Settings, reverse_dns: bool) -> Gate {
         let state = LiveState::replaying(services::bounds(&settings));
         let verifier = match reverse_dns {
             true => Verifier::new(settings.verify_resolver, settings.verify_cache_entries),
             false => Verifier::without_reverse_dns(settings.verify_cache_entries),
         };
         Gate {
-            live: Arc::new(ArcSwap::from_pointee(policy)),
+            live: Arc::new(ArcSwap::from_pointee(live)),
             settings: Arc::new(settings),
             state: Arc::new(state),
             verifier: Arc::new(verifier),
@@ -128,8 +129,8 @@ impl Gate {
         }
     }
 
-    /// The live policy.
-    pub fn policy(&self) -> Arc<Policy> {
+    /// The live policy and upstream.
+    pub fn live(&self) -> Arc<Live> {
         self.live.load_full()
     }
 
@@ -142,12 +143,14 @@ impl Gate {
         at: std::time::SystemTime,
     ) -> Decision {
         self.state.clock().set(at);
-        let policy = self.live.load();
+        let live = self.live.load();
         let via = Via {
             peer: client,
             tls: None,
         };
-        self.decide(&policy, req, false, client, via).await.decision
+        self.decide(&live.policy, req, false, client, via)
+            .await
+            .decision
     }
 
     /// The idle origin connections of the direct lane (for [`forward::PoolSweeper`]).
@@ -477,7 +480,8 @@ pub struct RequestCtx {
     /// Who asked for what, until the `logging` hook has written the request's line: a request
     /// whose task is dropped first (cut at the end of the grace period) is logged on drop.
     asked: Option<Asked>,
-    policy: Option<Arc<Policy>>,
+    /// The policy and upstream the request was decided and forwarded by.
+    live: Option<Arc<Live>>,
     decision: Option<Decision>,
     started: Instant,
     upstream_error: Option<UpstreamError>,
@@ -677,7 +681,7 @@ impl ProxyHttp for Gate {
         RequestCtx {
             _in_flight: InFlight::enter(),
             asked: None,
-            policy: None,
+            live: None,
             decision: None,
             started: Instant::now(),
             upstream_error: None,
@@ -696,26 +700,21 @@ impl ProxyHttp for Gate {
             return Ok(true);
         }
         self.take_in(session, ctx);
-        let policy = self.live.load_full();
+        let live = self.live.load_full();
+        let policy = &live.policy;
         let decided = self
             .decide(
-                &policy,
+                policy,
                 session.req_header(),
                 false,
                 ctx.client,
                 Via::of(session),
             )
             .await;
-        ctx.policy = Some(policy.clone());
+        ctx.live = Some(live.clone());
         ctx.charge = decided.charge;
         let decision = &*ctx.decision.insert(decided.decision);
-        let acted = respond::act(
-            session,
-            &policy,
-            decision,
-            decided.tarpit,
-            decided.malformed,
-        );
+        let acted = respond::act(session, policy, decision, decided.tarpit, decided.malformed);
         match acted.await? {
             Acted::Forward => {}
             Acted::Answered => return Ok(true),
@@ -726,15 +725,15 @@ impl ProxyHttp for Gate {
                 return Ok(true);
             }
         }
-        if !forward::eligible(session) || policy.upstream.tls.is_some() {
+        if !forward::eligible(session) || live.upstream.tls.is_some() {
             return Ok(false); // pingora's general proxy path (the direct lane speaks plain HTTP)
         }
-        let up = &policy.upstream;
+        let up = &live.upstream;
         let (peer, scheme) = (peer_ip(session), client_scheme(session));
         let build = |session: &Session, out: &mut BytesMut| {
             self.upstream_head(session.req_header(), up, peer, scheme, out)
         };
-        let add_fields = |head: &mut OriginHead| decorate(head, &policy, decision);
+        let add_fields = |head: &mut OriginHead| decorate(head, policy, decision);
         crate::h1::exchange(session, build, &endpoint(up), &self.origins, add_fields).await?;
         Ok(true)
     }
@@ -744,8 +743,8 @@ impl ProxyHttp for Gate {
         _session: &mut Session,
         ctx: &mut RequestCtx,
     ) -> Result<Box<HttpPeer>> {
-        let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
-        Ok(Box::new(origin_tls::peer(&policy.upstream)))
+        let live = ctx.live.get_or_insert_with(|| self.live.load_full());
+        Ok(Box::new(origin_tls::peer(&live.upstream)))
     }
 
     async fn upstream_request_filter(
@@ -754,13 +753,13 @@ impl ProxyHttp for Gate {
         upstream: &mut RequestHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        let policy = ctx.policy.get_or_insert_with(|| self.live.load_full());
+        let live = ctx.live.get_or_insert_with(|| self.live.load_full());
         upgrade::offer(upstream, self.settings.upgrades);
         let peer = peer_ip(session);
         let trusted = self.sent_by_trusted_proxy(peer);
         ToOrigin::of(
             upstream,
-            &policy.upstream,
+            &live.upstream,
             peer,
             trusted,
             client_scheme(session),
@@ -786,7 +785,8 @@ impl ProxyHttp for Gate {
                     .map_err(|e| e.into_up())
             })?;
         }
-        if let (Some(policy), Some(decision)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) {
+        if let (Some(live), Some(decision)) = (ctx.live.as_deref(), ctx.decision.as_ref()) {
+            let policy = &live.policy;
             decorate_response(upstream_response, policy, decision)?;
         }
         Ok(())
@@ -925,9 +925,10 @@ fn record(ctx: &mut RequestCtx, asked: &Asked, end: End<'_>) {
         pending.settle(served);
     }
     let elapsed = ctx.started.elapsed();
-    let (Some(policy), Some(d)) = (ctx.policy.as_deref(), ctx.decision.as_ref()) else {
+    let (Some(live), Some(d)) = (ctx.live.as_deref(), ctx.decision.as_ref()) else {
         return;
     };
+    let policy = &live.policy;
     let class = d.class.as_str();
     let cut = matches!(end, End::Cut);
     let (status, action) = match end {

@@ -8,7 +8,7 @@ use pingora_core::upstreams::peer::HttpPeer;
 use pingora_core::utils::tls::{parse_x509, WrappedX509};
 use rustls_pki_types::CertificateDer;
 
-use crate::policy::Upstream;
+use crate::config::Upstream;
 
 /// The CA list last converted for pingora, with the policy's list it came from: converting
 /// (parsing every certificate) happens once per loaded `origin.ca`, not per connection. One

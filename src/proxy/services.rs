@@ -8,9 +8,8 @@ use std::time::Instant;
 use arc_swap::ArcSwap;
 use async_trait::async_trait;
 
-use crate::config::Settings;
+use crate::config::{Live, Settings};
 use crate::metrics::METRICS;
-use crate::policy::Policy;
 use crate::state::{Bounds, LiveState};
 use crate::verify::Verifier;
 
@@ -61,7 +60,7 @@ impl pingora_core::services::background::BackgroundService for StateLink {
 /// ([`Verifier::warm`]), so that keys are at hand before the first signed request.
 pub struct KeyWarmer {
     pub verifier: Arc<Verifier>,
-    pub live: Arc<ArcSwap<Policy>>,
+    pub live: Arc<ArcSwap<Live>>,
 }
 
 /// How often [`KeyWarmer`] looks for changed signers.
@@ -76,9 +75,10 @@ impl pingora_core::services::background::BackgroundService for KeyWarmer {
             tokio::select! {
                 _ = shutdown.changed() => break,
                 _ = tick.tick() => {
-                    let policy = self.live.load_full();
+                    let live = self.live.load_full();
+                    let policy = &live.policy;
                     if warmed.as_ref() != Some(&policy.verify.signature_agents) {
-                        self.verifier.warm(&policy).await;
+                        self.verifier.warm(policy).await;
                         warmed = Some(policy.verify.signature_agents.clone());
                     }
                 }

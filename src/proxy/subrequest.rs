@@ -30,8 +30,9 @@ impl Gate {
         peer: Option<IpAddr>,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        let policy = self.live.load_full();
-        ctx.policy = Some(policy.clone());
+        let live = self.live.load_full();
+        let policy = &live.policy;
+        ctx.live = Some(live.clone());
         let sub = down.req_header();
         let convention = decide::convention(sub);
         let read = convention.and_then(|c| decide::original(sub, c).map(|original| (original, c)));
@@ -60,15 +61,13 @@ impl Gate {
         // JA4 the proxy passes in `[fingerprint] ja4_header` is).
         let via = Via { peer, tls: None };
         // A tarpit is a block at this door (`RequestFacts::subrequest`): no place is taken.
-        let decided = self
-            .decide(&policy, &original, false, ctx.client, via)
-            .await;
+        let decided = self.decide(policy, &original, false, ctx.client, via).await;
         // A paid request is served by the front proxy: its charge stands once robogate's 200
         // is written (robogate never sees the origin's answer there).
         ctx.charge = decided.charge;
         let decision = &*ctx.decision.insert(decided.decision);
         let asked = ctx.asked.as_ref().expect("set above");
-        let fields = verdict_fields(&policy, decision, asked);
+        let fields = verdict_fields(policy, decision, asked);
         let mut asking = Asking {
             down,
             original,
@@ -95,7 +94,7 @@ impl Gate {
                 _ => {
                     let ua = asking.original.headers.get(header::USER_AGENT);
                     let ua = ua.and_then(|v| v.to_str().ok());
-                    Some(respond::refusal_detail(&policy, decision, target, ua))
+                    Some(respond::refusal_detail(policy, decision, target, ua))
                 }
             };
             if let Some(detail) = detail {
@@ -104,7 +103,7 @@ impl Gate {
                     asking.fields.push((decide::X_ROBOGATE_REFUSAL, value));
                 }
             }
-            respond::answer(&mut asking, &policy, decision, decided.malformed).await?;
+            respond::answer(&mut asking, policy, decision, decided.malformed).await?;
         }
         ctx.status_logged = Some(asking.status);
         Ok(())

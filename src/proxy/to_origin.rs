@@ -13,10 +13,10 @@ use http::{header, HeaderValue};
 use pingora_error::{Error, ErrorType, OrErr, Result};
 use pingora_http::RequestHeader;
 
+use crate::config::Upstream;
 use crate::facts::target;
 use crate::forwarded::{self, X_FORWARDED_FOR, X_FORWARDED_PROTO};
 use crate::h1::fields;
-use crate::policy::Upstream;
 
 /// What robogate writes in a request head for the origin in place of (or beside) the client's
 /// fields.

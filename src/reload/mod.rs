@@ -1,4 +1,4 @@
-//! Live reload: watch the conf folders, recompile, swap the one `ArcSwap<Policy>`.
+//! Live reload: watch the conf folders, recompile, swap the one `ArcSwap<Live>`.
 //!
 //! Triggers: `notify` events on the *parent folders* of every loaded file (non-recursive, never
 //! filtered by name, so `sed -i`, rename-on-save and Kubernetes `..data` symlink swaps are all
@@ -24,9 +24,8 @@ use pingora_core::server::ShutdownWatch;
 use pingora_core::services::background::BackgroundService;
 use tokio::sync::mpsc;
 
-use crate::config::{self, ConfigErrors, Loaded, Memo, Settings};
+use crate::config::{self, ConfigErrors, Live, Loaded, Memo, Settings};
 use crate::metrics::{ReloadResult, METRICS};
-use crate::policy::Policy;
 use crate::tls::{CertSet, ServerCerts};
 
 pub mod origin;
@@ -212,7 +211,7 @@ fn record_reload(result: ReloadResult, errors: &[config::ConfigError]) {
 /// `robots.refresh` due and fetch again.
 pub fn reload_once(
     config_path: &Path,
-    live: &ArcSwap<Policy>,
+    live: &ArcSwap<Live>,
     memo: &mut config::Memo,
     running: &Settings,
     fetch_origin: bool,
@@ -239,13 +238,14 @@ pub fn store_certs(certs: Option<&ServerCerts>, set: Option<Arc<CertSet>>) {
 /// certificates (a broken certificate or key fails the load, so the old ones stay).
 pub fn reload_serving(
     config_path: &Path,
-    live: &ArcSwap<Policy>,
+    live: &ArcSwap<Live>,
     memo: &mut config::Memo,
     running: &Settings,
     fetch_origin: bool,
     certs: Option<&ServerCerts>,
 ) -> (ReloadOutcome, Vec<PathBuf>) {
     let current = live.load();
+    let current = &current.policy;
     match load_after(
         config_path,
         current.generation + 1,
@@ -286,7 +286,10 @@ pub fn reload_serving(
             record_live(&loaded);
             record_reload(ReloadResult::Ok, &[]);
             store_certs(certs, loaded.certs);
-            live.store(Arc::new(loaded.policy));
+            live.store(Arc::new(Live {
+                policy: loaded.policy,
+                upstream: loaded.upstream,
+            }));
             *memo = loaded.memo;
             crate::alloc::release_freed_memory();
             METRICS.count_reload(ReloadResult::Ok);
@@ -312,7 +315,7 @@ fn warn_restart_needed(running: &Settings, new: &Settings) {
 /// The background service that drives reloads.
 pub struct Reloader {
     pub config_path: PathBuf,
-    pub live: Arc<ArcSwap<Policy>>,
+    pub live: Arc<ArcSwap<Live>>,
     pub running: Settings,
     pub files: Vec<PathBuf>,
     /// What the startup load left to reuse.
@@ -464,7 +467,10 @@ impl Reloader {
             }
             ReloadOutcome::Swapped(generation) => format!("generation {generation} live"),
             ReloadOutcome::Unchanged => {
-                format!("generation {} still live", self.live.load().generation)
+                format!(
+                    "generation {} still live",
+                    self.live.load().policy.generation
+                )
             }
         };
         if state.failed > 0 {

@@ -19,7 +19,7 @@ use pingora_core::services::listening::Service;
 
 use crate::access_log;
 use crate::admin::Admin;
-use crate::config::{self, Settings};
+use crate::config::{self, Live, Settings};
 use crate::proxy::forward::PoolSweeper;
 use crate::proxy::Gate;
 use crate::reload::{self, Reloader};
@@ -227,7 +227,10 @@ pub fn serve(config_path: &Path, log_format: LogFormat, ports_file: Option<&Path
         _ => None,
     };
     reload::store_certs(None, loaded.certs.clone());
-    let live = Arc::new(ArcSwap::from_pointee(loaded.policy));
+    let live = Arc::new(ArcSwap::from_pointee(Live {
+        policy: loaded.policy,
+        upstream: loaded.upstream,
+    }));
     crate::alloc::release_freed_memory();
 
     let ready = Arc::new(AtomicBool::new(false));

@@ -256,7 +256,7 @@ impl Verifier {
         }
         // The site's own name when robogate knows it (`origin.host`): a signature made for
         // another site, replayed here with that site's `Host`, does not verify.
-        let authority = policy.upstream.host.as_deref().or(claim.authority);
+        let authority = policy.site_host.as_deref().or(claim.authority);
         let request = signature::Request {
             method: claim.method,
             uri: claim.uri,

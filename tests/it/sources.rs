@@ -157,7 +157,10 @@ fn origin_robots_txt_is_fetched_no_more_often_than_refresh() {
     let start = Instant::now();
     let loaded = robogate::reload::load(&conf, 1).expect("config loads");
     assert_eq!(origin.hits("/robots.txt"), 1, "fetched at start");
-    let live = ArcSwap::from_pointee(loaded.policy);
+    let live = ArcSwap::from_pointee(robogate::config::Live {
+        policy: loaded.policy,
+        upstream: loaded.upstream,
+    });
     let mut memo = loaded.memo;
     // Every fetch comes at least `refresh` after the one before, and the first after `start`.
     let most_fetches = || 1 + (start.elapsed().as_nanos() / refresh.as_nanos()) as usize;
@@ -173,11 +176,11 @@ fn origin_robots_txt_is_fetched_no_more_often_than_refresh() {
         (fetches >= 3).then_some(())
     });
     assert_eq!(
-        live.load().generation,
+        live.load().policy.generation,
         1,
         "an unchanged file is no new generation"
     );
-    assert_eq!(live.load().robots.body, robots.as_bytes());
+    assert_eq!(live.load().policy.robots.body, robots.as_bytes());
 }
 
 #[test]

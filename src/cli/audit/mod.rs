@@ -22,7 +22,7 @@ use std::time::SystemTime;
 use http::Method;
 use pingora_http::RequestHeader;
 
-use crate::config::Loaded;
+use crate::config::{Live, Loaded};
 use crate::policy::{Decision, Mode, RobotsFile};
 use crate::proxy::Gate;
 use line::{Entry, Fields, Format, Request, Skip};
@@ -175,13 +175,17 @@ pub fn prepare(args: &AuditArgs) -> Result<Prepared, String> {
     // logs, and a head rebuilt from a log line would look like a program's.
     loaded.policy.enforce.mode = Mode::Enforce;
     loaded.policy.fingerprint.enabled = false;
-    let host = args
-        .host
-        .clone()
-        .or_else(|| loaded.policy.upstream.host.clone());
+    let host = args.host.clone().or_else(|| loaded.upstream.host.clone());
     let verify = loaded.policy.verify.enabled;
     Ok(Prepared {
-        gate: Gate::for_audit(loaded.policy, loaded.settings, args.reverse_dns),
+        gate: Gate::for_audit(
+            Live {
+                policy: loaded.policy,
+                upstream: loaded.upstream,
+            },
+            loaded.settings,
+            args.reverse_dns,
+        ),
         fields,
         host,
         verify,
@@ -197,7 +201,7 @@ impl Prepared {
             .map_err(|e| format!("cannot start: {e}"))?;
         let audit = Audit {
             gate: &self.gate,
-            policy: self.gate.policy(),
+            live: self.gate.live(),
             // `--fields` alone says the logs are JSON lines.
             format: args
                 .format
@@ -396,7 +400,7 @@ fn notes(summary: &mut Summary, args: &AuditArgs, verify: bool) {
 struct Audit<'a> {
     gate: &'a Gate,
     /// The gate's policy (fixed for an audit).
-    policy: std::sync::Arc<crate::policy::Policy>,
+    live: std::sync::Arc<Live>,
     format: Option<Format>,
     fields: &'a Fields,
     host: Option<&'a str>,
@@ -556,7 +560,7 @@ impl Audit<'_> {
         else {
             return tally.unreadable(entry.time);
         };
-        let policy = &self.policy;
+        let policy = &self.live.policy;
         let ua = entry.user_agent.as_deref();
         if entry.host.is_none() && self.host.is_none() {
             tally.summary.without_host += 1;
