@@ -18,7 +18,7 @@ use crate::classify::disguise::Observed;
 use crate::classify::Class;
 use crate::identity::{Identity, Method, Unverified};
 use crate::metrics::ActionLabel;
-use crate::policy::Version;
+use crate::policy::{Decision, Policy, Read, Version};
 
 /// Why a request was refused (the `reason` key): declared in `metrics`, whose
 /// `robogate_refusals_total` carries it too.
@@ -77,6 +77,54 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// The evidence line of a refusal (block, tarpit, Crawl-delay limit, or what shadow mode
+    /// would have refused) of `target`, asked by `client` with `user_agent`; `None` for every
+    /// other decision.
+    pub fn of(
+        policy: &Policy,
+        d: &Decision,
+        client: Option<IpAddr>,
+        user_agent: Option<&[u8]>,
+        target: &str,
+    ) -> Option<Evidence> {
+        let action = ActionLabel::of(d.outcome);
+        if !action.is_taken_on_a_robot() || d.repeat {
+            return None;
+        }
+        let reason = Reason::of(d);
+        let user_agent = user_agent.map(|v| String::from_utf8_lossy(v).into_owned());
+        let robot = match d.disguise {
+            Some(g) => g.observed.row().to_owned(),
+            None => match policy.pacing_name(d, user_agent.as_deref()) {
+                "" => "(no name)".to_owned(),
+                name => name.to_owned(),
+            },
+        };
+        Some(Evidence {
+            client,
+            user_agent,
+            class: d.class,
+            robot: Some(robot),
+            agent: policy.agent_name(d).map(str::to_owned),
+            identity: d.identity,
+            robots_line: d.robots_line,
+            robots_text: d.robots_line.and_then(|l| policy.robots.line_text(l)),
+            robots_sha256: Some(Sha256(policy.robots.sha256)),
+            robots_fetched: match d.read {
+                Read::Fetched { at, .. } => Some(at),
+                _ => None,
+            },
+            robots_read: match d.read {
+                Read::Fetched { version, .. } => Some(version),
+                _ => None,
+            },
+            robots_version: Some(d.judged_by.unwrap_or_else(|| policy.robots.version())),
+            generation: policy.generation,
+            fingerprint: d.disguise.map(|g| g.observed),
+            ..Evidence::now(reason, action, target.to_owned())
+        })
+    }
+
     /// A record of a refusal decided now, with every optional fact unknown; set the rest with
     /// struct update syntax: `Evidence { client, ..Evidence::now(reason, action, path) }`.
     pub fn now(reason: Reason, action: ActionLabel, path: String) -> Evidence {

@@ -35,7 +35,7 @@ use crate::charges::{door, Ledger};
 use crate::classify::disguise::{self, Seen};
 use crate::config::Settings;
 use crate::config::{Live, Upstream};
-use crate::evidence::{Evidence, EvidenceLog, Reason, Sha256};
+use crate::evidence::{Evidence, EvidenceLog, Reason};
 use crate::facts::{embedded, target, well_formed, Malformed};
 use crate::fingerprint::{ConnPrint, Head};
 use crate::forwarded::X_FORWARDED_FOR;
@@ -307,7 +307,10 @@ impl Gate {
         };
         let recorded = self.shows_recent || self.evidence.is_some();
         if let Some(e) = recorded
-            .then(|| evidence_of(policy, &decision, client, req))
+            .then(|| {
+                let user_agent = req.headers.get(header::USER_AGENT).map(|v| v.as_bytes());
+                Evidence::of(policy, &decision, client, user_agent, target(req))
+            })
             .flatten()
         {
             if self.shows_recent {
@@ -831,55 +834,6 @@ impl ProxyHttp for Gate {
         let handoff = ctx.handoff.lock().ok()?.take()?;
         Some(handoff)
     }
-}
-
-/// The evidence line of a refusal (block, tarpit, Crawl-delay limit, or what shadow mode would
-/// have refused); `None` for everything else.
-fn evidence_of(
-    policy: &Policy,
-    d: &Decision,
-    client: Option<IpAddr>,
-    req: &RequestHeader,
-) -> Option<Evidence> {
-    let action = ActionLabel::of(d.outcome);
-    if !action.is_taken_on_a_robot() || d.repeat {
-        return None;
-    }
-    let reason = Reason::of(d);
-    let user_agent = req
-        .headers
-        .get(header::USER_AGENT)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let robot = match d.disguise {
-        Some(g) => g.observed.row().to_owned(),
-        None => match policy.pacing_name(d, user_agent.as_deref()) {
-            "" => "(no name)".to_owned(),
-            name => name.to_owned(),
-        },
-    };
-    Some(Evidence {
-        client,
-        user_agent,
-        class: d.class,
-        robot: Some(robot),
-        agent: policy.agent_name(d).map(str::to_owned),
-        identity: d.identity,
-        robots_line: d.robots_line,
-        robots_text: d.robots_line.and_then(|l| policy.robots.line_text(l)),
-        robots_sha256: Some(Sha256(policy.robots.sha256)),
-        robots_fetched: match d.read {
-            Read::Fetched { at, .. } => Some(at),
-            _ => None,
-        },
-        robots_read: match d.read {
-            Read::Fetched { version, .. } => Some(version),
-            _ => None,
-        },
-        robots_version: Some(d.judged_by.unwrap_or_else(|| policy.robots.version())),
-        generation: policy.generation,
-        fingerprint: d.disguise.map(|g| g.observed),
-        ..Evidence::now(reason, action, target(req).to_owned())
-    })
 }
 
 /// How a request ended, for its access-log line.
