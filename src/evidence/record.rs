@@ -78,13 +78,13 @@ pub struct Evidence {
 
 impl Evidence {
     /// The evidence line of a refusal (block, tarpit, Crawl-delay limit, or what shadow mode
-    /// would have refused) of `target`, asked by `client` with `user_agent`; `None` for every
-    /// other decision.
+    /// would have refused) of `target`, asked by `client` with `headers`; `None` for every other
+    /// decision (its fields are not looked up then: this runs for every request).
     pub fn of(
         policy: &Policy,
         d: &Decision,
         client: Option<IpAddr>,
-        user_agent: Option<&[u8]>,
+        headers: &http::HeaderMap,
         target: &str,
     ) -> Option<Evidence> {
         let action = ActionLabel::of(d.outcome);
@@ -92,7 +92,9 @@ impl Evidence {
             return None;
         }
         let reason = Reason::of(d);
-        let user_agent = user_agent.map(|v| String::from_utf8_lossy(v).into_owned());
+        let user_agent = headers
+            .get(http::header::USER_AGENT)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         let robot = match d.disguise {
             Some(g) => g.observed.row().to_owned(),
             None => match policy.pacing_name(d, user_agent.as_deref()) {

@@ -307,10 +307,7 @@ impl Gate {
         };
         let recorded = self.shows_recent || self.evidence.is_some();
         if let Some(e) = recorded
-            .then(|| {
-                let user_agent = req.headers.get(header::USER_AGENT).map(|v| v.as_bytes());
-                Evidence::of(policy, &decision, client, user_agent, target(req))
-            })
+            .then(|| Evidence::of(policy, &decision, client, &req.headers, target(req)))
             .flatten()
         {
             if self.shows_recent {
