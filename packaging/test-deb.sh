@@ -29,7 +29,9 @@ if [ ! -e "$policy" ]; then
 fi
 cleanup() {
   $SUDO dpkg --purge robogate >/dev/null 2>&1 || true
-  [ -n "$placed" ] && $SUDO rm -f "$policy"
+  # A machine's own policy-rc.d stays; and the exit status stays the script's (a function's
+  # last failed test would be it).
+  if [ -n "$placed" ]; then $SUDO rm -f "$policy"; fi
 }
 trap cleanup EXIT
 
