@@ -19,6 +19,7 @@ mod agent;
 pub use agent::robot_name;
 mod canon;
 mod group;
+mod header;
 mod index;
 mod lint;
 mod model;
@@ -61,6 +62,8 @@ pub struct Robots {
     licenses: Vec<License>,
     /// Some RFC 9309 group states a preference (read once, asked per request).
     preferences: bool,
+    /// What the User-Agent headers of lately seen robots name of this file.
+    headers: header::HeaderMemo,
 }
 
 impl Robots {
@@ -81,6 +84,7 @@ impl Robots {
             classic,
             sitemaps: sitemaps(&doc),
             licenses: licenses(&doc),
+            headers: header::HeaderMemo::new(),
         }
     }
 
@@ -129,10 +133,11 @@ impl Robots {
         tokens: &'u [S],
         ignore_star: bool,
     ) -> Selection<'_, 'u, S> {
-        let rfc = self.rfc.select_exact(user_agent, tokens, ignore_star);
+        let header = user_agent.map(|ua| self.header(ua)).unwrap_or_default();
+        let rfc = self.rfc.select_exact(header.rfc, tokens, ignore_star);
         Selection {
             robots: self,
-            user_agent,
+            header,
             tokens,
             ignore_star,
             rfc,
@@ -142,13 +147,18 @@ impl Robots {
     /// §5 step 2: the longest product-name candidate of a User-Agent header that names a group
     /// of this file (by case-insensitive equality, either reading); `None` if none does.
     pub fn group_from_header<'u>(&self, user_agent: &'u str) -> Option<&'u str> {
-        let mut best: Option<&'u str> = None;
-        agent::for_each_candidate(user_agent, |candidate| {
-            if best.is_none_or(|b| candidate.len() > b.len()) && self.has_group(candidate) {
-                best = Some(candidate);
-            }
-        });
-        best
+        self.header(user_agent).named_in(user_agent)
+    }
+
+    /// What `user_agent` names of this file by itself (kept for the headers seen lately).
+    fn header(&self, user_agent: &str) -> header::HeaderGroups {
+        self.headers
+            .get(&self.rfc, self.classic_table(), user_agent)
+    }
+
+    /// The 1994 reading's table (the RFC 9309 one when the readings share it).
+    fn classic_table(&self) -> &Table {
+        self.classic.as_ref().unwrap_or(&self.rfc)
     }
 
     /// The name a robot goes by in its User-Agent header (§5 step 2 candidates, versions cut):
@@ -221,7 +231,8 @@ impl Robots {
 /// at once; the 1994 reading's only when a verdict needs it (an RFC 9309 disallow).
 pub struct Selection<'r, 'u, S> {
     robots: &'r Robots,
-    user_agent: Option<&'u str>,
+    /// What the robot's User-Agent names by itself (nothing without one).
+    header: header::HeaderGroups,
     tokens: &'u [S],
     ignore_star: bool,
     rfc: Option<usize>,
@@ -326,11 +337,11 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
     /// The 1994 reading's group (§6: case-insensitive substring of the robot's names).
     fn classic(&self) -> Option<usize> {
         self.classic_table()
-            .select_substring(self.user_agent, self.tokens, self.ignore_star)
+            .select_substring(self.header.classic, self.tokens, self.ignore_star)
     }
 
     fn classic_table(&self) -> &'r Table {
-        self.robots.classic.as_ref().unwrap_or(&self.robots.rfc)
+        self.robots.classic_table()
     }
 }
 
@@ -339,7 +350,7 @@ impl<'r, S: AsRef<str>> Selection<'r, '_, S> {
 pub struct Canonical<'t> {
     path: std::borrow::Cow<'t, str>,
     /// [`separator_decoded`] of `path`, worked out at most once per request.
-    decoded: std::cell::OnceCell<Option<String>>,
+    decoded: std::sync::OnceLock<Option<String>>,
 }
 
 impl<'t> Canonical<'t> {
@@ -348,7 +359,7 @@ impl<'t> Canonical<'t> {
     pub fn new(target: &'t str) -> Canonical<'t> {
         Canonical {
             path: canonicalize_request(target),
-            decoded: std::cell::OnceCell::new(),
+            decoded: std::sync::OnceLock::new(),
         }
     }
 

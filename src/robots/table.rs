@@ -135,18 +135,17 @@ impl Table {
             .map(|found| self.named[found].1)
     }
 
-    /// §5 step 3: the group of the robot's own product token from `user_agent` (the longest
-    /// candidate some group names, §5 step 2), else of the first token of the chain some group
-    /// names (by equality), else `*`. A real crawler obeys the group naming its own token, so
-    /// the header comes before a catalog family chain (`YandexImages` before `yandex`).
+    /// §5 step 3: the group `header` names (the robot's own product token, [`Table::find_in_header`]
+    /// of its User-Agent), else of the first token of the chain some group names (by equality),
+    /// else `*`. A real crawler obeys the group naming its own token, so the header comes before
+    /// a catalog family chain (`YandexImages` before `yandex`).
     pub fn select_exact<S: AsRef<str>>(
         &self,
-        user_agent: Option<&str>,
+        header: Option<usize>,
         tokens: &[S],
         ignore_star: bool,
     ) -> Option<usize> {
-        user_agent
-            .and_then(|ua| self.find_in_header(ua))
+        header
             .or_else(|| {
                 tokens
                     .iter()
@@ -155,6 +154,11 @@ impl Table {
                     .find_map(|key| self.find(key))
             })
             .or(if ignore_star { None } else { self.star })
+    }
+
+    /// Whether some group names an agent (not `*`): else no User-Agent can name one.
+    pub fn has_named(&self) -> bool {
+        !self.named.is_empty()
     }
 
     /// §5 step 2: the group of the longest product-name candidate of a User-Agent header that
@@ -175,24 +179,23 @@ impl Table {
     }
 
     /// §6 (1994): "a case insensitive substring match of the name without version
-    /// information". The robot's names are its own product tokens from `user_agent` (the §5
-    /// step 2 candidates, version cut off): the longest key inside any of them wins. Then the
-    /// chain: the group of the first token that contains some key as a substring, the longest
-    /// such key winning (an exact match is always the longest). Else `*`. Header and chain are
-    /// read alike, so `User-agent: foo` names a `FooBot/1.0` that no catalog knows just as
-    /// `User-agent: bot` names Googlebot.
+    /// information". The robot's names are its own product tokens from its User-Agent (the §5
+    /// step 2 candidates, version cut off): `header` is the group of the longest key inside any
+    /// of them ([`Table::header_substring_group`]). Then the chain: the group of the first token
+    /// that contains some key as a substring, the longest such key winning (an exact match is
+    /// always the longest). Else `*`. Header and chain are read alike, so `User-agent: foo`
+    /// names a `FooBot/1.0` that no catalog knows just as `User-agent: bot` names Googlebot.
     pub fn select_substring<S: AsRef<str>>(
         &self,
-        user_agent: Option<&str>,
+        header: Option<usize>,
         tokens: &[S],
         ignore_star: bool,
     ) -> Option<usize> {
         let Some(automaton) = &self.substrings else {
-            return self.select_exact(user_agent, tokens, ignore_star);
+            return self.select_exact(header, tokens, ignore_star);
         };
-        if let Some(group) = user_agent.and_then(|ua| self.find_substring_in_header(automaton, ua))
-        {
-            return Some(group);
+        if header.is_some() {
+            return header;
         }
         tokens
             .iter()
@@ -204,6 +207,16 @@ impl Table {
                     .map(|found| self.named[found.pattern().as_usize()].1)
             })
             .or(if ignore_star { None } else { self.star })
+    }
+
+    /// The 1994 reading's group of a User-Agent header for [`Table::select_substring`]: the
+    /// longest key inside any of its candidates (by equality where the keys could not be
+    /// compiled for substring search).
+    pub fn header_substring_group(&self, user_agent: &str) -> Option<usize> {
+        match &self.substrings {
+            Some(automaton) => self.find_substring_in_header(automaton, user_agent),
+            None => self.find_in_header(user_agent),
+        }
     }
 
     /// The group of the longest key found inside any product-name candidate of a User-Agent
