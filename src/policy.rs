@@ -242,6 +242,9 @@ impl Policy {
 pub struct RequestFacts<'a> {
     /// Request target as received (origin-form or absolute-form), not yet canonical.
     pub target: &'a str,
+    /// `target` in canonical form, when the front door made it already (it is made once a
+    /// request); `None`: each step that needs it makes it ([`RequestFacts::canonical`]).
+    pub canonical: Option<&'a robots::Canonical<'a>>,
     /// The User-Agent header; `None` when absent.
     pub user_agent: Option<&'a str>,
     /// GET or HEAD (only those are answered with robots.txt).
@@ -291,6 +294,16 @@ pub struct RequestFacts<'a> {
     /// The robots.txt token a verified signer's Signature Agent Card gives it: its group is
     /// chosen by this token rather than the catalog's.
     pub card_tokens: Option<&'a [String]>,
+}
+
+impl<'a> RequestFacts<'a> {
+    /// The request target in canonical form (§4): the front door's, else made from `target`.
+    pub fn canonical(&self) -> std::borrow::Cow<'a, robots::Canonical<'a>> {
+        match self.canonical {
+            Some(made) => std::borrow::Cow::Borrowed(made),
+            None => std::borrow::Cow::Owned(robots::Canonical::new(self.target)),
+        }
+    }
 }
 
 /// Which robots.txt a version is: the first 6 bytes of its SHA-256, written as the first 12 hex
@@ -682,7 +695,7 @@ impl Policy {
         let reader = class == Class::Browser
             && self.fingerprint.enabled
             && facts.seen.as_ref().is_some_and(|s| !s.head.is_navigation());
-        let target = robots::Canonical::new(facts.target);
+        let target = facts.canonical();
         // Any spelling of `/robots.txt` is the file robogate serves: the matcher allows them all
         // as `/robots.txt` (§5), so passing one on would hand a robot the origin's copy.
         if facts.is_get_or_head && target.is_robots_txt() {

@@ -172,8 +172,7 @@ impl Policy {
         }
         let (class, agent) = self.who(facts);
         // The cheap test first: most requests are people's.
-        self.licensed_category(class, agent)
-            && !crate::robots::Canonical::new(facts.target).is_robots_txt()
+        self.licensed_category(class, agent) && !facts.canonical().is_robots_txt()
     }
 
     /// Whether a client of `class` (and catalog `agent`) belongs to a category that must

@@ -10,7 +10,7 @@ use std::fmt;
 
 use crate::classify::{Category, Class};
 use crate::identity::{Identity, Method};
-use crate::robots::{self, PathPattern};
+use crate::robots::PathPattern;
 
 use super::{Decision, Mode, Outcome, Policy, RequestFacts, Tell};
 
@@ -306,7 +306,7 @@ impl Policy {
         if !pay.categories.contains(&category) {
             return None;
         }
-        let target = robots::Canonical::new(facts.target);
+        let target = facts.canonical();
         if target.is_robots_txt() {
             return None;
         }

@@ -134,23 +134,23 @@ impl Gate {
         self.live.load_full()
     }
 
-    /// Decides one logged request of `client` at `at`, the time its log line gives, as the
-    /// proxy decides a request (the same [`Gate::decide`]); a tarpit's place is let go at once.
-    pub async fn replay(
-        &self,
-        req: &RequestHeader,
+    /// Decides one logged request of `client` at `at`, the time its log line gives, under
+    /// `policy` (the gate's, fixed for a replay), as the proxy decides a request (the same
+    /// [`Gate::decide`], whose future is handed on as it is: a log replays millions of them);
+    /// a tarpit's place is let go at once.
+    pub fn replay<'a>(
+        &'a self,
+        policy: &'a Policy,
+        req: &'a RequestHeader,
         client: Option<IpAddr>,
         at: std::time::SystemTime,
-    ) -> Decision {
+    ) -> impl std::future::Future<Output = Decided> + 'a {
         self.state.clock().set(at);
-        let live = self.live.load();
         let via = Via {
             peer: client,
             tls: None,
         };
-        self.decide(&live.policy, req, false, client, via)
-            .await
-            .decision
+        self.decide(policy, req, false, client, via)
     }
 
     /// The idle origin connections of the direct lane (for [`forward::PoolSweeper`]).
@@ -246,6 +246,7 @@ impl Gate {
                 let proof = self.verifier.identify(policy, claim).await;
                 let mut facts = RequestFacts {
                     target: target(req),
+                    canonical: Some(&canonical),
                     user_agent: ua.as_deref(),
                     is_get_or_head: req.method == http::Method::GET
                         || req.method == http::Method::HEAD,
@@ -428,8 +429,8 @@ impl Gate {
 }
 
 /// What [`Gate::decide`] concluded for a request.
-struct Decided {
-    decision: Decision,
+pub struct Decided {
+    pub decision: Decision,
     /// The place [`LiveState::admit`] took for a tarpit.
     tarpit: Option<TarpitGuard>,
     /// Why the request was not judged, for its 400 (`decision` is then a bad request).

@@ -537,21 +537,16 @@ impl Audit<'_> {
         source
     }
 
-    /// A line read as a request: counted, and decided.
+    /// A line read as a request: counted, and decided as the proxy would have decided it.
     async fn understood(
         &self,
-        e: &Entry<'_>,
+        entry: &Entry<'_>,
         read: &mut FileRead,
         tally: &mut Tally,
-        scratch: &mut RequestHeader,
+        req: &mut RequestHeader,
     ) {
         read.understood += 1;
         tally.summary.understood += 1;
-        self.decide(e, tally, scratch).await
-    }
-
-    /// Decides one logged request as the proxy would have.
-    async fn decide(&self, entry: &Entry<'_>, tally: &mut Tally, req: &mut RequestHeader) {
         let Request::Read {
             method,
             target,
@@ -565,12 +560,15 @@ impl Audit<'_> {
         if entry.host.is_none() && self.host.is_none() {
             tally.summary.without_host += 1;
         }
-        if self.head(req, method, target, *version, entry).is_none() {
+        let decision = match self.head(req, method, target, *version, entry) {
+            // The gate's own future, awaited here: no future of the audit's wraps it.
+            Some(()) => {
+                let decided = self.gate.replay(policy, req, entry.client, entry.time);
+                decided.await.decision
+            }
             // robogate's lane would have answered 400 to what it cannot read as a head.
-            let decision = Decision::bad_request();
-            return tally.add(policy, &decision, entry.client, ua, target, entry.time);
-        }
-        let decision = self.gate.replay(req, entry.client, entry.time).await;
+            None => Decision::bad_request(),
+        };
         tally.add(policy, &decision, entry.client, ua, target, entry.time);
     }
 
@@ -586,7 +584,7 @@ impl Audit<'_> {
     ) -> Option<()> {
         // Bytes the log escaped that are not UTF-8 (read as U+FFFD): robogate's lane answers
         // such a target 400 before deciding.
-        if target.contains('\u{FFFD}') {
+        if memchr::memchr(0xEF, target.as_bytes()).is_some() && target.contains('\u{FFFD}') {
             return None;
         }
         // Built without the fields' case map: nothing an audit decides reads how a name was
@@ -597,12 +595,9 @@ impl Audit<'_> {
         // Each field set anew (an insert replaces the last line's value) or taken away.
         let host = entry.host.as_deref().or(self.host);
         // HTTP/1.1 needs a Host; one the log does not name is the site's.
-        req.insert_header(http::header::HOST, host.unwrap_or("localhost"))
-            .ok()?;
+        set_field(req, http::header::HOST, host.unwrap_or("localhost"))?;
         match &entry.user_agent {
-            Some(ua) => req
-                .insert_header(http::header::USER_AGENT, ua.as_ref())
-                .ok()?,
+            Some(ua) => set_field(req, http::header::USER_AGENT, ua)?,
             None => drop(req.remove_header(&http::header::USER_AGENT)),
         }
         // A Referer that is no field value is not one the proxy would have read.
@@ -615,6 +610,20 @@ impl Audit<'_> {
         }
         Some(())
     }
+}
+
+/// `req`'s field `name` set to `value`, left as it is when the last line's was the same (a log's
+/// Host seldom changes, a robot's User-Agent comes in runs: setting a field copies its value);
+/// `None` when `value` is no field value.
+fn set_field(req: &mut RequestHeader, name: http::HeaderName, value: &str) -> Option<()> {
+    if req
+        .headers
+        .get(&name)
+        .is_some_and(|v| v.as_bytes() == value.as_bytes())
+    {
+        return Some(());
+    }
+    req.insert_header(name, value).ok()
 }
 
 /// One log being read.

@@ -4,12 +4,16 @@
 //! [`MOST_ROWS`] share one row, listed people and readers stop at [`MOST_LISTED`] (the rest
 //! counted), the timeline holds one slot a minute of the log's span.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
+
+/// The audit's tables, hashed with aHash: they are looked up for most lines of a log.
+type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
+type HashSet<T> = std::collections::HashSet<T, ahash::RandomState>;
 
 use crate::classify::Class;
 use crate::evidence::Reason;
@@ -144,8 +148,12 @@ pub struct Tally {
     addresses: HashMap<String, HashSet<IpAddr>>,
     people: HashMap<(IpAddr, String), Listed>,
     readers: HashMap<(IpAddr, String), Listed>,
+    /// Requests by class ([`Class::ALL`]'s order), for [`Summary::by_class`].
+    classes: [u64; Class::ALL.len()],
     /// Requests and refusals per minute since the epoch, by class.
     minutes: BTreeMap<u64, Minute>,
+    /// The minute counted last, not yet in `minutes` (a log's lines come mostly in order).
+    minute: Option<(u64, Minute)>,
     first: Option<SystemTime>,
     last: Option<SystemTime>,
 }
@@ -154,6 +162,15 @@ pub struct Tally {
 struct Minute {
     classes: [u64; Class::ALL.len()],
     refused: u64,
+}
+
+impl Minute {
+    fn add(&mut self, other: &Minute) {
+        for (mine, theirs) in self.classes.iter_mut().zip(other.classes) {
+            *mine += theirs;
+        }
+        self.refused += other.refused;
+    }
 }
 
 /// A name to a row of `map`, or to `(other robots)` once it holds [`MOST_ROWS`] (a catalog
@@ -193,18 +210,20 @@ impl Tally {
         self.span(at);
         let s = &mut self.summary;
         s.requests += 1;
-        *s.by_class.entry(decision.class.as_str()).or_default() += 1;
-        let minute = self
-            .minutes
-            .entry(
-                at.duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs() / 60),
-            )
-            .or_default();
         let class_at = Class::ALL
             .iter()
             .position(|&c| c == decision.class)
             .unwrap_or(0);
+        self.classes[class_at] += 1;
+        let key = at
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() / 60);
+        if self.minute.is_none_or(|(counted, _)| counted != key) {
+            if let Some((counted, m)) = self.minute.take() {
+                self.minutes.entry(counted).or_default().add(&m);
+            }
+        }
+        let (_, minute) = self.minute.get_or_insert((key, Minute::default()));
         minute.classes[class_at] += 1;
         if decision.outcome == Outcome::BadRequest {
             s.bad_requests += 1;
@@ -279,7 +298,15 @@ impl Tally {
 
     /// The summary, with the compliance rows of the audit's live state.
     pub fn finish(mut self, rows: BTreeMap<String, Row>) -> Summary {
+        if let Some((counted, m)) = self.minute.take() {
+            self.minutes.entry(counted).or_default().add(&m);
+        }
         let s = &mut self.summary;
+        for (class, n) in Class::ALL.iter().zip(self.classes) {
+            if n > 0 {
+                s.by_class.insert(class.as_str(), n);
+            }
+        }
         let time =
             |t: Option<SystemTime>| t.map(|t| humantime::format_rfc3339_seconds(t).to_string());
         s.first = time(self.first);
@@ -313,7 +340,7 @@ impl Tally {
                 }
             }
         }
-        let mut other_addresses: HashSet<IpAddr> = HashSet::new();
+        let mut other_addresses: HashSet<IpAddr> = HashSet::default();
         let names: Vec<String> = self.addresses.keys().cloned().collect();
         for name in names {
             if !rows.contains_key(&name) || name == compliance::OTHER {
