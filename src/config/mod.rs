@@ -40,7 +40,7 @@ use raw::resolve;
 pub use read::{read, read_from, OriginRobots, Written};
 use settings::compile_settings;
 use upstream::compile_upstream;
-pub use upstream::Upstream;
+pub use upstream::{Lookup, Upstream};
 
 pub use robots::{lint as lint_robots, lint_catalog, read_robots, read_robots_file};
 
@@ -96,11 +96,20 @@ impl Loaded {
     }
 }
 
+/// What the loader brought from the network for a compile ([`Written::compile`] does no I/O).
+#[derive(Debug, Default)]
+pub struct Network {
+    /// The origin's robots.txt, when [`Written::origin_robots`] asked for a copy.
+    pub robots: Option<origin::Fetched>,
+    /// `origin.address` looked up, when it names a host ([`Written::origin_lookup`]).
+    pub origin_address: Option<Lookup>,
+}
+
 pub(super) fn compile_written(
     written: Written,
     generation: u64,
     previous: Option<&Memo>,
-    fetched: Option<origin::Fetched>,
+    network: Network,
 ) -> Result<Loaded, ConfigErrors> {
     let Written {
         path,
@@ -118,7 +127,7 @@ pub(super) fn compile_written(
         warnings: Vec::new(),
         disagreements: Vec::new(),
     };
-    let compiled = compile(&raw, base, previous, fetched, &mut errors);
+    let compiled = compile(&raw, base, previous, network, &mut errors);
     match compiled {
         Some((settings, parts)) if errors.list.is_empty() => {
             let mut files = vec![config_path.to_path_buf()];
@@ -209,9 +218,13 @@ fn compile(
     raw: &RawConfig,
     base: &Path,
     previous: Option<&Memo>,
-    fetched: Option<origin::Fetched>,
+    network: Network,
     errors: &mut Errors<'_>,
 ) -> Option<(Settings, Parts)> {
+    let Network {
+        robots: fetched,
+        origin_address,
+    } = network;
     // A section that could not be read holds placeholders: it is neither checked nor used (its
     // problems are reported already), and the other sections are still checked.
     let mut settings = compile_settings(raw, base, errors);
@@ -225,7 +238,7 @@ fn compile(
         .flatten();
     let upstream = raw
         .read("origin")
-        .then(|| compile_upstream(raw, errors))
+        .then(|| compile_upstream(raw, origin_address.as_ref(), errors))
         .flatten()
         .and_then(|mut up| {
             up.tls = origin_tls.clone()?;

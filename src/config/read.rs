@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use super::errors::Errors;
 use super::memo::Memo;
 use super::raw::{self, RawConfig};
-use super::upstream::compile_upstream;
-use super::{origin, robots, tls, ConfigError, ConfigErrors, Loaded};
+use super::upstream::{check_origin, to_look_up};
+use super::{robots, tls, ConfigError, ConfigErrors, Loaded, Network};
 
 /// The text of robogate.toml: `Err` when it cannot be read or is not UTF-8.
 fn read_text(config_path: &Path) -> Result<String, ConfigErrors> {
@@ -118,7 +118,7 @@ impl Written {
             disagreements: Vec::new(),
         };
         let tls = tls::compile_origin_tls(raw, &self.base, &mut quiet)?;
-        let up = compile_upstream(raw, &mut quiet)?;
+        let up = check_origin(raw, &mut quiet)?;
         Some(OriginRobots {
             address: up.address,
             host: up.host,
@@ -127,16 +127,26 @@ impl Written {
         })
     }
 
-    /// Compiles the configuration and every file it names, with the origin's robots.txt as
-    /// `fetched` (when [`Written::origin_robots`] asked for it). `generation` is stamped on the
-    /// policy; parts whose inputs are unchanged since the load that left `previous` are reused.
-    /// All problems are returned at once.
+    /// `origin.address` when it names a host (`origin.example:8000`), for the loader to look up
+    /// and hand to [`Written::compile`] (an IP address is read as it is); `None` otherwise.
+    pub fn origin_lookup(&self) -> Option<String> {
+        self.raw
+            .read("origin")
+            .then(|| to_look_up(&self.raw))
+            .flatten()
+    }
+
+    /// Compiles the configuration and every file it names, with what the loader brought from
+    /// the `network` (the origin's robots.txt when [`Written::origin_robots`] asked for it, the
+    /// origin's address when [`Written::origin_lookup`] named a host). `generation` is stamped
+    /// on the policy; parts whose inputs are unchanged since the load that left `previous` are
+    /// reused. All problems are returned at once. No I/O but reading the files it names.
     pub fn compile(
         self,
         generation: u64,
         previous: Option<&Memo>,
-        fetched: Option<origin::Fetched>,
+        network: Network,
     ) -> Result<Loaded, ConfigErrors> {
-        super::compile_written(self, generation, previous, fetched)
+        super::compile_written(self, generation, previous, network)
     }
 }

@@ -1,5 +1,5 @@
-//! `[origin]`: the upstream address (resolved when the config is read, never per request), its Host and
-//! timeouts.
+//! `[origin]`: the upstream address (a host name looked up by the loader when the config is read,
+//! never per request and never by compiling), its Host and timeouts.
 
 use super::errors::Errors;
 use super::origin;
@@ -24,7 +24,69 @@ pub struct Upstream {
     pub tls: Option<crate::tls::OriginTls>,
 }
 
-pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Upstream> {
+/// `[origin]` checked, all but its address's lookup (no I/O).
+pub(super) struct Origin {
+    pub address: String,
+    pub host: Option<String>,
+    pub connect_timeout: Duration,
+    pub read_timeout: Duration,
+    pub write_timeout: Duration,
+    pub idle_timeout: Duration,
+}
+
+/// What the loader found `origin.address` to be, when it names a host rather than an IP
+/// address ([`super::Written::origin_lookup`]): its first address, or why there is none.
+pub type Lookup = Result<std::net::SocketAddr, String>;
+
+/// `origin.address` when it is `host:port` naming a host, which the loader looks up (an IP
+/// address needs no lookup); `None` otherwise (compiling then says what is wrong with it).
+pub(super) fn to_look_up(raw: &RawConfig) -> Option<String> {
+    let address = raw.origin.address.get_ref().trim();
+    let literal = address.parse::<std::net::SocketAddr>().is_ok();
+    (!literal && !address.contains("://") && is_host_port(address)).then(|| address.to_owned())
+}
+
+fn is_host_port(address: &str) -> bool {
+    address
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
+}
+
+/// The origin's [`Upstream`]: `[origin]` checked ([`check_origin`]) and its address turned into
+/// a socket address, parsed or as `lookup` found it. No I/O.
+pub(super) fn compile_upstream(
+    raw: &RawConfig,
+    lookup: Option<&Lookup>,
+    errors: &mut Errors<'_>,
+) -> Option<Upstream> {
+    let origin = check_origin(raw, errors)?;
+    let address = &origin.address;
+    let socket = match address.parse::<std::net::SocketAddr>() {
+        Ok(socket) => Ok(socket),
+        Err(_) => match lookup {
+            Some(Ok(socket)) => Ok(*socket),
+            Some(Err(why)) => Err(why.clone()),
+            // A compile the loader gave no lookup (it looks up what `to_look_up` names).
+            None => Err(format!("{address:?} names a host that was not looked up")),
+        },
+    };
+    let socket = socket
+        .map_err(|why| errors.push(Some(raw.origin.address.span()), "origin.address", why))
+        .ok()?;
+    Some(Upstream {
+        address: origin.address,
+        socket,
+        host: origin.host,
+        connect_timeout: origin.connect_timeout,
+        read_timeout: origin.read_timeout,
+        write_timeout: origin.write_timeout,
+        idle_timeout: origin.idle_timeout,
+        tls: None, // set by `config::tls::compile_origin_tls`
+    })
+}
+
+/// `[origin]` checked, every problem said: its timeouts, Host and the form of its address.
+pub(super) fn check_origin(raw: &RawConfig, errors: &mut Errors<'_>) -> Option<Origin> {
     let origin = &raw.origin;
     // Checked first, so that a bad address does not hide them.
     let [connect_timeout, read_timeout, write_timeout] = [
@@ -76,10 +138,7 @@ pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Opti
         );
         return None;
     }
-    let valid = address
-        .rsplit_once(':')
-        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
-    if !valid {
+    if !is_host_port(address) {
         errors.push(
             Some(origin.address.span()),
             "origin.address",
@@ -87,28 +146,12 @@ pub(super) fn compile_upstream(raw: &RawConfig, errors: &mut Errors<'_>) -> Opti
         );
         return None;
     }
-    // Resolved here, off the request path: a hostname is looked up once per reading of the
-    // config, never per request.
-    let resolved = std::net::ToSocketAddrs::to_socket_addrs(address).map(|mut a| a.next());
-    let socket = match resolved {
-        Ok(Some(socket)) => socket,
-        unresolved => {
-            let why = match unresolved {
-                Err(e) => format!("cannot resolve {address:?}: {e}"),
-                _ => format!("{address:?} resolves to no address"),
-            };
-            errors.push(Some(origin.address.span()), "origin.address", why);
-            return None;
-        }
-    };
-    Some(Upstream {
+    Some(Origin {
         address: address.to_string(),
-        socket,
         host: host?,
         connect_timeout: connect_timeout?,
         read_timeout: read_timeout?,
         write_timeout: write_timeout?,
         idle_timeout: origin.idle_timeout,
-        tls: None, // set by `config::tls::compile_origin_tls`
     })
 }

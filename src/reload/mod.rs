@@ -70,17 +70,21 @@ pub fn load_text(
 }
 
 /// The network step of a load, between reading and compiling: the origin's robots.txt, when
-/// the configuration takes it from there and needs a copy.
+/// the configuration takes it from there and needs a copy, and the origin's address, when it
+/// names a host.
 fn compile(
     written: config::Written,
     generation: u64,
     previous: Option<&Memo>,
     fetch_origin: bool,
 ) -> Result<Loaded, ConfigErrors> {
-    let fetched = written
-        .origin_robots(previous, fetch_origin)
-        .map(|o| origin::fetch_robots(&o));
-    written.compile(generation, previous, fetched)
+    let network = config::Network {
+        robots: written
+            .origin_robots(previous, fetch_origin)
+            .map(|o| origin::fetch_robots(&o)),
+        origin_address: written.origin_lookup().map(|a| origin::look_up(&a)),
+    };
+    written.compile(generation, previous, network)
 }
 
 /// Quiet time after the last file event before reloading: editors write in several steps.

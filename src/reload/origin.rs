@@ -1,5 +1,6 @@
 //! `[robots] source = "origin"`: the origin's robots.txt fetched with RFC 9309 §2.3 semantics,
-//! between reading robogate.toml and compiling it (compiling does no network I/O).
+//! between reading robogate.toml and compiling it (compiling does no network I/O); and
+//! `origin.address` looked up.
 
 use std::io::Read;
 use std::time::Duration;
@@ -7,6 +8,16 @@ use std::time::Duration;
 use crate::config::origin::{Fetched, MAX_REDIRECTS, ROBOTS_MAX_BYTES, UNAVAILABLE_STATUS};
 use crate::config::OriginRobots;
 use crate::robots;
+
+/// `origin.address` (`host:port`) looked up: its first address. The one lookup of a load, off
+/// the request path: a DNS change takes effect at the next reload or periodic re-check.
+pub fn look_up(address: &str) -> crate::config::Lookup {
+    match std::net::ToSocketAddrs::to_socket_addrs(address).map(|mut a| a.next()) {
+        Ok(Some(socket)) => Ok(socket),
+        Ok(None) => Err(format!("{address:?} resolves to no address")),
+        Err(e) => Err(format!("cannot resolve {address:?}: {e}")),
+    }
+}
 
 /// Fetches robots.txt as `origin` says ([`fetch`]).
 pub fn fetch_robots(origin: &OriginRobots) -> Fetched {

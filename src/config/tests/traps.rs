@@ -147,7 +147,14 @@ fn origin_robots_that_allow_a_trap_path_turn_that_trap_off_with_a_warning() {
     );
     let body = b"User-agent: *\nDisallow: /trap/\n\nUser-agent: FrobBot\nAllow: /\n".to_vec();
     let loaded = written
-        .compile(1, None, Some(origin::Fetched::Rules(body)))
+        .compile(
+            1,
+            None,
+            Network {
+                robots: Some(origin::Fetched::Rules(body)),
+                ..Network::default()
+            },
+        )
         .expect("loads");
     assert!(
         loaded.policy.trap.paths.is_empty(),
