@@ -294,6 +294,12 @@ pub struct RequestFacts<'a> {
     /// The robots.txt token a verified signer's Signature Agent Card gives it: its group is
     /// chosen by this token rather than the catalog's.
     pub card_tokens: Option<&'a [String]>,
+    /// The use a verified signer's card states (its `purpose`, [`Card::stated_use`]): the
+    /// category it is judged by when the configuration files it under `other`
+    /// ([`Policy::category_of`]).
+    ///
+    /// [`Card::stated_use`]: crate::verify::signature::Card::stated_use
+    pub card_use: Option<robots::Purpose>,
 }
 
 impl<'a> RequestFacts<'a> {
@@ -863,7 +869,8 @@ impl Policy {
                     )
                 })
             };
-            self.refuse_for_preference(&mut out, catalog_agent, read_denies);
+            let category = self.category_of(facts, agent.filter(|_| catalog_agent.is_some()));
+            self.refuse_for_preference(&mut out, catalog_agent, category, read_denies);
         }
         self.refuse_for_license(&mut out, facts);
         self.price_for_crawl(&mut out, facts);
@@ -1047,6 +1054,21 @@ impl Policy {
                 .robots
                 .robot_token(user_agent.unwrap_or_default())
         })
+    }
+
+    /// The category a robot of catalog `agent` is judged by (licences, prices, preferences):
+    /// its catalog entry's, except for the request's proven signer whose entry says `other`
+    /// (a `[[verify.signature_agent]]` without `category`) and whose card states a use: the
+    /// category that gathers for that use ([`preferences::category_for`]). A card never
+    /// overrides a category the catalog or the operator gave.
+    pub fn category_of(&self, facts: &RequestFacts<'_>, agent: Option<usize>) -> Category {
+        let category = agent.map_or(Category::Other, |i| self.classifier.agents()[i].category);
+        match facts.card_use {
+            Some(stated) if category == Category::Other && agent == facts.signed_agent => {
+                preferences::category_for(stated)
+            }
+            _ => category,
+        }
     }
 
     /// The catalog category of the decision's agent.

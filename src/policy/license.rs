@@ -172,20 +172,21 @@ impl Policy {
         }
         let (class, agent) = self.who(facts);
         // The cheap test first: most requests are people's.
-        self.licensed_category(class, agent) && !facts.canonical().is_robots_txt()
+        self.licensed_category(facts, class, agent) && !facts.canonical().is_robots_txt()
     }
 
     /// Whether a client of `class` (and catalog `agent`) belongs to a category that must
-    /// present a licence.
-    fn licensed_category(&self, class: Class, agent: Option<usize>) -> bool {
+    /// present a licence ([`Policy::category_of`]).
+    fn licensed_category(
+        &self,
+        facts: &RequestFacts<'_>,
+        class: Class,
+        agent: Option<usize>,
+    ) -> bool {
         let Some(license) = &self.license else {
             return false;
         };
-        if class != Class::Robot {
-            return false;
-        }
-        let category = agent.map_or(Category::Other, |i| self.classifier.agents()[i].category);
-        license.categories.contains(&category)
+        class == Class::Robot && license.categories.contains(&self.category_of(facts, agent))
     }
 
     /// The licence step of [`Policy::decide`]: a request that would pass, from a robot that

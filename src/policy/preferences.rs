@@ -21,6 +21,16 @@ pub fn single_purpose(category: Category) -> Option<Purpose> {
     }
 }
 
+/// The category that gathers for `purpose` (the inverse of [`single_purpose`]): what a signer
+/// whose card states that use is judged as ([`Policy::category_of`]).
+pub fn category_for(purpose: Purpose) -> Category {
+    match purpose {
+        Purpose::TrainAi => Category::AiTraining,
+        Purpose::AiInput => Category::AiSearch,
+        Purpose::Search => Category::Search,
+    }
+}
+
 impl Policy {
     /// The preferences for a request robots.txt judged: those of the robot's group on an
     /// allowed path; none on a disallowed one (draft-ietf-aipref-attach §3.1: a path robots
@@ -51,7 +61,8 @@ impl Policy {
     }
 
     /// Refuses a robot robots.txt allows here when a preference denies its one use: a catalog
-    /// agent whose category has a single purpose ([`single_purpose`]) and that is not
+    /// agent whose `category` ([`Policy::category_of`]: its catalog entry's, or the use its
+    /// Signature Agent Card states) has a single purpose ([`single_purpose`]) and that is not
     /// `mixed_use` (Googlebot feeds Search and Gemini alike: robogate cannot tell which use a
     /// fetch serves, so it never refuses it for one). The refusal is a Disallow's — the same
     /// action, `robots_line` naming the preference line — under `enforce.preferences`; without
@@ -63,12 +74,13 @@ impl Policy {
         &self,
         out: &mut Decision,
         agent: Option<&Agent>,
+        category: Category,
         read_denies: impl Fn(Purpose) -> bool,
     ) {
         let Some(agent) = agent.filter(|a| !a.mixed_use) else {
             return;
         };
-        let Some(purpose) = single_purpose(agent.category) else {
+        let Some(purpose) = single_purpose(category) else {
             return;
         };
         let Some((Stance::Disallow, line)) = out.preferences.get(purpose) else {

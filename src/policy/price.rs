@@ -302,8 +302,7 @@ impl Policy {
         if class != Class::Robot {
             return None;
         }
-        let category = agent.map_or(Category::Other, |i| self.classifier.agents()[i].category);
-        if !pay.categories.contains(&category) {
+        if !pay.categories.contains(&self.category_of(facts, agent)) {
             return None;
         }
         let target = facts.canonical();

@@ -260,6 +260,8 @@ impl Gate {
                     seen: self.seen(policy, req, via),
                     subrequest: self.subrequests,
                     classified: Some(classified),
+                    // Before the licence step, which asks for the signer's category.
+                    card_use: proof.card.as_ref().and_then(|c| c.stated_use()),
                     ..RequestFacts::default()
                 };
                 facts.license = self.verifier.license(policy, &facts, &req.headers).await;

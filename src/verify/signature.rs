@@ -109,6 +109,21 @@ pub struct Card {
 }
 
 impl Card {
+    /// The use its `purpose` states, when it is a label of the AIPREF vocabulary or of
+    /// Content-Signal (`search`, `train-ai`, `ai-train`, `ai-input`; ASCII case-insensitive):
+    /// registry-04 §3.2 ("Purpose") leaves the parameter free text and names the AIPREF
+    /// vocabulary as one vocabulary for it. `None` for any other wording.
+    pub fn stated_use(&self) -> Option<crate::robots::Purpose> {
+        let purpose = self.purpose.as_deref()?.trim();
+        let forms = crate::robots::Form::ALL;
+        crate::robots::Purpose::ALL.into_iter().find(|&use_| {
+            forms
+                .iter()
+                .filter_map(|form| form.label(use_))
+                .any(|label| label.eq_ignore_ascii_case(purpose))
+        })
+    }
+
     fn read(card: &serde_json::Value) -> Card {
         let meta = card.get("web_bot_auth");
         let text = |name: &str| {

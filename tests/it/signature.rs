@@ -292,7 +292,7 @@ fn serve(
             let body = match path {
                 "/jwks.json" => body.clone(),
                 "/card.json" => format!(
-                    r#"{{"client_id":"http://{addr}/card.json","client_name":"Test signer","jwks_uri":"http://{addr}/jwks.json","web_bot_auth":{{"rfc9309-product-token":"cardbot","purpose":"ai-training"}}}}"#
+                    r#"{{"client_id":"http://{addr}/card.json","client_name":"Test signer","jwks_uri":"http://{addr}/jwks.json","web_bot_auth":{{"rfc9309-product-token":"cardbot","purpose":"train-ai"}}}}"#
                 ),
                 "/card-inline.json" => {
                     format!(r#"{{"client_id":"http://{addr}/card-inline.json","jwks":{body}}}"#)

@@ -672,3 +672,47 @@ fn a_signature_agent_cards_product_token_chooses_its_group() {
     let r = request(rg.addr, "GET", "/private/report.html", Some(CHROME), &[]).unwrap();
     assert_eq!(r.status, 200);
 }
+
+/// A signer robogate.toml gives no `category` is judged by the use its Signature Agent Card
+/// states: the test's card says `"purpose": "train-ai"`, so a `Content-Usage` line denying
+/// training refuses it under `enforce.preferences`. The same keys named as a plain JWK Set
+/// (no card: the signer stays `other`) are refused nothing.
+#[test]
+fn a_signature_agent_cards_purpose_is_the_use_preferences_judge() {
+    let origin = Origin::start();
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let card = format!("{}/card.json", directory.url);
+    let jwks = format!("{}/jwks.json", directory.url);
+    let extra = format!(
+        "[enforce]\npreferences = true\n\n\
+         [[verify.signature_agent]]\nname = \"Signy\"\nurl = \"{card}\"\ntype = \"cimd\"\n\n\
+         [[verify.signature_agent]]\nname = \"Plainy\"\nurl = \"{jwks}\"\ntype = \"jwks_uri\"\n"
+    );
+    let robots = "User-agent: *\nAllow: /\nContent-Usage: /private/ train-ai=n\n";
+    let rg = start(&origin, robots, &extra, Launch::default());
+    let now = unix_now();
+    let get = |url: &str, kind: &str, path: &str| {
+        let signed = crate::signature::sign_typed(
+            &signer,
+            &rg.addr.to_string(),
+            url,
+            kind,
+            (now, now + 300),
+        );
+        let headers = signed.headers();
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        request(rg.addr, "GET", path, Some("SignyBot/1.0"), &headers).unwrap()
+    };
+    let r = get(&card, "cimd", "/private/report.html");
+    assert_eq!(
+        r.status,
+        403,
+        "the card's train-ai is denied here: {}",
+        r.text()
+    );
+    assert!(r.text().contains("train-ai"), "{}", r.text());
+    assert_eq!(get(&card, "cimd", "/about.html").status, 200);
+    let r = get(&jwks, "jwks_uri", "/private/report.html");
+    assert_eq!(r.status, 200, "no card, no stated use: {}", r.text());
+}

@@ -191,3 +191,53 @@ fn codes_and_statuses_are_cloudflares() {
         ("ConflictingPriceHeaders", 400)
     );
 }
+
+/// A signer the catalog and the configuration file under `other` is priced by the use its
+/// Signature Agent Card states; a category given is never overridden, and only the proven
+/// signer's card counts.
+#[test]
+fn a_signer_of_no_category_is_judged_by_the_use_its_card_states() {
+    use crate::robots::Purpose;
+    let policy = policy(Mode::Enforce);
+    let agents = policy.classifier.agents();
+    let other = agents
+        .iter()
+        .position(|a| a.category == Category::Other)
+        .expect("the catalog has agents of category other");
+    let gptbot = agents.iter().position(|a| a.name == "GPTBot");
+    let facts = |agent: Option<usize>, signed: bool, card_use| RequestFacts {
+        target: "/articles/a",
+        user_agent: Some("SignedBot/1.0"),
+        is_get_or_head: true,
+        identity: Identity::Verified(Method::Signature),
+        signed_agent: agent.filter(|_| signed),
+        claimed_agent: agent,
+        card_use,
+        ..RequestFacts::default()
+    };
+    let price = usd("0.01");
+    let other = Some(other);
+    assert_eq!(policy.price_of(&facts(other, true, None)), None);
+    assert_eq!(
+        policy.price_of(&facts(other, true, Some(Purpose::TrainAi))),
+        Some(price)
+    );
+    assert_eq!(
+        policy.price_of(&facts(other, true, Some(Purpose::Search))),
+        None
+    );
+    // Not the proven signer (a claim checked some other way): its card is not its own.
+    assert_eq!(
+        policy.price_of(&facts(other, false, Some(Purpose::TrainAi))),
+        None
+    );
+    // GPTBot is ai-training by the catalog, whatever a card says.
+    assert_eq!(
+        policy.price_of(&facts(gptbot, true, Some(Purpose::Search))),
+        Some(price)
+    );
+    assert_eq!(
+        policy.category_of(&facts(other, true, Some(Purpose::AiInput)), other),
+        Category::AiSearch
+    );
+}

@@ -161,6 +161,33 @@ fn a_cards_product_token_is_a_robots_txt_token_or_nothing() {
     }
 }
 
+/// A card's `purpose` is free text (registry-04 §3.2): it states a use only in the AIPREF
+/// vocabulary's or Content-Signal's words, which the preferences speak of.
+#[test]
+fn a_cards_purpose_states_a_use_in_the_preference_vocabularies_only() {
+    use crate::robots::Purpose;
+    let stated = |purpose: &str| {
+        let meta = serde_json::json!({"web_bot_auth": {"purpose": purpose}});
+        Card::read(&meta).stated_use()
+    };
+    assert_eq!(
+        stated("search"),
+        Some(Purpose::Search),
+        "the draft's example"
+    );
+    assert_eq!(stated("train-ai"), Some(Purpose::TrainAi));
+    assert_eq!(
+        stated("AI-Train"),
+        Some(Purpose::TrainAi),
+        "Content-Signal's label"
+    );
+    assert_eq!(stated(" ai-input "), Some(Purpose::AiInput));
+    for other in ["ai-training", "Cat pictures", "search engine", ""] {
+        assert_eq!(stated(other), None, "{other:?}");
+    }
+    assert_eq!(Card::default().stated_use(), None);
+}
+
 #[test]
 fn claims_are_attributed_and_refused_for_the_right_reason() {
     let dict_agent = ("signature-agent", r#"sig1="https://BOT.example""#);
