@@ -1,6 +1,7 @@
 //! Pay per crawl at the door: what a request offers ([`offer`], a fact for `Policy::decide`),
 //! and the charge of a request decided `Outcome::Charge` ([`charge`], the step after the
-//! decision: the replay checks, here and across instances, and the ledger record).
+//! decision: the replay checks, here and across instances, and the ledger record, on this
+//! instance's file and on the ledger the instances share).
 
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -9,7 +10,7 @@ use pingora_http::RequestHeader;
 
 use std::sync::Arc;
 
-use super::{Charge, Ledger, Pending};
+use super::{Charge, Ledger, Pending, Void};
 use crate::facts::target;
 use crate::policy::{Decision, Offer, Policy, Unpaid, EXACT_PRICE_FIELD, MAX_PRICE_FIELD};
 use crate::state::LiveState;
@@ -88,8 +89,23 @@ impl Till<'_> {
         let (ledger, state, key) = (self.ledger.clone(), self.state.clone(), signed.replay_key);
         match ledger.charge(pay, &charge, &signed, now).await {
             Ok(()) => {
+                // On the ledger the instances share too, once on this one's disk; a void
+                // (the request did not end in a success) follows it there.
+                if let Ok(line) = serde_json::to_vec(&charge) {
+                    state.share_ledger_line(line);
+                }
+                let id = charge.id.clone();
                 let pending = Pending::new(ledger, pay.ledger.clone(), charge, signed);
-                Ok(pending.releasing(move || state.release_replay(&key)))
+                Ok(pending.releasing(move || {
+                    state.release_replay(&key);
+                    let void = Void {
+                        void: id,
+                        time: Charge::now_time(),
+                    };
+                    if let Ok(line) = serde_json::to_vec(&void) {
+                        state.share_ledger_line(line);
+                    }
+                }))
             }
             Err(why) => {
                 if why != Unpaid::Replayed {

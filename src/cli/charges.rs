@@ -1,6 +1,8 @@
 //! `robogate report --charges LEDGER [--since T] [--until T] [--robot NAME] [--json]`: what
 //! each robot owes, from pay per crawl's charge ledger — charges and their total per robot and
-//! currency, for a period. A Markdown table (`--json` for billing scripts).
+//! currency, for a period. A Markdown table (`--json` for billing scripts). LEDGER is a file,
+//! or `shared`: the ledger the instances share through `[state] backend = "redis"` (with
+//! `--config`).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -31,6 +33,8 @@ struct Owed {
 /// What `report --charges` was asked: the ledgers, the period, a robot, the form.
 pub struct Asked<'a> {
     pub ledger: &'a Path,
+    /// The robogate.toml naming the shared state, for `--charges shared`.
+    pub config: Option<&'a Path>,
     /// More ledgers (other instances', rotated ones).
     pub more: &'a [PathBuf],
     pub since: Option<&'a str>,
@@ -68,9 +72,23 @@ pub fn run(args: &Asked<'_>) -> ExitCode {
     for path in &ledgers {
         starts.push((path, text.iter().filter(|&&b| b == b'\n').count()));
         let read = if path.as_os_str() == "-" {
-            io::stdin().lock().read_to_end(&mut text)
+            io::stdin()
+                .lock()
+                .read_to_end(&mut text)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        } else if path.as_os_str() == SHARED {
+            shared_ledger(args.config).map(|lines| {
+                for line in lines {
+                    text.extend_from_slice(&line);
+                    text.push(b'\n');
+                }
+            })
         } else {
-            File::open(path).and_then(|mut f| f.read_to_end(&mut text))
+            File::open(path)
+                .and_then(|mut f| f.read_to_end(&mut text))
+                .map(drop)
+                .map_err(|e| e.to_string())
         };
         if let Err(e) = read {
             eprintln!("robogate report: {}: {e}", path.display());
@@ -143,6 +161,33 @@ pub fn run(args: &Asked<'_>) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The ledger name that reads the shared ledger instead of a file.
+const SHARED: &str = "shared";
+
+/// The lines of the ledger the instances share (`[state] backend = "redis"` of `config`).
+fn shared_ledger(config: Option<&Path>) -> Result<Vec<Vec<u8>>, String> {
+    let config = config.ok_or(
+        "the shared ledger is read from the [state] backend robogate.toml names: give --config FILE \
+         (a ledger file named \"shared\" is ./shared)",
+    )?;
+    let loaded = crate::reload::load(config, 1).map_err(|e| e.to_string())?;
+    let crate::config::StateBackend::Redis(redis) = &loaded.settings.state else {
+        return Err(format!(
+            "{}: state.backend is \"local\": each instance keeps its ledger file only \
+             ([pay_per_crawl] ledger); give those files",
+            config.display()
+        ));
+    };
+    let shared = crate::state::shared::Shared::new(redis.clone()).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime
+        .block_on(shared.ledger_lines(std::time::Duration::from_secs(10)))
+        .map_err(|e| format!("{}: {e}", redis.shown()))
 }
 
 /// A bound of the period: RFC 3339 (`2026-11-01T00:00:00Z`) or a date (its midnight, UTC).

@@ -28,9 +28,13 @@ pub struct ReportArgs {
     pub json: bool,
     /// Total what each robot owes from a pay-per-crawl charge ledger (`[pay_per_crawl]
     /// ledger`) instead of reading access logs (FILEs are then more ledgers: other instances',
-    /// rotated ones; `-` is stdin); with --since/--until for a period.
+    /// rotated ones; `-` is stdin; `shared` is the ledger the instances share on
+    /// `[state] backend = "redis"`, with --config); with --since/--until for a period.
     #[arg(long, value_name = "LEDGER")]
     pub charges: Option<PathBuf>,
+    /// With `--charges shared`: the robogate.toml whose `[state]` names the shared ledger.
+    #[arg(long, value_name = "FILE", requires = "charges")]
+    pub config: Option<PathBuf>,
     /// Charges at or after this time (RFC 3339, or a date: `2026-11-01`), with --charges.
     #[arg(long, value_name = "TIME", requires = "charges")]
     pub since: Option<String>,
@@ -339,6 +343,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(ledger) = &args.charges {
         return super::charges::run(&super::charges::Asked {
             ledger,
+            config: args.config.as_deref(),
             more: &args.files,
             since: args.since.as_deref(),
             until: args.until.as_deref(),

@@ -189,6 +189,14 @@ impl LiveState {
         }
     }
 
+    /// Appends a line of this instance's pay-per-crawl ledger (once on disk) to the ledger the
+    /// instances share, when the state is shared ([`Shared::share_ledger_line`]).
+    pub fn share_ledger_line(&self, line: Vec<u8>) {
+        if let Some(shared) = &self.shared {
+            shared.share_ledger_line(line);
+        }
+    }
+
     /// Keeps the shared backend's link (connection, health, the catches other instances share)
     /// until `stop`; returns at once without a shared backend.
     pub async fn maintain_shared(self: Arc<Self>, stop: tokio::sync::watch::Receiver<bool>) {

@@ -105,7 +105,20 @@ pub struct Shared {
     /// The channels catches and fetches are published on.
     catches: String,
     fetches: String,
+    /// The stream of the pay-per-crawl ledger the instances share.
+    charges: String,
+    /// Ledger lines not yet on the shared ledger (the server did not answer).
+    unsent: std::sync::Mutex<Vec<Vec<u8>>>,
 }
+
+/// Most ledger lines held for the shared ledger while the server does not answer: past it, a
+/// line is on the instance's own ledger only (and said so in the log).
+const MAX_UNSENT_LINES: usize = 100_000;
+/// Ledger lines read a round trip by [`Shared::ledger_lines`].
+const LEDGER_PAGE: usize = 10_000;
+
+/// An entry of a stream as `XRANGE` answers it: its id and its fields.
+type StreamEntry = (String, Vec<(String, Vec<u8>)>);
 
 impl Shared {
     /// The backend for `settings` (not connected yet: [`Shared::maintain`] connects).
@@ -122,6 +135,8 @@ impl Shared {
         Ok(Shared {
             catches: format!("{}catches", settings.prefix),
             fetches: format!("{}fetches", settings.prefix),
+            charges: format!("{}charges", settings.prefix),
+            unsent: std::sync::Mutex::new(Vec::new()),
             settings,
             client,
             conn: ArcSwapOption::empty(),
@@ -306,6 +321,101 @@ impl Shared {
         });
     }
 
+    /// Pay per crawl across instances: appends a line of this instance's ledger (a charge or a
+    /// void, once on disk here) to the ledger the instances share, the stream
+    /// `{prefix}charges` (`XADD`), which `robogate report --charges shared` reads. Not waited
+    /// for. While the server does not answer, up to [`MAX_UNSENT_LINES`] lines are held and
+    /// sent when it answers again; the instance's own ledger file has every line in any case.
+    pub fn share_ledger_line(self: &Arc<Self>, line: Vec<u8>) {
+        let Ok(mut unsent) = self.unsent.lock() else {
+            return;
+        };
+        if unsent.len() >= MAX_UNSENT_LINES {
+            tracing::warn!(
+                target: "ledger",
+                backend = %self.settings.shown(),
+                "the shared ledger has not answered for {MAX_UNSENT_LINES} charges: this one is \
+                 on this instance's ledger file only"
+            );
+            return;
+        }
+        unsent.push(line);
+        drop(unsent);
+        if self.is_up() {
+            let shared = self.clone();
+            tokio::spawn(async move { shared.send_ledger_lines().await });
+        }
+    }
+
+    /// Sends the held ledger lines in one round trip; they are held again if it fails.
+    async fn send_ledger_lines(&self) {
+        let lines = match self.unsent.lock() {
+            Ok(mut unsent) => std::mem::take(&mut *unsent),
+            Err(_) => return,
+        };
+        if lines.is_empty() {
+            return;
+        }
+        let mut pipe = redis::pipe();
+        for line in &lines {
+            pipe.cmd("XADD")
+                .arg(&self.charges)
+                .arg("*")
+                .arg("line")
+                .arg(line.trim_ascii_end())
+                .ignore();
+        }
+        let sent: Option<()> = self.query(&pipe, "ledger").await;
+        if sent.is_none() {
+            if let Ok(mut unsent) = self.unsent.lock() {
+                unsent.splice(0..0, lines);
+            }
+        }
+    }
+
+    /// Every line of the shared ledger, oldest first (for `robogate report`, not the request
+    /// path): read in pages of [`LEDGER_PAGE`], each within `within`.
+    pub async fn ledger_lines(&self, within: Duration) -> Result<Vec<Vec<u8>>, String> {
+        let mut conn = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            self.client.get_multiplexed_async_connection(),
+        )
+        .await
+        .map_err(|e| format!("connect: {e}"))?
+        .map_err(|e| format!("connect: {e}"))?;
+        let mut lines = Vec::new();
+        let mut after = "-".to_owned();
+        loop {
+            let mut range = redis::cmd("XRANGE");
+            range
+                .arg(&self.charges)
+                .arg(&after)
+                .arg("+")
+                .arg("COUNT")
+                .arg(LEDGER_PAGE);
+            let page: Vec<StreamEntry> = tokio::time::timeout(within, range.query_async(&mut conn))
+                .await
+                .map_err(|e| format!("XRANGE {}: {e}", self.charges))?
+                .map_err(|e| format!("XRANGE {}: {e}", self.charges))?;
+            let Some((last, _)) = page.last() else {
+                return Ok(lines);
+            };
+            after = format!("({last}");
+            let full = page.len() == LEDGER_PAGE;
+            for (_, fields) in page {
+                lines.extend(
+                    fields
+                        .into_iter()
+                        .filter(|(name, _)| name == "line")
+                        .map(|(_, line)| line),
+                );
+            }
+            if !full {
+                return Ok(lines);
+            }
+        }
+    }
+
     fn replay_key(&self, key: &[u8; 32]) -> String {
         let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
         format!("{}replay:{hex}", self.settings.prefix)
@@ -395,6 +505,8 @@ impl Shared {
                     if !self.up.swap(true, Ordering::Relaxed) {
                         METRICS.state_backend_up.set(1);
                         self.scan(&*mirror).await;
+                        // The charges made while the server did not answer.
+                        self.send_ledger_lines().await;
                         tracing::info!(
                             target: "state",
                             backend = %self.settings.shown(),

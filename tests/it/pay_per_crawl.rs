@@ -426,6 +426,34 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
         paid(&b, "/blog/", &sign("twice").headers(), &offer).status,
         200
     );
+    // Both charges are on the ledger the instances share, which report --charges shared
+    // bills from either instance's configuration (each file holds its own charge only).
+    assert_eq!((ledger(&a).len(), ledger(&b).len()), (1, 1));
+    let shared_bill = || {
+        let out = robogate_cmd()
+            .args(["report", "--json", "--charges", "shared", "--config"])
+            .arg(b.path("robogate.toml"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let bill = eventually("both charges on the shared ledger", || {
+        let bill = shared_bill();
+        (bill[0]["charges"] == 2).then_some(bill)
+    });
+    assert_eq!(bill[0]["robot"], "paybot");
+    assert_eq!(bill[0]["total"], "USD 0.02");
+    // Without --config, "shared" names no file: said, not read as one.
+    let out = robogate_cmd()
+        .args(["report", "--charges", "shared"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("give --config FILE"),
+        "{out:?}"
+    );
 }
 
 /// A charge stands once a success's head (with `crawler-charged`) went out, however the
