@@ -456,6 +456,64 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
     );
 }
 
+/// A charge made while Redis does not answer is on the instance's file at once and reaches the
+/// shared ledger when Redis answers again (held, not dropped).
+#[test]
+fn a_charge_made_while_redis_is_down_reaches_the_shared_ledger_when_it_is_back() {
+    let signer = Signer::generate();
+    let directory = KeyDirectory::start(&[&signer]);
+    let origin = Origin::start();
+    let mut redis = crate::shared_state::Redis::start();
+    let port = redis.addr.port();
+    let extra = format!(
+        "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n{}",
+        redis.addr,
+        pay_config(&directory)
+    );
+    let launch = Launch {
+        origin: "host = \"site.example\"\n",
+        ..Launch::default()
+    };
+    let rg = Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        ROBOTS,
+        &extra,
+        launch,
+    );
+    let up = |want: f64| {
+        eventually("the shared state's gauge", || {
+            (rg.metric("robogate_state_backend_up") == want).then_some(())
+        })
+    };
+    up(1.0);
+    redis.kill();
+    let now = unix_now();
+    let offer = [("crawler-max-price", "USD 0.01")];
+    let signed = sign_covering(
+        &signer,
+        "site.example",
+        &directory.url,
+        (now, now + 300),
+        &offer,
+        Some("while-down"),
+    );
+    assert_eq!(paid(&rg, "/blog/", &signed.headers(), &offer).status, 200);
+    assert_eq!(ledger(&rg).len(), 1, "on this instance's file at once");
+    up(0.0);
+    let _back = crate::shared_state::Redis::start_on(port);
+    up(1.0);
+    eventually("the held charge on the shared ledger", || {
+        let out = robogate_cmd()
+            .args(["report", "--json", "--charges", "shared", "--config"])
+            .arg(rg.path("robogate.toml"))
+            .output()
+            .unwrap();
+        let bill: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        (bill[0]["charges"] == 1).then_some(())
+    });
+}
+
 /// A charge stands once a success's head (with `crawler-charged`) went out, however the
 /// connection then ends: an answer cut short after its head (here by the origin; a client
 /// that resets the connection ends the same way) is not voided, or a robot could read a page
