@@ -371,6 +371,31 @@ fn a_kill_during_a_burst_of_charges_loses_no_acknowledged_one() {
     assert!(missing.is_empty(), "served but not on record: {missing:?}");
 }
 
+/// A robogate pricing the site's paths, its state shared on `redis`, naming the site
+/// `site.example` (`origin.host`) so that a signature made for it verifies at every instance.
+fn on_redis(
+    origin: &Origin,
+    directory: &KeyDirectory,
+    redis: &crate::shared_state::Redis,
+) -> Robogate {
+    let extra = format!(
+        "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n{}",
+        redis.addr,
+        pay_config(directory)
+    );
+    let launch = Launch {
+        origin: "host = \"site.example\"\n",
+        ..Launch::default()
+    };
+    Robogate::launch(
+        tempfile::tempdir().unwrap(),
+        origin.addr,
+        ROBOTS,
+        &extra,
+        launch,
+    )
+}
+
 /// Two instances sharing their state on Redis: a signature paid at one is a replay at the
 /// other (the signature names the site, `origin.host`, so it verifies at both).
 #[test]
@@ -380,22 +405,7 @@ fn a_signature_paid_at_one_instance_is_a_replay_at_another() {
     let origin = Origin::start();
     let redis = crate::shared_state::Redis::start();
     let instance = || {
-        let extra = format!(
-            "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n{}",
-            redis.addr,
-            pay_config(&directory)
-        );
-        let launch = Launch {
-            origin: "host = \"site.example\"\n",
-            ..Launch::default()
-        };
-        let rg = Robogate::launch(
-            tempfile::tempdir().unwrap(),
-            origin.addr,
-            ROBOTS,
-            &extra,
-            launch,
-        );
+        let rg = on_redis(&origin, &directory, &redis);
         eventually("the shared state to be up", || {
             (rg.metric("robogate_state_backend_up") == 1.0).then_some(())
         });
@@ -465,22 +475,7 @@ fn a_charge_made_while_redis_is_down_reaches_the_shared_ledger_when_it_is_back()
     let origin = Origin::start();
     let mut redis = crate::shared_state::Redis::start();
     let port = redis.addr.port();
-    let extra = format!(
-        "[state]\nbackend = \"redis\"\nurl = \"redis://{}/0\"\ntimeout = \"250ms\"\n{}",
-        redis.addr,
-        pay_config(&directory)
-    );
-    let launch = Launch {
-        origin: "host = \"site.example\"\n",
-        ..Launch::default()
-    };
-    let rg = Robogate::launch(
-        tempfile::tempdir().unwrap(),
-        origin.addr,
-        ROBOTS,
-        &extra,
-        launch,
-    );
+    let rg = on_redis(&origin, &directory, &redis);
     let up = |want: f64| {
         eventually("the shared state's gauge", || {
             (rg.metric("robogate_state_backend_up") == want).then_some(())
