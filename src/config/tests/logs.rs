@@ -27,27 +27,14 @@ fn evidence_errors_name_their_key_and_line_all_at_once() {
     let errors = errors_of(
         "[evidence]\nfile = \"no/such/folder/e.jsonl\"\nmax_bytes = 0\nkeep = 0\nqueue = 0\n",
     );
-    assert_eq!(errors.len(), 4, "{errors:#?}");
-    assert!(
-        errors[0].starts_with("6: evidence.file: the folder ")
-            && errors[0].contains("no/such/folder"),
-        "{}",
-        errors[0]
-    );
-    assert!(
-        errors[1].starts_with("7: evidence.max_bytes: 0 is under 65536"),
-        "{}",
-        errors[1]
-    );
-    assert!(
-        errors[2].starts_with("8: evidence.keep: 0 is under 1"),
-        "{}",
-        errors[2]
-    );
-    assert!(
-        errors[3].starts_with("9: evidence.queue: 0 is under 1"),
-        "{}",
-        errors[3]
+    assert_errors(
+        &errors,
+        &[
+            ("6: evidence.file: the folder ", "no/such/folder"),
+            ("7: evidence.max_bytes: 0 is under 65536", ""),
+            ("8: evidence.keep: 0 is under 1", ""),
+            ("9: evidence.queue: 0 is under 1", ""),
+        ],
     );
     assert_one_error("[evidence]\nfile = \".\"\n", 6, "evidence.file");
     assert_one_error("[evidence]\nfile = \"\"\n", 6, "evidence.file");
@@ -98,21 +85,13 @@ fn access_log_is_on_stdout_by_default_and_its_file_is_relative_to_the_config() {
 fn access_log_errors_name_their_key_and_line_all_at_once() {
     let errors =
         errors_of("[access_log]\nfile = \"no/such/folder/a.log\"\nbuffer = 0\nflush = \"0s\"\n");
-    assert_eq!(errors.len(), 3, "{errors:#?}");
-    assert!(
-        errors[0].starts_with("6: access_log.file: the folder ") && errors[0].contains("no/such"),
-        "{}",
-        errors[0]
-    );
-    assert!(
-        errors[1].starts_with("7: access_log.buffer: 0 is under 1"),
-        "{}",
-        errors[1]
-    );
-    assert!(
-        errors[2].starts_with("8: access_log.flush: must be above zero"),
-        "{}",
-        errors[2]
+    assert_errors(
+        &errors,
+        &[
+            ("6: access_log.file: the folder ", "no/such"),
+            ("7: access_log.buffer: 0 is under 1", ""),
+            ("8: access_log.flush: must be above zero", ""),
+        ],
     );
     assert_one_error("[access_log]\nbuffer = 2000000\n", 6, "access_log.buffer");
     assert_one_error("[access_log]\nfile = \"\"\n", 6, "access_log.file");
@@ -132,4 +111,13 @@ fn evidence_settings_without_a_file_warn() {
         .collect();
     assert_eq!(warnings, ["6: evidence.file"]);
     assert_eq!(loaded.settings.evidence.file, None);
+}
+
+/// Asserts that `errors` are, in order, one for each `(prefix, text)`: starting with `prefix`
+/// (`line: key: message`) and holding `text`.
+fn assert_errors(errors: &[String], expected: &[(&str, &str)]) {
+    assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+    for (error, (prefix, text)) in errors.iter().zip(expected) {
+        assert!(error.starts_with(prefix) && error.contains(text), "{error}");
+    }
 }
