@@ -107,6 +107,7 @@ impl Default for Fields {
                 "msec",
                 "StartUTC",
             ]),
+            // Caddy nests the request's parts in a `request` object (its `http.log.access`).
             client: names(&[
                 "client",
                 "remote_addr",
@@ -115,19 +116,47 @@ impl Default for Fields {
                 "ip",
                 "ClientHost",
                 "ClientAddr",
+                "request.client_ip",
+                "request.remote_ip",
             ]),
             request: names(&["request"]),
-            method: names(&["method", "request_method", "RequestMethod"]),
-            target: names(&["uri", "request_uri", "target", "path", "url", "RequestPath"]),
+            method: names(&[
+                "method",
+                "request_method",
+                "RequestMethod",
+                "request.method",
+            ]),
+            target: names(&[
+                "uri",
+                "request_uri",
+                "target",
+                "path",
+                "url",
+                "RequestPath",
+                "request.uri",
+            ]),
             user_agent: names(&[
                 "user_agent",
                 "http_user_agent",
                 "useragent",
                 "ua",
                 "request_User-Agent",
+                "request.headers.User-Agent",
             ]),
-            referer: names(&["referer", "http_referer", "referrer", "request_Referer"]),
-            host: names(&["host", "http_host", "server_name", "RequestHost"]),
+            referer: names(&[
+                "referer",
+                "http_referer",
+                "referrer",
+                "request_Referer",
+                "request.headers.Referer",
+            ]),
+            host: names(&[
+                "host",
+                "http_host",
+                "server_name",
+                "RequestHost",
+                "request.host",
+            ]),
         }
     }
 }
@@ -555,10 +584,15 @@ fn json<'a>(line: &'a str, fields: &Fields) -> Result<Entry<'a>, Skip> {
     }
     let v: serde_json::Map<String, Value> =
         serde_json::from_str(line).map_err(|_| Skip::OtherFormat)?;
-    let get = |names: &[String]| names.iter().find_map(|n| v.get(n));
+    let get = |names: &[String]| names.iter().find_map(|n| field(&v, n));
     let text = |names: &[String]| -> Option<Cow<'a, str>> {
         match get(names)? {
             Value::String(s) => present(Cow::Owned(s.clone())),
+            // A header as Caddy logs it: its values, the first one read.
+            Value::Array(values) => match values.first()? {
+                Value::String(s) => present(Cow::Owned(s.clone())),
+                _ => None,
+            },
             Value::Null => None,
             other => Some(Cow::Owned(other.to_string())),
         }
@@ -569,9 +603,8 @@ fn json<'a>(line: &'a str, fields: &Fields) -> Result<Entry<'a>, Skip> {
     // Caddy and Traefik log `host:port`.
     let client = client_address(&client).ok_or(Skip::BadField)?;
     let request = match get(&fields.request) {
-        // Present, if only as `-` or empty: the server logged a request it could not read.
-        Some(_) => request_line(text(&fields.request)),
-        None => match (text(&fields.method), text(&fields.target)) {
+        // An object is the request's parts (Caddy's), read below by their names.
+        Some(Value::Object(_)) | None => match (text(&fields.method), text(&fields.target)) {
             (Some(method), Some(target)) => {
                 let version = http::Version::HTTP_11;
                 Request::Read {
@@ -582,6 +615,8 @@ fn json<'a>(line: &'a str, fields: &Fields) -> Result<Entry<'a>, Skip> {
             }
             _ => return Err(Skip::OtherFormat),
         },
+        // Present, if only as `-` or empty: the server logged a request it could not read.
+        Some(_) => request_line(text(&fields.request)),
     };
     Ok(Entry {
         time,
@@ -591,6 +626,20 @@ fn json<'a>(line: &'a str, fields: &Fields) -> Result<Entry<'a>, Skip> {
         referer: text(&fields.referer),
         host: text(&fields.host),
     })
+}
+
+/// The field `name` of a JSON line: a key of the line, else a path into its objects
+/// (`request.headers.User-Agent`: a key of each object in turn).
+fn field<'v>(line: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if let Some(value) = line.get(name) {
+        return Some(value);
+    }
+    let mut keys = name.split('.');
+    let mut value = line.get(keys.next()?)?;
+    for key in keys {
+        value = value.as_object()?.get(key)?;
+    }
+    Some(value)
 }
 
 /// An address as logs write it: `192.0.2.1`, `2001:db8::1`, `192.0.2.1:5000`,

@@ -213,7 +213,7 @@ impl Prepared {
         runtime.block_on(audit.logs(&args.logs, &mut tally));
         let rows = self.gate.live_state().compliance().rows();
         let mut summary = tally.finish(rows);
-        notes(&mut summary, args, self.verify);
+        notes(&mut summary, args, &self.fields, self.verify);
         Ok(summary)
     }
 }
@@ -338,7 +338,7 @@ fn edited(
 }
 
 /// What the summary says a log could not show, and what its verdicts rest on.
-fn notes(summary: &mut Summary, args: &AuditArgs, verify: bool) {
+fn notes(summary: &mut Summary, args: &AuditArgs, fields: &Fields, verify: bool) {
     let without_host = summary.without_host;
     let n = &mut summary.not_judged;
     n.push(
@@ -360,6 +360,15 @@ fn notes(summary: &mut Summary, args: &AuditArgs, verify: bool) {
              (log in combined format)"
                 .into(),
         );
+    }
+    let json = summary.files.iter().any(|f| f.format == "json");
+    if json && summary.understood > 0 && summary.with_user_agent_field == 0 {
+        n.push(format!(
+            "User-Agent: no JSON line gives one in the fields tried ({}; --fields \
+             user_agent=NAME names yours, a.b for a nested field), so every request read as \
+             one without a User-Agent, a nameless robot's: people cannot be told from robots",
+            fields.user_agent.join(", ")
+        ));
     }
     if verify {
         n.push(
@@ -509,7 +518,7 @@ impl Audit<'_> {
             Ok(r) => Lines::new(r),
             Err(e) => {
                 source.input.error = Some(e);
-                source.read.format = "(not read)".into();
+                source.read.format = "not read".into();
                 return source;
             }
         };
@@ -559,6 +568,9 @@ impl Audit<'_> {
         let ua = entry.user_agent.as_deref();
         if entry.host.is_none() && self.host.is_none() {
             tally.summary.without_host += 1;
+        }
+        if entry.user_agent.is_some() {
+            tally.summary.with_user_agent_field += 1;
         }
         let decision = match self.head(req, method, target, *version, entry) {
             // The gate's own future, awaited here: no future of the audit's wraps it.
@@ -719,9 +731,18 @@ fn other_format(format: Format) -> &'static str {
     }
 }
 
-/// The format most of `sample` is in (combined when none reads any).
+/// The format most of `sample` is in (when none reads any: JSON lines if most are JSON
+/// objects, whose fields `--fields` may name, else combined).
 pub fn detect(sample: &[String], fields: &Fields) -> Format {
-    let mut best = (0, Format::Combined);
+    let objects = sample
+        .iter()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .count();
+    let unread = match objects * 2 > sample.len() {
+        true => Format::Json,
+        false => Format::Combined,
+    };
+    let mut best = (0, unread);
     for format in Format::ALL {
         let score = line::score(format, sample, fields);
         if score > best.0 {

@@ -287,3 +287,46 @@ fn ranges_given_must_hold_lists() {
     args.ranges = Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conf/ranges"));
     assert_eq!(summarize(&args).map(|s| s.understood), Ok(1));
 }
+
+/// Cold review: a JSON log whose User-Agent field has a name robogate does not know was audited
+/// as all nameless robots without a word; and JSON lines without known fields were said to be
+/// "not in combined format", without the hint to name them.
+#[test]
+fn json_lines_without_a_known_user_agent_field_or_any_known_field_say_so() {
+    let d = Dir::new();
+    let line = |s: u32, path: &str| {
+        format!(
+            "{{\"ts\":\"2026-11-28T10:00:{s:02}Z\",\"ip\":\"192.0.2.1\",\"req\":\"GET {path} HTTP/1.1\",\"agent_string\":\"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0\"}}\n"
+        )
+    };
+    let log = d.write("j.log", (line(0, "/") + &line(1, "/private/a")).as_bytes());
+    let args = AuditArgs {
+        fields: Some("request=req".into()),
+        ..d.args(std::slice::from_ref(&log))
+    };
+    let summary = summarize(&args).unwrap();
+    assert_eq!(summary.understood, 2);
+    assert!(
+        summary
+            .not_judged
+            .iter()
+            .any(|n| n.starts_with("User-Agent: no JSON line gives one")
+                && n.contains("user_agent, http_user_agent")),
+        "{:#?}",
+        summary.not_judged
+    );
+    // Named, it is read, and the note goes.
+    let args = AuditArgs {
+        fields: Some("request=req,user_agent=agent_string".into()),
+        ..d.args(std::slice::from_ref(&log))
+    };
+    let summary = summarize(&args).unwrap();
+    assert!(!summary
+        .not_judged
+        .iter()
+        .any(|n| n.starts_with("User-Agent:")));
+    assert_eq!(summary.people_refused, 0);
+    // Without --fields, lines that are JSON objects are taken for JSON lines, not combined.
+    let summary = summarize(&d.args(&[log])).unwrap();
+    assert_eq!(summary.files[0].format, "json", "{:?}", summary.files);
+}

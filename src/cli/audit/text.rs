@@ -6,6 +6,9 @@ use std::io::{self, Write};
 use super::summary::{Listed, Summary};
 use crate::cli::report::{Report, Row};
 
+/// Robots named in the text's "never fetched robots.txt" line.
+const SHOWN_NEVER: usize = 30;
+
 /// `n` of `all` as a percentage with one decimal.
 fn share(n: u64, all: u64) -> String {
     match all {
@@ -175,11 +178,20 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     match s.never_fetched_robots_txt.is_empty() {
         true => writeln!(out, "Robots that never fetched robots.txt: none")?,
-        false => writeln!(
-            out,
-            "Robots that never fetched robots.txt: {}",
-            s.never_fetched_robots_txt.join(", ")
-        )?,
+        false => {
+            let never = &s.never_fetched_robots_txt;
+            let shown = never.iter().take(SHOWN_NEVER).map(String::as_str);
+            let more = match never.len().saturating_sub(SHOWN_NEVER) {
+                0 => String::new(),
+                n => format!(" and {n} more (--json has them all)"),
+            };
+            let shown: Vec<&str> = shown.collect();
+            writeln!(
+                out,
+                "Robots that never fetched robots.txt: {}{more}",
+                shown.join(", ")
+            )?
+        }
     }
     let readers = &s.browser_user_agents_fetching_robots_txt;
     match readers.is_empty() {

@@ -253,6 +253,34 @@ fn json_lines_are_read_by_their_field_names() {
     );
 }
 
+/// Caddy's `http.log.access` lines nest the request (its client, method, URI, host and
+/// headers, each header a list of values) in a `request` object: read by default, and a
+/// nested field can be named with `--fields part=a.b`.
+#[test]
+fn caddys_nested_access_lines_are_read() {
+    let f = Fields::default();
+    let caddy = r#"{"level":"info","ts":1795939200.5,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"203.0.113.5","remote_port":"51234","client_ip":"198.51.100.7","proto":"HTTP/1.1","method":"GET","host":"example.com","uri":"/private/x","headers":{"User-Agent":["Wget/1.21"],"Referer":["https://example.com/"]}},"status":403}"#;
+    let e = parse(Format::Json, caddy, &f).unwrap();
+    assert_eq!(
+        e.client,
+        Some("198.51.100.7".parse().unwrap()),
+        "client_ip first"
+    );
+    assert_eq!(e.request, read("GET", "/private/x", http::Version::HTTP_11));
+    assert_eq!(e.user_agent.as_deref(), Some("Wget/1.21"));
+    assert_eq!(e.referer.as_deref(), Some("https://example.com/"));
+    assert_eq!(e.host.as_deref(), Some("example.com"));
+    // A flat key with a dot in it (a shipper's) is read before a path.
+    let own =
+        r#"{"t":"2026-11-29T08:00:00Z","c":{"ip":"192.0.2.1"},"r":"GET /a HTTP/1.1","h.ua":"z"}"#;
+    let mapped = Fields::default()
+        .with("time=t,client=c.ip,request=r,user_agent=h.ua")
+        .unwrap();
+    let e = parse(Format::Json, own, &mapped).unwrap();
+    assert_eq!(e.client, Some("192.0.2.1".parse().unwrap()));
+    assert_eq!(e.user_agent.as_deref(), Some("z"));
+}
+
 #[test]
 fn robogates_own_access_lines_are_read() {
     let f = Fields::default();
