@@ -69,14 +69,27 @@ fn names_group(rfc: &Table, classic: &Table, candidate: &str) -> bool {
 /// The [`HeaderGroups`] of the headers read lately, shared by every request under one
 /// robots.txt (bounded; the least used go first).
 pub struct HeaderMemo {
-    kept: quick_cache::sync::Cache<Box<str>, HeaderGroups>,
+    /// Made at the first header kept: a robots.txt compiled only to be linted, rendered or
+    /// compared never makes one.
+    kept: std::sync::OnceLock<quick_cache::sync::Cache<Box<str>, HeaderGroups>>,
 }
 
 impl HeaderMemo {
     pub fn new() -> HeaderMemo {
         HeaderMemo {
-            kept: quick_cache::sync::Cache::new(ENTRIES),
+            kept: std::sync::OnceLock::new(),
         }
+    }
+
+    fn kept(&self) -> &quick_cache::sync::Cache<Box<str>, HeaderGroups> {
+        self.kept
+            .get_or_init(|| quick_cache::sync::Cache::new(ENTRIES))
+    }
+
+    /// How many headers are kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.kept.get().map_or(0, |kept| kept.len())
     }
 
     /// The groups `user_agent` names: kept, or read and kept.
@@ -87,11 +100,12 @@ impl HeaderMemo {
         if user_agent.len() > MAX_KEPT_BYTES {
             return HeaderGroups::read(rfc, classic, user_agent);
         }
-        if let Some(kept) = self.kept.get(user_agent) {
-            return kept;
+        let kept = self.kept();
+        if let Some(groups) = kept.get(user_agent) {
+            return groups;
         }
         let read = HeaderGroups::read(rfc, classic, user_agent);
-        self.kept.insert(user_agent.into(), read);
+        kept.insert(user_agent.into(), read);
         read
     }
 }
@@ -99,7 +113,7 @@ impl HeaderMemo {
 impl std::fmt::Debug for HeaderMemo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HeaderMemo")
-            .field("kept", &self.kept.len())
+            .field("kept", &self.kept.get().map_or(0, |kept| kept.len()))
             .finish()
     }
 }
@@ -173,12 +187,12 @@ mod tests {
         let robots = Robots::parse(b"User-agent: FooBot\nDisallow: /\n");
         let ua = format!("FooBot/1.0 ({})", "x".repeat(super::MAX_KEPT_BYTES));
         check(&robots, &ua);
-        assert_eq!(robots.headers.kept.len(), 0);
+        assert_eq!(robots.headers.len(), 0);
         check(&robots, "FooBot/1.0");
-        assert_eq!(robots.headers.kept.len(), 1);
+        assert_eq!(robots.headers.len(), 1);
         // A file that names no agent keeps nothing: no header can name a group of it.
         let star = Robots::parse(b"User-agent: *\nDisallow: /\n");
         check(&star, "FooBot/1.0");
-        assert_eq!(star.headers.kept.len(), 0);
+        assert_eq!(star.headers.len(), 0);
     }
 }
