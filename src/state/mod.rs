@@ -625,9 +625,9 @@ pub fn robot_row<'a>(
     // Disguised robots are one row per observed family: their User-Agents are browsers'.
     match decision.disguise {
         Some(d) => (d.observed.row(), true),
-        None if decision.class == Class::Browser && decision.outcome == Outcome::RobotsTxt => {
-            (compliance::BROWSERS, true)
-        }
+        // A browser's User-Agent reading robots.txt, or refused (a trap path, rapid fire):
+        // one row of robogate's own, not a nameless robot's.
+        None if decision.class == Class::Browser => (compliance::BROWSERS, true),
         None => (
             policy.pacing_name(decision, user_agent),
             decision.agent.is_some(),

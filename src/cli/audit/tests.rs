@@ -158,6 +158,15 @@ fn rapid_fire_and_trap_bans_follow_the_logs_time() {
     assert_eq!(s.people.len(), 1);
     // A person's refusals are the people's, not a robot row's.
     assert!(s.refused_by_robot.is_empty(), "{:?}", s.refused_by_robot);
+    // Cold review: they were counted in a `(no name)` robot's compliance row too, listed as a
+    // robot that never fetched robots.txt; they are the browser User-Agents' row.
+    assert!(!s.robots.contains_key("(no name)"), "{:?}", s.robots.keys());
+    assert_eq!(s.robots[crate::state::compliance::BROWSERS].row.requests, 2);
+    assert!(
+        s.never_fetched_robots_txt.is_empty(),
+        "{:?}",
+        s.never_fetched_robots_txt
+    );
 }
 
 #[test]
