@@ -236,7 +236,13 @@ fn combined(line: &str, with_agent: bool) -> Result<Entry<'_>, Skip> {
     // `%l %u`: the user may hold spaces in odd logs, the time is the first `[`.
     let open = memchr::memchr(b'[', rest.as_bytes()).ok_or(Skip::OtherFormat)?;
     let close = memchr::memchr(b']', &rest.as_bytes()[open..]).ok_or(Skip::OtherFormat)? + open;
-    let time = clf_time(&rest[open + 1..close]).ok_or(Skip::BadField)?;
+    let bracketed = &rest[open + 1..close];
+    // A time of this format that cannot be read, or another line's brackets (`sshd[812]:`).
+    let unread = match bracketed.contains('/') {
+        true => Skip::BadField,
+        false => Skip::OtherFormat,
+    };
+    let time = clf_time(bracketed).ok_or(unread)?;
     rest = rest[close + 1..].trim_start();
     let (request, after) = quoted(rest).ok_or(Skip::OtherFormat)?;
     rest = after;

@@ -253,6 +253,18 @@ fn json_lines_are_read_by_their_field_names() {
     );
 }
 
+/// Cold review: a syslog line mixed into a combined log (`sshd[812]:`) was counted as a combined
+/// line with an unreadable time; it is another format's. A combined time that cannot be read
+/// stays a bad field.
+#[test]
+fn another_lines_brackets_are_not_a_bad_time() {
+    let f = Fields::default();
+    let sshd = "Dec  8 02:00:00 host sshd[812]: Accepted publickey for root from 192.0.2.1";
+    assert_eq!(parse(Format::Combined, sshd, &f), Err(Skip::OtherFormat));
+    let bad_time = r#"192.0.2.1 - - [32/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "x""#;
+    assert_eq!(parse(Format::Combined, bad_time, &f), Err(Skip::BadField));
+}
+
 /// Caddy's `http.log.access` lines nest the request (its client, method, URI, host and
 /// headers, each header a list of values) in a `request` object: read by default, and a
 /// nested field can be named with `--fields part=a.b`.
