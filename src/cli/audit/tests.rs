@@ -339,3 +339,22 @@ fn json_lines_without_a_known_user_agent_field_or_any_known_field_say_so() {
     let summary = summarize(&d.args(&[log])).unwrap();
     assert_eq!(summary.files[0].format, "json", "{:?}", summary.files);
 }
+
+/// Cold review: a `common` log (no User-Agent) headlined "People refused: none", which it
+/// cannot know.
+#[test]
+fn a_common_log_does_not_claim_no_person_was_refused() {
+    let d = Dir::new();
+    let line = "192.0.2.1 - - [28/Nov/2026:10:00:00 +0000] \"GET /private/a HTTP/1.1\" 200 5\n";
+    let s = summarize(&d.args(&[d.write("common.log", line.as_bytes())])).unwrap();
+    assert_eq!(s.files[0].format, "common");
+    let mut text = Vec::new();
+    text::write(&s, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains(
+            "## People refused: cannot be told (a common-format log names no User-Agent)"
+        ),
+        "{text}"
+    );
+}

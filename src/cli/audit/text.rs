@@ -162,7 +162,13 @@ pub fn write(s: &Summary, out: &mut impl Write) -> io::Result<()> {
         }
     }
     writeln!(out)?;
+    // A `common` log holds no User-Agent: people cannot be told from robots in it.
+    let no_agents = !s.files.is_empty() && s.files.iter().all(|f| f.format == "common");
     match s.people_refused {
+        0 if no_agents => writeln!(
+            out,
+            "## People refused: cannot be told (a common-format log names no User-Agent)"
+        )?,
         0 => writeln!(
             out,
             "## People refused: none (no browser User-Agent would have been refused)"
