@@ -10,7 +10,7 @@ use pingora_http::RequestHeader;
 
 use std::sync::Arc;
 
-use super::{Charge, Ledger, Pending, Void};
+use super::{Charge, Ledger, Pending};
 use crate::facts::target;
 use crate::policy::{Decision, Offer, Policy, Unpaid, EXACT_PRICE_FIELD, MAX_PRICE_FIELD};
 use crate::state::LiveState;
@@ -88,23 +88,14 @@ impl Till<'_> {
         }
         let (ledger, state, key) = (self.ledger.clone(), self.state.clone(), signed.replay_key);
         match ledger.charge(pay, &charge, &signed, now).await {
-            Ok(()) => {
+            Ok(line) => {
                 // On the ledger the instances share too, once on this one's disk; a void
                 // (the request did not end in a success) follows it there.
-                if let Ok(line) = serde_json::to_vec(&charge) {
-                    state.share_ledger_line(line);
-                }
-                let id = charge.id.clone();
+                state.share_ledger_line(line);
                 let pending = Pending::new(ledger, pay.ledger.clone(), charge, signed);
-                Ok(pending.releasing(move || {
+                Ok(pending.releasing(move |void| {
                     state.release_replay(&key);
-                    let void = Void {
-                        void: id,
-                        time: Charge::now_time(),
-                    };
-                    if let Ok(line) = serde_json::to_vec(&void) {
-                        state.share_ledger_line(line);
-                    }
+                    state.share_ledger_line(void);
                 }))
             }
             Err(why) => {

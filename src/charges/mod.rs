@@ -77,14 +77,15 @@ impl Ledger {
     /// Records `charge` (made under `pay`, by a request signed as `signed`, at Unix second
     /// `now`): refused as [`Unpaid::Replayed`] when the signature paid already, as
     /// [`Unpaid::LedgerFailed`] when the line cannot be made durable (the replay key is then
-    /// given back, so the robot's retry with it can pay). Returns once the line is on disk.
+    /// given back, so the robot's retry with it can pay). Returns once the line is on disk,
+    /// with the line as written (for the ledger the instances share).
     pub async fn charge(
         &self,
         pay: &PayPerCrawl,
         charge: &Charge,
         signed: &Signed,
         now: i64,
-    ) -> Result<(), Unpaid> {
+    ) -> Result<Vec<u8>, Unpaid> {
         self.load(&pay.ledger, now).await;
         self.claim(signed, now)?;
         let mut line = serde_json::to_vec(charge).map_err(|_| Unpaid::LedgerFailed)?;
@@ -92,7 +93,7 @@ impl Ledger {
         let (done, written) = tokio::sync::oneshot::channel();
         let job = Job {
             path: pay.ledger.clone(),
-            line,
+            line: line.clone(),
             done: Some(done),
         };
         let result = match self.jobs.send(job) {
@@ -102,7 +103,7 @@ impl Ledger {
             Err(_) => Err(io::ErrorKind::BrokenPipe.into()),
         };
         match result {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(line),
             Err(e) => {
                 self.give_back(signed);
                 tracing::error!(
@@ -177,8 +178,9 @@ pub struct Pending {
     path: PathBuf,
     charge: Charge,
     signed: Signed,
-    /// Gives the replay key back elsewhere too (the instances' shared state), on a void.
-    release: Option<Box<dyn FnOnce() + Send + Sync>>,
+    /// Gives the replay key back elsewhere too (the instances' shared state), on a void, and
+    /// shares the void's line (as written to the ledger).
+    release: Option<Box<dyn FnOnce(Vec<u8>) + Send + Sync>>,
 }
 
 impl Pending {
@@ -197,8 +199,8 @@ impl Pending {
         }
     }
 
-    /// This pending charge, with `release` run if it is voided.
-    pub fn releasing(mut self, release: impl FnOnce() + Send + Sync + 'static) -> Pending {
+    /// This pending charge, with `release` run with the void's line if it is voided.
+    pub fn releasing(mut self, release: impl FnOnce(Vec<u8>) + Send + Sync + 'static) -> Pending {
         self.release = Some(Box::new(release));
         self
     }
@@ -211,9 +213,6 @@ impl Pending {
             return;
         }
         self.ledger.give_back(&self.signed);
-        if let Some(release) = self.release {
-            release();
-        }
         let void = Void {
             void: c.id.clone(),
             time: Charge::now_time(),
@@ -222,6 +221,9 @@ impl Pending {
             return;
         };
         line.push(b'\n');
+        if let Some(release) = self.release {
+            release(line.clone());
+        }
         let job = Job {
             path: self.path,
             line,

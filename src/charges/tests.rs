@@ -46,10 +46,18 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// Charges `path` to the signature with replay key `n` (valid until second 100), at second `now`.
+/// The line `charge` hands back (for the shared ledger) is the one it wrote last.
 fn pay_at(ledger: &Ledger, pay: &PayPerCrawl, path: &str, n: u8, now: i64) -> Result<(), Unpaid> {
     let mut c = charge(path);
     (c.id, c.replay, c.expires) = (format!("id-{n}"), to_hex(&[n; 32]), 100);
-    runtime().block_on(ledger.charge(pay, &c, &signed(n, 100), now))
+    let line = runtime().block_on(ledger.charge(pay, &c, &signed(n, 100), now))?;
+    let written = std::fs::read(&pay.ledger).unwrap();
+    assert!(
+        written.ends_with(&line),
+        "{}",
+        String::from_utf8_lossy(&line)
+    );
+    Ok(())
 }
 
 #[test]
