@@ -34,10 +34,12 @@ impl HeaderGroups {
         if !rfc.has_named() && !classic.has_named() {
             return HeaderGroups::default();
         }
+        // The 1994 table when it is a table of its own (not the RFC one, read already).
+        let own_classic = Some(classic).filter(|c| !std::ptr::eq(*c, rfc));
         let mut named: Option<&str> = None;
         agent::for_each_candidate(user_agent, |candidate| {
             if named.is_none_or(|b| candidate.len() > b.len())
-                && names_group(rfc, classic, candidate)
+                && names_group(rfc, own_classic, agent::token_key(candidate))
             {
                 named = Some(candidate);
             }
@@ -60,10 +62,10 @@ impl HeaderGroups {
     }
 }
 
-/// Does `candidate` name a group of either table (by equality, its leading `[A-Za-z_-]` run)?
-fn names_group(rfc: &Table, classic: &Table, candidate: &str) -> bool {
-    let key = agent::token_key(candidate);
-    !key.is_empty() && (rfc.find(key).is_some() || classic.find(key).is_some())
+/// Does `key` (a token's leading `[A-Za-z_-]` run, or `*`) name a group of the RFC 9309 table
+/// or of the 1994 reading's own one, by equality? [`super::Robots::has_group`] asks it too.
+pub fn names_group(rfc: &Table, classic: Option<&Table>, key: &str) -> bool {
+    !key.is_empty() && (rfc.find(key).is_some() || classic.is_some_and(|t| t.find(key).is_some()))
 }
 
 /// The [`HeaderGroups`] of the headers read lately, shared by every request under one

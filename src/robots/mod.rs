@@ -178,9 +178,7 @@ impl Robots {
         } else {
             agent::token_key(token)
         };
-        !key.is_empty()
-            && (self.rfc.find(key).is_some()
-                || self.classic.as_ref().is_some_and(|t| t.find(key).is_some()))
+        header::names_group(&self.rfc, self.classic.as_ref(), key)
     }
 
     /// The `Crawl-delay` (seconds, and its 1-based line) of the group that applies to this
