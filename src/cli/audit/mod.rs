@@ -362,7 +362,7 @@ fn notes(summary: &mut Summary, args: &AuditArgs, fields: &Fields, verify: bool)
         );
     }
     let json = summary.files.iter().any(|f| f.format == "json");
-    if json && summary.understood > 0 && summary.with_user_agent_field == 0 {
+    if json && summary.understood > 0 && summary.with_user_agent == 0 {
         n.push(format!(
             "User-Agent: no JSON line gives one in the fields tried ({}; --fields \
              user_agent=NAME names yours, a.b for a nested field), so every request read as \
@@ -570,7 +570,7 @@ impl Audit<'_> {
             tally.summary.without_host += 1;
         }
         if entry.user_agent.is_some() {
-            tally.summary.with_user_agent_field += 1;
+            tally.summary.with_user_agent += 1;
         }
         let decision = match self.head(req, method, target, *version, entry) {
             // The gate's own future, awaited here: no future of the audit's wraps it.

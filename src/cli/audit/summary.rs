@@ -123,9 +123,9 @@ pub struct Summary {
     pub browser_user_agents_unlisted_fetches: u64,
     /// Requests whose host neither the log nor `--host` named (a `Referer` was not read).
     pub without_host: u64,
-    /// Requests whose line names a User-Agent (`-` and an empty one included).
+    /// Requests whose line gives a User-Agent (not `-`, not empty).
     #[serde(skip)]
-    pub with_user_agent_field: u64,
+    pub with_user_agent: u64,
     /// Per robot, the counts `GET /compliance` serves, and how many addresses it came from
     /// (catalog robots and the first [`compliance::MOST_ROBOTS`] others; the rest share
     /// [`compliance::OTHER`], here and in `refused_by_robot`).
